@@ -1,0 +1,124 @@
+//! The command line (design.md "The command line"): commands and flags, clap derive.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// invoicedrop: ERP invoice exports in, legally issued e-invoices out.
+#[derive(Debug, Parser)]
+#[command(name = "invoicedrop", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+    /// Only errors on stderr.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// More detail on stderr (-v, -vv).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Machine-readable output on stdout.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Read exports, map, compute and validate, with no network: findings and result files only.
+    Check(CheckArgs),
+    /// List, show and detect the mappings of ERP export layouts.
+    Mappings(MappingsArgs),
+    /// Run the sandbox authority: the whole API as a local server.
+    Sandbox(SandboxArgs),
+}
+
+/// Flags shared by the commands that read exports.
+#[derive(Debug, Clone, Args)]
+pub struct InputArgs {
+    /// Mapping to use: a bundled name (see `mappings list`) or a TOML file. Detected from the
+    /// headers when not given.
+    #[arg(long)]
+    pub mapping: Option<String>,
+    /// Configuration file (default ./invoicedrop.toml when present).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Folder for result files.
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+}
+
+/// `invoicedrop check PATH...`
+#[derive(Debug, Clone, Args)]
+pub struct CheckArgs {
+    /// Files or folders to check.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Common input flags.
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// `invoicedrop mappings list | show NAME | detect FILE`
+#[derive(Debug, Clone, Args)]
+pub struct MappingsArgs {
+    /// The action.
+    #[command(subcommand)]
+    pub action: MappingsAction,
+}
+
+/// What `mappings` does.
+#[derive(Debug, Clone, Subcommand)]
+pub enum MappingsAction {
+    /// List the bundled mappings.
+    List,
+    /// Print a bundled mapping's TOML.
+    Show {
+        /// The mapping's name.
+        name: String,
+    },
+    /// Show which mappings fit a file's headers, and why.
+    Detect {
+        /// The export file.
+        file: PathBuf,
+    },
+}
+
+/// `invoicedrop sandbox`: the flags of D19 and issue 3.
+#[derive(Debug, Clone, Args)]
+pub struct SandboxArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: String,
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 9090)]
+    pub port: u16,
+    /// Folder for the signing key, certificate, devices, counters and accepted documents; state is
+    /// kept in memory when not given.
+    #[arg(long)]
+    pub state: Option<PathBuf>,
+    /// Token lifetime in seconds.
+    #[arg(long, default_value_t = 3600)]
+    pub token_ttl: u64,
+    /// Answer 429 with Retry-After beyond this many document requests per second (0 = no limit).
+    #[arg(long, default_value_t = 0)]
+    pub rate: u32,
+    /// Fraction (0 to 1) of document requests answered 500 or 503 before anything is done.
+    #[arg(long, default_value_t = 0.0)]
+    pub fail_rate: f64,
+    /// Fraction (0 to 1) of document requests whose connection is dropped after the document was
+    /// accepted: the client cannot know the outcome.
+    #[arg(long, default_value_t = 0.0)]
+    pub drop_rate: f64,
+    /// Delay added to every document request, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    pub delay_ms: u64,
+    /// VAT number of the sandbox account.
+    #[arg(long, default_value = "399999999900003")]
+    pub vat_number: String,
+    /// User name of the sandbox account.
+    #[arg(long, default_value = "sandbox")]
+    pub username: String,
+    /// The OTP onboarding accepts.
+    #[arg(long, default_value = "123456")]
+    pub otp: String,
+}

@@ -1,0 +1,33 @@
+//! One handler per command; each returns the process exit status (design.md exit codes).
+
+mod check;
+mod mappings;
+mod sandbox;
+
+pub use check::check;
+pub use mappings::mappings;
+pub use sandbox::sandbox;
+
+use std::process::ExitCode;
+
+/// Exit statuses: 0 all accepted/valid/skipped, 1 some document rejected/invalid/failed,
+/// 2 usage, configuration or whole-file error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Everything went through.
+    Success,
+    /// At least one document was rejected, invalid or failed.
+    Failure,
+    /// Usage, configuration or whole-file error.
+    Error,
+}
+
+impl From<Status> for ExitCode {
+    fn from(s: Status) -> ExitCode {
+        match s {
+            Status::Success => ExitCode::from(0),
+            Status::Failure => ExitCode::from(1),
+            Status::Error => ExitCode::from(2),
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! The `invoicedrop` binary: parse the command line, set up logging, run, map to an exit code.
+
+use clap::Parser;
+use invoicedrop::cli::{Cli, Command};
+use invoicedrop::commands::{self, Status};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    invoicedrop::logging::init(cli.quiet, cli.verbose);
+    let result = match &cli.command {
+        Command::Check(a) => commands::check(a.clone(), &cli),
+        Command::Mappings(a) => commands::mappings(a.clone(), &cli),
+        Command::Sandbox(a) => commands::sandbox(a.clone(), &cli),
+    };
+    match result {
+        Ok(status) => status.into(),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            Status::Error.into()
+        }
+    }
+}

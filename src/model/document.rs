@@ -1,0 +1,638 @@
+//! The document bodies of the submission endpoints (api.md 2.5, D10, D11, D12).
+//!
+//! One [`Document`] type serves invoices, credit notes and debit notes. On the wire the number and
+//! type keys are named after the kind (`invoice_number`, `creditnote_number`, `debitnote_number`),
+//! notes carry a `billing_reference`, and the reason for a note travels in
+//! `payment_means_instruction_note` (D10). A few fields this project adds beyond api.md (all
+//! optional and left off the wire when unset) are marked *extension*.
+
+use super::amount;
+use chrono::{NaiveDate, NaiveTime};
+use rust_decimal::Decimal;
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// Which endpoint a document goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DocumentKind {
+    /// A tax invoice (type code 388).
+    Invoice,
+    /// A credit note (381).
+    CreditNote,
+    /// A debit note (383).
+    DebitNote,
+}
+
+impl DocumentKind {
+    /// Every kind.
+    pub const ALL: [DocumentKind; 3] = [DocumentKind::Invoice, DocumentKind::CreditNote, DocumentKind::DebitNote];
+
+    /// The wire key of the document number.
+    pub fn number_key(self) -> &'static str {
+        match self {
+            DocumentKind::Invoice => "invoice_number",
+            DocumentKind::CreditNote => "creditnote_number",
+            DocumentKind::DebitNote => "debitnote_number",
+        }
+    }
+
+    /// The wire key of the document type.
+    pub fn type_key(self) -> &'static str {
+        match self {
+            DocumentKind::Invoice => "invoice_type",
+            DocumentKind::CreditNote => "creditnote_type",
+            DocumentKind::DebitNote => "debitnote_type",
+        }
+    }
+
+    /// The path segment of the endpoint (`invoices`, `credit-notes`, `debit-notes`).
+    pub fn path_segment(self) -> &'static str {
+        match self {
+            DocumentKind::Invoice => "invoices",
+            DocumentKind::CreditNote => "credit-notes",
+            DocumentKind::DebitNote => "debit-notes",
+        }
+    }
+
+    /// The UBL invoice type code (BT-3).
+    pub fn type_code(self) -> &'static str {
+        match self {
+            DocumentKind::Invoice => "388",
+            DocumentKind::CreditNote => "381",
+            DocumentKind::DebitNote => "383",
+        }
+    }
+
+    /// Words for messages: "invoice", "credit note", "debit note".
+    pub fn label(self) -> &'static str {
+        match self {
+            DocumentKind::Invoice => "invoice",
+            DocumentKind::CreditNote => "credit note",
+            DocumentKind::DebitNote => "debit note",
+        }
+    }
+
+    /// True for credit and debit notes.
+    pub fn is_note(self) -> bool {
+        self != DocumentKind::Invoice
+    }
+}
+
+impl fmt::Display for DocumentKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// Clearance (standard, B2B) or reporting (simplified, B2C).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InvoiceType {
+    /// B2B, cleared in real time.
+    Standard,
+    /// B2C, reported within 24 hours.
+    Simplified,
+}
+
+impl InvoiceType {
+    /// `standard` or `simplified`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InvoiceType::Standard => "standard",
+            InvoiceType::Simplified => "simplified",
+        }
+    }
+
+    /// The subtype digits of the KSA-2 transaction code (`01` or `02`).
+    pub fn subtype(self) -> &'static str {
+        match self {
+            InvoiceType::Standard => "01",
+            InvoiceType::Simplified => "02",
+        }
+    }
+}
+
+impl fmt::Display for InvoiceType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A postal address (api.md 2.5). Every field is a string; absent fields are empty.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Address {
+    /// Street (BT-35).
+    pub street_name: String,
+    /// Building number, 4 digits for Saudi addresses (KSA-17).
+    pub building_number: String,
+    /// Additional number (KSA-23).
+    pub plot_identification: String,
+    /// District (KSA-3).
+    pub city_subdivision_name: String,
+    /// City (BT-37).
+    pub city_name: String,
+    /// Postal code, 5 digits for Saudi addresses (BT-38).
+    pub postal_zone: String,
+    /// Two-letter country code (BT-40).
+    pub country: String,
+    /// Region (BT-39); may be empty.
+    pub country_subentity: String,
+}
+
+/// A party identifier with its scheme (CRN, NAT, TIN, ...).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartyIdentification {
+    /// The scheme (BT-29/BT-46 schemeID).
+    pub scheme: String,
+    /// The identifier.
+    pub id: String,
+}
+
+/// Seller or buyer (api.md 2.5).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Party {
+    /// 15-digit VAT number; absent for buyers without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vat_number: Option<String>,
+    /// Always `VAT`.
+    #[serde(default = "vat")]
+    pub tax_type: String,
+    /// Legal name (BT-27 / BT-44).
+    #[serde(default)]
+    pub registration_name: String,
+    /// Postal address.
+    #[serde(default)]
+    pub address: Address,
+    /// Other identifier (CRN for sellers; NAT, TIN, CRN, ... for buyers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub party_identification: Option<PartyIdentification>,
+}
+
+fn vat() -> String {
+    "VAT".to_string()
+}
+
+/// A VAT category with its rate and, for Z, E and O, the exemption reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaxCategory {
+    /// `S`, `Z`, `E` or `O`.
+    pub id: String,
+    /// Rate in percent (15, 5, 0).
+    #[serde(with = "amount", default)]
+    pub percent: Decimal,
+    /// Always `VAT`.
+    #[serde(default = "vat")]
+    pub tax_type: String,
+    /// Exemption reason code (`VATEX-SA-...`), for Z, E and O (BT-121). *Extension.*
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exemption_reason_code: Option<String>,
+    /// Exemption reason text (BT-120). *Extension.*
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exemption_reason: Option<String>,
+}
+
+impl TaxCategory {
+    /// A category with a rate and no exemption reason.
+    pub fn new(id: &str, percent: Decimal) -> Self {
+        TaxCategory {
+            id: id.to_string(),
+            percent,
+            tax_type: vat(),
+            exemption_reason_code: None,
+            exemption_reason: None,
+        }
+    }
+
+    /// The key that groups lines into one VAT breakdown: category and normalised rate
+    /// (`15` and `15.00` are the same rate).
+    pub fn breakdown_key(&self) -> (String, Decimal) {
+        (self.id.trim().to_ascii_uppercase(), self.percent.normalize())
+    }
+}
+
+/// A document-level discount (`charge_indicator: false`) or charge (api.md 2.5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AllowanceCharge {
+    /// `false` for a discount, `true` for a charge.
+    pub charge_indicator: bool,
+    /// Reason text.
+    #[serde(default)]
+    pub reason: String,
+    /// Reason code (UNTDID 5189 for discounts, 7161 for charges). *Extension.*
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason_code: Option<String>,
+    /// The amount.
+    #[serde(with = "amount")]
+    pub amount: Decimal,
+    /// The base the percentage applies to. *Extension.*
+    #[serde(default, with = "amount::option", skip_serializing_if = "Option::is_none")]
+    pub base_amount: Option<Decimal>,
+    /// The percentage (0 to 100). *Extension.*
+    #[serde(default, with = "amount::option", skip_serializing_if = "Option::is_none")]
+    pub multiplier_factor: Option<Decimal>,
+    /// Currency (the document currency).
+    #[serde(default)]
+    pub currency: String,
+    /// The category whose taxable amount it changes.
+    pub tax_category: TaxCategory,
+}
+
+/// The document-level `allowance_charge`: one object on the wire (api.md), several accepted as an
+/// array (tolerant). Empty means no discount or charge; it is then sent as a zero discount.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AllowanceCharges(pub Vec<AllowanceCharge>);
+
+impl Serialize for AllowanceCharges {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0.as_slice() {
+            [one] => one.serialize(serializer),
+            many => many.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AllowanceCharges {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = AllowanceCharges;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an allowance_charge object or an array of them")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(AllowanceCharges::default())
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let one = AllowanceCharge::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(AllowanceCharges(vec![one]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut all = Vec::new();
+                while let Some(one) = seq.next_element()? {
+                    all.push(one);
+                }
+                Ok(AllowanceCharges(all))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+/// One VAT breakdown entry: per category and rate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaxSubtotal {
+    /// BT-116.
+    #[serde(with = "amount")]
+    pub taxable_amount: Decimal,
+    /// BT-117.
+    #[serde(with = "amount")]
+    pub tax_amount: Decimal,
+    /// BT-118/119 and the exemption reason.
+    pub tax_category: TaxCategory,
+}
+
+/// The document's tax total. One category travels as `tax_subtotal` (an object), several as
+/// `tax_subtotals` (an array) (D11); use [`TaxTotal::subtotals`] and [`TaxTotal::set_subtotals`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaxTotal {
+    /// Document currency.
+    #[serde(default)]
+    pub currency: String,
+    /// BT-110: the VAT total in the document currency.
+    #[serde(with = "amount")]
+    pub tax_amount: Decimal,
+    /// The single breakdown of a one-category document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tax_subtotal: Option<TaxSubtotal>,
+    /// The breakdowns of a document with several categories.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tax_subtotals: Option<Vec<TaxSubtotal>>,
+    /// BT-111: the VAT total in SAR when the document currency is not SAR. *Extension.*
+    #[serde(default, with = "amount::option", skip_serializing_if = "Option::is_none")]
+    pub tax_amount_in_tax_currency: Option<Decimal>,
+}
+
+impl TaxTotal {
+    /// Every breakdown, whichever form it came in.
+    pub fn subtotals(&self) -> Vec<&TaxSubtotal> {
+        let mut all: Vec<&TaxSubtotal> = self.tax_subtotal.iter().collect();
+        if let Some(many) = &self.tax_subtotals {
+            all.extend(many.iter());
+        }
+        all
+    }
+
+    /// Store breakdowns in the form D11 prescribes: one as an object, several as an array.
+    pub fn set_subtotals(&mut self, mut subtotals: Vec<TaxSubtotal>) {
+        if subtotals.len() == 1 {
+            self.tax_subtotal = subtotals.pop();
+            self.tax_subtotals = None;
+        } else {
+            self.tax_subtotal = None;
+            self.tax_subtotals = Some(subtotals);
+        }
+    }
+}
+
+/// `legal_monitory_total` (spelled so on the wire).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegalMonetaryTotal {
+    /// BT-106: the sum of line net amounts.
+    #[serde(with = "amount")]
+    pub total_amount: Decimal,
+    /// BT-109: total without VAT (lines − allowances + charges).
+    #[serde(with = "amount")]
+    pub tax_exclusive_amount: Decimal,
+    /// BT-112: total with VAT.
+    #[serde(with = "amount")]
+    pub tax_inclusive_amount: Decimal,
+    /// BT-115: amount due.
+    #[serde(with = "amount")]
+    pub payable_amount: Decimal,
+    /// BT-107: sum of document allowances. *Extension.*
+    #[serde(default, with = "amount::option", skip_serializing_if = "Option::is_none")]
+    pub allowance_total_amount: Option<Decimal>,
+    /// BT-108: sum of document charges. *Extension.*
+    #[serde(default, with = "amount::option", skip_serializing_if = "Option::is_none")]
+    pub charge_total_amount: Option<Decimal>,
+    /// BT-113: amount paid in advance. *Extension.*
+    #[serde(default, with = "amount::option", skip_serializing_if = "Option::is_none")]
+    pub prepaid_amount: Option<Decimal>,
+    /// BT-114: rounding of the amount due. *Extension.*
+    #[serde(default, with = "amount::option", skip_serializing_if = "Option::is_none")]
+    pub payable_rounding_amount: Option<Decimal>,
+}
+
+/// A line's VAT (KSA-11) and amount with VAT (KSA-12, `rounding_amount`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineTaxTotal {
+    /// Document currency.
+    #[serde(default)]
+    pub currency: String,
+    /// KSA-11.
+    #[serde(with = "amount")]
+    pub tax_amount: Decimal,
+    /// KSA-12 = line net + line VAT.
+    #[serde(with = "amount")]
+    pub rounding_amount: Decimal,
+}
+
+/// The item of a line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Item {
+    /// BT-153.
+    pub name: String,
+    /// BT-151/152.
+    pub classified_tax_category: TaxCategory,
+}
+
+/// A price-level discount (BG-29): gross price (`base_amount`) minus discount (`amount`) gives the
+/// net price. The authority forbids price-level charges (BR-KSA-EN16931-06).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PriceAllowanceCharge {
+    /// Must be `false`.
+    pub charge_indicator: bool,
+    /// Reason text.
+    #[serde(default)]
+    pub reason: String,
+    /// BT-147: the discount per unit.
+    #[serde(with = "amount")]
+    pub amount: Decimal,
+    /// BT-148: the gross unit price.
+    #[serde(with = "amount")]
+    pub base_amount: Decimal,
+    /// Currency.
+    #[serde(default)]
+    pub currency: String,
+}
+
+/// The price of a line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Price {
+    /// Currency.
+    #[serde(default)]
+    pub currency: String,
+    /// BT-146: net unit price (after the price discount), any number of decimals.
+    #[serde(with = "amount")]
+    pub price_per_unit: Decimal,
+    /// Unit of the base quantity.
+    #[serde(default)]
+    pub base_unit_code: String,
+    /// BT-149: the quantity the price is for (1 when absent). *Extension.*
+    #[serde(default, with = "amount::option", skip_serializing_if = "Option::is_none")]
+    pub base_quantity: Option<Decimal>,
+    /// The price discount, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowance_charge: Option<PriceAllowanceCharge>,
+}
+
+/// A line-level discount or charge (BG-27/28). *Extension.*
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineAllowanceCharge {
+    /// `false` for a discount, `true` for a charge.
+    pub charge_indicator: bool,
+    /// Reason text.
+    #[serde(default)]
+    pub reason: String,
+    /// Reason code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason_code: Option<String>,
+    /// The amount.
+    #[serde(with = "amount")]
+    pub amount: Decimal,
+}
+
+/// One line of a document (api.md 2.5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Line {
+    /// BT-126, 1 to 6 characters.
+    pub id: String,
+    /// BT-130.
+    #[serde(default)]
+    pub unit_code: String,
+    /// BT-129, up to 6 decimals.
+    #[serde(with = "amount")]
+    pub quantity: Decimal,
+    /// BT-131: the line net amount.
+    #[serde(with = "amount")]
+    pub amount: Decimal,
+    /// KSA-11 and KSA-12.
+    pub tax_total: LineTaxTotal,
+    /// The item and its category.
+    pub item: Item,
+    /// The price.
+    pub price: Price,
+    /// Line discounts and charges. *Extension.*
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowance_charges: Vec<LineAllowanceCharge>,
+}
+
+/// An invoice, credit note or debit note body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    /// Which endpoint it goes to; decides the names of the number and type keys.
+    pub kind: DocumentKind,
+    /// The caller's document number (BT-1).
+    pub number: String,
+    /// Standard or simplified.
+    pub invoice_type: InvoiceType,
+    /// BT-2.
+    pub issue_date: NaiveDate,
+    /// KSA-5.
+    pub actual_delivery_date: NaiveDate,
+    /// KSA-25, local (Riyadh) time.
+    pub issue_time: NaiveTime,
+    /// BT-22.
+    pub note: Option<String>,
+    /// BT-5.
+    pub doc_currency_code: String,
+    /// BT-6; always SAR.
+    pub tax_currency_code: String,
+    /// Buyer.
+    pub customer_info: Party,
+    /// Seller.
+    pub supplier_info: Party,
+    /// UN/ECE 4461 code or alias (D13).
+    pub payment_means: Option<String>,
+    /// Free payment note; for notes, the reason (KSA-10, D10).
+    pub payment_means_instruction_note: Option<String>,
+    /// Document-level discounts and charges.
+    pub allowance_charge: AllowanceCharges,
+    /// VAT total and breakdown.
+    pub tax_total: TaxTotal,
+    /// Monetary totals.
+    pub legal_monitory_total: LegalMonetaryTotal,
+    /// The lines.
+    pub invoice_lines: Vec<Line>,
+    /// For notes: `Invoice Number: <n>; Invoice Issue Date: <YYYY-MM-DD>` (D10).
+    pub billing_reference: Option<String>,
+    /// Document currency to SAR rate when the document currency is not SAR. *Extension.*
+    pub tax_exchange_rate: Option<Decimal>,
+}
+
+impl Serialize for Document {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Amount<'a>(&'a Decimal);
+        impl Serialize for Amount<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                amount::serialize(self.0, s)
+            }
+        }
+        let mut m = serializer.serialize_map(None)?;
+        m.serialize_entry(self.kind.number_key(), &self.number)?;
+        m.serialize_entry(self.kind.type_key(), &self.invoice_type)?;
+        m.serialize_entry("issue_date", &self.issue_date.format("%Y-%m-%d").to_string())?;
+        m.serialize_entry(
+            "actual_delivery_date",
+            &self.actual_delivery_date.format("%Y-%m-%d").to_string(),
+        )?;
+        m.serialize_entry("issue_time", &self.issue_time.format("%H:%M:%S").to_string())?;
+        if let Some(note) = &self.note {
+            m.serialize_entry("note", note)?;
+        }
+        m.serialize_entry("doc_currency_code", &self.doc_currency_code)?;
+        m.serialize_entry("tax_currency_code", &self.tax_currency_code)?;
+        m.serialize_entry("customer_info", &self.customer_info)?;
+        m.serialize_entry("supplier_info", &self.supplier_info)?;
+        if let Some(pm) = &self.payment_means {
+            m.serialize_entry("payment_means", pm)?;
+        }
+        if let Some(n) = &self.payment_means_instruction_note {
+            m.serialize_entry("payment_means_instruction_note", n)?;
+        }
+        if let Some(b) = &self.billing_reference {
+            m.serialize_entry("billing_reference", b)?;
+        }
+        m.serialize_entry("allowance_charge", &self.allowance_charge)?;
+        m.serialize_entry("tax_total", &self.tax_total)?;
+        m.serialize_entry("legal_monitory_total", &self.legal_monitory_total)?;
+        m.serialize_entry("invoice_lines", &self.invoice_lines)?;
+        if let Some(rate) = &self.tax_exchange_rate {
+            m.serialize_entry("tax_exchange_rate", &Amount(rate))?;
+        }
+        m.end()
+    }
+}
+
+/// The wire form, for parsing: the kind is inferred from which number key is present.
+#[derive(Deserialize)]
+struct DocumentWire {
+    invoice_number: Option<String>,
+    creditnote_number: Option<String>,
+    debitnote_number: Option<String>,
+    #[serde(alias = "creditnote_type", alias = "debitnote_type")]
+    invoice_type: InvoiceType,
+    issue_date: NaiveDate,
+    actual_delivery_date: NaiveDate,
+    issue_time: NaiveTime,
+    #[serde(default)]
+    note: Option<String>,
+    doc_currency_code: String,
+    tax_currency_code: String,
+    customer_info: Party,
+    supplier_info: Party,
+    #[serde(default)]
+    payment_means: Option<String>,
+    #[serde(default)]
+    payment_means_instruction_note: Option<String>,
+    #[serde(default)]
+    billing_reference: Option<String>,
+    allowance_charge: AllowanceCharges,
+    tax_total: TaxTotal,
+    legal_monitory_total: LegalMonetaryTotal,
+    invoice_lines: Vec<Line>,
+    #[serde(default, with = "amount::option")]
+    tax_exchange_rate: Option<Decimal>,
+}
+
+impl<'de> Deserialize<'de> for Document {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let w = DocumentWire::deserialize(deserializer)?;
+        let (kind, number) = match (w.invoice_number, w.creditnote_number, w.debitnote_number) {
+            (Some(n), None, None) => (DocumentKind::Invoice, n),
+            (None, Some(n), None) => (DocumentKind::CreditNote, n),
+            (None, None, Some(n)) => (DocumentKind::DebitNote, n),
+            (None, None, None) => {
+                return Err(de::Error::custom(
+                    "missing field `invoice_number` (or `creditnote_number`/`debitnote_number`)",
+                ));
+            }
+            _ => return Err(de::Error::custom("more than one document number field")),
+        };
+        Ok(Document {
+            kind,
+            number,
+            invoice_type: w.invoice_type,
+            issue_date: w.issue_date,
+            actual_delivery_date: w.actual_delivery_date,
+            issue_time: w.issue_time,
+            note: w.note,
+            doc_currency_code: w.doc_currency_code,
+            tax_currency_code: w.tax_currency_code,
+            customer_info: w.customer_info,
+            supplier_info: w.supplier_info,
+            payment_means: w.payment_means,
+            payment_means_instruction_note: w.payment_means_instruction_note,
+            allowance_charge: w.allowance_charge,
+            tax_total: w.tax_total,
+            legal_monitory_total: w.legal_monitory_total,
+            invoice_lines: w.invoice_lines,
+            billing_reference: w.billing_reference,
+            tax_exchange_rate: w.tax_exchange_rate,
+        })
+    }
+}
+
+impl Document {
+    /// The billing reference text D10 prescribes for a note.
+    pub fn billing_reference_for(invoice_number: &str, invoice_date: NaiveDate) -> String {
+        format!(
+            "Invoice Number: {invoice_number}; Invoice Issue Date: {}",
+            invoice_date.format("%Y-%m-%d")
+        )
+    }
+}
