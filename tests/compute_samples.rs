@@ -135,10 +135,10 @@ fn compute_agrees_with_every_valid_sdk_sample() {
         let mut doc = document_from_sample(&root);
         compute_document(&mut doc).unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut check = |what: String, ours: Decimal, theirs: Option<String>| {
-            if let Some(t) = theirs {
-                if ours != dec(&t) {
-                    mismatches.push(format!("{name}: {what}: computed {ours}, sample {t}"));
-                }
+            if let Some(t) = theirs
+                && ours != dec(&t)
+            {
+                mismatches.push(format!("{name}: {what}: computed {ours}, sample {t}"));
             }
         };
         for (i, (line, xl)) in doc.invoice_lines.iter().zip(root.all("cac:InvoiceLine")).enumerate() {
