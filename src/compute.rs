@@ -3,10 +3,14 @@
 //! - Line net (BT-131) = round2(quantity × net unit price ÷ base quantity) + line charges − line
 //!   allowances.
 //! - Line VAT (KSA-11) = round2(line net × rate ÷ 100); line amount with VAT (KSA-12, the API's
-//!   `rounding_amount`) = line net + line VAT.
+//!   `rounding_amount`) = line net + line VAT. For tax-inclusive prices the ERP's own line total
+//!   (`Line::inclusive_amount`) is kept as KSA-12 and the line VAT is the difference, when it is
+//!   within one cent of the rate (no rule ties line VAT to the rate; the authority's own sample
+//!   `standard-invoice-with-payable-rounding-adjustment.xml` does this).
 //! - One VAT breakdown per (category, rate): taxable amount (BT-116) = Σ line nets + document charges −
 //!   document allowances of that category; VAT (BT-117) = round2(BT-116 × rate ÷ 100), on the
-//!   category total, not as the sum of rounded line VATs.
+//!   category total, not as the sum of rounded line VATs. Lines with quantity zero (prepayment
+//!   adjustment lines) do not open a breakdown of their own.
 //! - BT-106 = Σ line nets; BT-109 = BT-106 − allowances + charges; BT-110 = Σ BT-117;
 //!   BT-112 = BT-109 + BT-110; BT-115 = BT-112 − prepaid + payable rounding.
 //! - A foreign document currency gets BT-111 = round2(BT-110 × exchange rate) in SAR.
@@ -99,6 +103,19 @@ pub fn line_amounts(line: &Line, index: usize) -> Result<LineAmounts, ComputeErr
     let with_vat = net
         .checked_add(vat)
         .ok_or_else(|| overflow(path("tax_total.rounding_amount")))?;
+    if let Some(incl) = line.inclusive_amount.map(round2) {
+        let cent = Decimal::new(1, 2);
+        if incl.checked_sub(with_vat).is_some_and(|d| d.abs() <= cent) {
+            let vat = incl
+                .checked_sub(net)
+                .ok_or_else(|| overflow(path("tax_total.tax_amount")))?;
+            return Ok(LineAmounts {
+                net,
+                vat,
+                with_vat: incl,
+            });
+        }
+    }
     Ok(LineAmounts { net, vat, with_vat })
 }
 
@@ -166,12 +183,10 @@ pub fn totals(doc: &Document) -> Result<Totals, ComputeError> {
         line_total = line_total
             .checked_add(a.net)
             .ok_or_else(|| overflow("legal_monitory_total.total_amount"))?;
-        add_to(
-            &mut groups,
-            &line.item.classified_tax_category,
-            a.net,
-            format!("invoice_lines[{i}].amount"),
-        )?;
+        if !(line.quantity.is_zero() && a.net.is_zero()) {
+            let path = format!("invoice_lines[{i}].amount");
+            add_to(&mut groups, &line.item.classified_tax_category, a.net, path)?;
+        }
         lines.push(a);
     }
     let mut allowance_total = Decimal::ZERO;
@@ -404,6 +419,47 @@ mod tests {
         let sum_line_vat: Decimal = doc.invoice_lines.iter().map(|l| l.tax_total.tax_amount).sum();
         assert_eq!(doc.tax_total.tax_amount, vat_of(dec!(869.58), dec!(15)).unwrap());
         assert_eq!(sum_line_vat, dec!(130.44));
+    }
+
+    #[test]
+    fn inclusive_line_total_is_kept_when_within_a_cent() {
+        let mut doc = example::standard_invoice("I");
+        doc.allowance_charge.0.clear();
+        doc.invoice_lines.truncate(1);
+        let net = net_from_inclusive_total(dec!(1), dec!(1000.00), dec!(15)).unwrap();
+        doc.invoice_lines[0].quantity = dec!(1);
+        doc.invoice_lines[0].price.price_per_unit = net.unit_price;
+        doc.invoice_lines[0].inclusive_amount = Some(dec!(1000.00));
+        compute_document(&mut doc).unwrap();
+        let l = &doc.invoice_lines[0];
+        assert_eq!(
+            (l.amount, l.tax_total.tax_amount, l.tax_total.rounding_amount),
+            (dec!(869.57), dec!(130.43), dec!(1000.00))
+        );
+        assert_eq!(
+            doc.tax_total.tax_amount,
+            dec!(130.44),
+            "document VAT stays on the category total"
+        );
+        // An inclusive figure that does not fit the rate is ignored, never forced.
+        doc.invoice_lines[0].inclusive_amount = Some(dec!(1100.00));
+        compute_document(&mut doc).unwrap();
+        assert_eq!(doc.invoice_lines[0].tax_total.tax_amount, dec!(130.44));
+    }
+
+    #[test]
+    fn zero_quantity_lines_open_no_breakdown() {
+        let mut doc = example::standard_invoice("Z");
+        doc.invoice_lines.truncate(1);
+        doc.invoice_lines.push(example::line(
+            2,
+            "prepayment",
+            dec!(0),
+            dec!(0),
+            TaxCategory::new("S", dec!(5)),
+        ));
+        compute_document(&mut doc).unwrap();
+        assert_eq!(doc.tax_total.subtotals().len(), 1);
     }
 
     #[test]

@@ -469,6 +469,11 @@ pub struct Line {
     /// Line discounts and charges. *Extension.*
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowance_charges: Vec<LineAllowanceCharge>,
+    /// The ERP's own line amount with VAT, for tax-inclusive prices. When given (and within one
+    /// cent of net + round2(net × rate)), compute makes KSA-12 equal to it and the line VAT the
+    /// difference, so the line total the buyer saw is kept. *Extension.*
+    #[serde(default, with = "amount::option", skip_serializing_if = "Option::is_none")]
+    pub inclusive_amount: Option<Decimal>,
 }
 
 /// An invoice, credit note or debit note body.

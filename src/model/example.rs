@@ -76,6 +76,7 @@ pub fn line(id: usize, name: &str, quantity: Decimal, price: Decimal, category: 
             allowance_charge: None,
         },
         allowance_charges: Vec::new(),
+        inclusive_amount: None,
     }
 }
 
