@@ -348,6 +348,7 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
         let mut line_acs = Vec::new();
         let mut erp_net = None;
         let mut erp_gross = None;
+        let mut inclusive_amount = None;
         let price = if inclusive {
             erp_gross = l.amount;
             let disc_factor = l
@@ -363,6 +364,7 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
                     .map(|v| v - l.discount_amount.unwrap_or_default()),
                 (None, None) => None,
             };
+            inclusive_amount = incl_total;
             incl_total.and_then(|t| net_from_inclusive_total(l.quantity, t, tax.percent).map(|np| np.unit_price))
         } else {
             erp_net = l.amount;
@@ -427,6 +429,7 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
                 allowance_charge: price_ac,
             },
             allowance_charges: line_acs,
+            inclusive_amount,
         });
     }
 

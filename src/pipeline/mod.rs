@@ -6,6 +6,10 @@
 //! Memory holds the rows of the open document and of one batch of closed documents, never the
 //! file.
 
+pub mod open;
+
+pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options};
+
 use crate::compute::compute_document;
 use crate::ingest::{Row, SourceRef};
 use crate::mapping::{Bound, Built, DocDraft, DraftRow, ErpTotals, Issue, RowNote, Unit, build};
