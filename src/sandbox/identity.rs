@@ -388,7 +388,11 @@ mod tests {
     fn a_new_identity_is_self_signed_with_the_vat_in_its_subject() {
         let id = Identity::load_or_create(None, "399999999900003", "شركة & Co, \"Ltd\"").unwrap();
         assert!(id.subject.contains("SANDBOX-399999999900003"), "{}", id.subject);
-        assert!(id.issuer_name.starts_with("CN=SANDBOX-399999999900003, OU="), "{}", id.issuer_name);
+        assert!(
+            id.issuer_name.starts_with("CN=SANDBOX-399999999900003, OU="),
+            "{}",
+            id.issuer_name
+        );
         assert!(id.issuer_name.ends_with(", C=SA"), "{}", id.issuer_name);
         assert!(id.issuer_name.contains("شركة & Co"), "{}", id.issuer_name);
         assert!((38..=39).contains(&id.serial_decimal.len()), "{}", id.serial_decimal);

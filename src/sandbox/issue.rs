@@ -18,7 +18,8 @@ pub use super::qr::decode_tlv;
 
 /// The previous invoice hash of a device's first document (zatca.md §4): base64 of the hex
 /// SHA-256 of `"0"`.
-pub const GENESIS_PIH: &str = "NWZlY2ViNjZmZmM4NmYzOGQ5NTI3ODZjNmQ2OTZjNzljMmRiYzIzOWRkNGU5MWI0NjcyOWQ3M2EyN2ZiNTdlOQ==";
+pub const GENESIS_PIH: &str =
+    "NWZlY2ViNjZmZmM4NmYzOGQ5NTI3ODZjNmQ2OTZjNzljMmRiYzIzOWRkNGU5MWI0NjcyOWQ3M2EyN2ZiNTdlOQ==";
 
 /// Where a document sits in its device's chain.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -353,7 +354,13 @@ mod tests {
 
     #[test]
     fn payment_means_aliases() {
-        for (alias, code) in [("cash", "10"), ("credit", "30"), ("bank-payment", "42"), ("card", "48"), ("42", "42")] {
+        for (alias, code) in [
+            ("cash", "10"),
+            ("credit", "30"),
+            ("bank-payment", "42"),
+            ("card", "48"),
+            ("42", "42"),
+        ] {
             assert_eq!(ubl::payment_means_code(alias).unwrap(), code);
         }
     }

@@ -102,7 +102,10 @@ mod tests {
         assert_eq!(name.chars().count(), 9);
         assert_eq!(name.len(), 13, "Arabic letters are two bytes each in UTF-8");
         let back = decode_tlv(&tlv).unwrap();
-        assert_eq!(back, vec![(1, name.as_bytes().to_vec()), (2, b"399999999900003".to_vec())]);
+        assert_eq!(
+            back,
+            vec![(1, name.as_bytes().to_vec()), (2, b"399999999900003".to_vec())]
+        );
     }
 
     #[test]

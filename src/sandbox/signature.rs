@@ -27,9 +27,14 @@ pub fn signed_properties_text(signing_time: &str, certificate_digest: &str, issu
     const DS: &str = "xmlns:ds=\"http://www.w3.org/2000/09/xmldsig#\"";
     let i = |n: usize| " ".repeat(n);
     let mut s = String::with_capacity(1800);
-    s.push_str("<xades:SignedProperties xmlns:xades=\"http://uri.etsi.org/01903/v1.3.2#\" Id=\"xadesSignedProperties\">\n");
+    s.push_str(
+        "<xades:SignedProperties xmlns:xades=\"http://uri.etsi.org/01903/v1.3.2#\" Id=\"xadesSignedProperties\">\n",
+    );
     s.push_str(&format!("{}<xades:SignedSignatureProperties>\n", i(36)));
-    s.push_str(&format!("{}<xades:SigningTime>{signing_time}</xades:SigningTime>\n", i(40)));
+    s.push_str(&format!(
+        "{}<xades:SigningTime>{signing_time}</xades:SigningTime>\n",
+        i(40)
+    ));
     s.push_str(&format!("{}<xades:SigningCertificate>\n", i(40)));
     s.push_str(&format!("{}<xades:Cert>\n", i(44)));
     s.push_str(&format!("{}<xades:CertDigest>\n", i(48)));
@@ -60,7 +65,12 @@ pub fn signed_properties_text(signing_time: &str, certificate_digest: &str, issu
 }
 
 /// The SignedProperties digest (second `ds:Reference`), the authority's way.
-pub fn signed_properties_digest(signing_time: &str, certificate_digest: &str, issuer_name: &str, serial: &str) -> String {
+pub fn signed_properties_digest(
+    signing_time: &str,
+    certificate_digest: &str,
+    issuer_name: &str,
+    serial: &str,
+) -> String {
     hex_digest_base64(signed_properties_text(signing_time, certificate_digest, issuer_name, serial).as_bytes())
 }
 
@@ -85,8 +95,12 @@ pub fn verify(certificate_der: &[u8], invoice_hash: &str, signature_value: &str)
         .map_err(|e| IssueError::Certificate(e.to_string()))?;
     let key = VerifyingKey::from_public_key_der(&spki)
         .map_err(|e| IssueError::Certificate(format!("not a secp256k1 public key: {e}")))?;
-    let hash = STANDARD.decode(invoice_hash.trim()).map_err(|_| IssueError::BadSignature)?;
-    let der = STANDARD.decode(signature_value.trim()).map_err(|_| IssueError::BadSignature)?;
+    let hash = STANDARD
+        .decode(invoice_hash.trim())
+        .map_err(|_| IssueError::BadSignature)?;
+    let der = STANDARD
+        .decode(signature_value.trim())
+        .map_err(|_| IssueError::BadSignature)?;
     let signature = Signature::from_der(&der).map_err(|_| IssueError::BadSignature)?;
     key.verify(&hash, &signature.normalize_s())
         .map_err(|_| IssueError::BadSignature)

@@ -111,7 +111,11 @@ pub(crate) fn write_unsigned(doc: &Document, uuid: &uuid::Uuid, chain: &ChainPos
     x.open("cac:AdditionalDocumentReference");
     x.leaf("cbc:ID", "PIH")?;
     x.open("cac:Attachment");
-    x.leaf_attrs("cbc:EmbeddedDocumentBinaryObject", &[("mimeCode", "text/plain")], &chain.pih)?;
+    x.leaf_attrs(
+        "cbc:EmbeddedDocumentBinaryObject",
+        &[("mimeCode", "text/plain")],
+        &chain.pih,
+    )?;
     x.close("cac:Attachment");
     x.close("cac:AdditionalDocumentReference");
     x.newline();
@@ -139,7 +143,10 @@ pub(crate) fn write_unsigned(doc: &Document, uuid: &uuid::Uuid, chain: &ChainPos
     payment_means(&mut x, doc)?;
     for ac in &doc.allowance_charge.0 {
         x.open("cac:AllowanceCharge");
-        x.leaf("cbc:ChargeIndicator", if ac.charge_indicator { "true" } else { "false" })?;
+        x.leaf(
+            "cbc:ChargeIndicator",
+            if ac.charge_indicator { "true" } else { "false" },
+        )?;
         if let Some(code) = &ac.reason_code {
             x.leaf_opt("cbc:AllowanceChargeReasonCode", code)?;
         }
@@ -361,7 +368,10 @@ fn invoice_line(x: &mut Xml, line: &Line, index: usize, currency: &str) -> Resul
     x.amount("cbc:LineExtensionAmount", currency, &money(line.amount))?;
     for ac in &line.allowance_charges {
         x.open("cac:AllowanceCharge");
-        x.leaf("cbc:ChargeIndicator", if ac.charge_indicator { "true" } else { "false" })?;
+        x.leaf(
+            "cbc:ChargeIndicator",
+            if ac.charge_indicator { "true" } else { "false" },
+        )?;
         if let Some(code) = &ac.reason_code {
             x.leaf_opt("cbc:AllowanceChargeReasonCode", code)?;
         }
@@ -375,7 +385,12 @@ fn invoice_line(x: &mut Xml, line: &Line, index: usize, currency: &str) -> Resul
     x.close("cac:TaxTotal");
     x.open("cac:Item");
     x.leaf("cbc:Name", &line.item.name)?;
-    tax_category(x, "cac:ClassifiedTaxCategory", &line.item.classified_tax_category, false)?;
+    tax_category(
+        x,
+        "cac:ClassifiedTaxCategory",
+        &line.item.classified_tax_category,
+        false,
+    )?;
     x.close("cac:Item");
     x.open("cac:Price");
     x.amount("cbc:PriceAmount", currency, &plain(line.price.price_per_unit))?;

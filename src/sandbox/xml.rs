@@ -186,11 +186,7 @@ pub(crate) fn money(value: Decimal) -> String {
 /// A rate in percent with two decimals when it has at most two (`15` → `15.00`); a rate with more
 /// decimals is written as given, for the authority's rules to judge.
 pub(crate) fn percent(value: Decimal) -> String {
-    if value.scale() <= 2 {
-        money(value)
-    } else {
-        plain(value)
-    }
+    if value.scale() <= 2 { money(value) } else { plain(value) }
 }
 
 /// A quantity, price or rate exactly as given (its own number of decimals); never `-0`.
