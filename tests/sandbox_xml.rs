@@ -352,3 +352,33 @@ fn many_threads_issue_at_once() {
         verify_from_xml(xml);
     }
 }
+
+#[test]
+fn the_hash_survives_tricky_text_and_attribute_values() {
+    // Escaping corner cases checked against xmllint's canonical form (no rule validation here).
+    let texts = [
+        "a & b < c > d \" e ' f",
+        "CR alone\rCRLF\r\nLF\ntab\tend",
+        "]]> &amp; &#x41; <![CDATA[x]]>",
+        "\u{85}\u{2028}\u{FEFF}\u{200F} combining e\u{301} emoji 🧾 𝔘",
+        "  leading and trailing spaces  ",
+    ];
+    let attrs = ["a\"b", "a&b<c>d", "tab\tnl\ncr\r", "quote' sp ace"];
+    let (_, mut doc) = documents().remove(0);
+    for (i, text) in texts.iter().enumerate() {
+        doc.note = Some((*text).into());
+        doc.invoice_lines[0].item.name = format!("{text} {i}");
+        doc.invoice_lines[0].unit_code = attrs[i % attrs.len()].into();
+        doc.supplier_info.party_identification.as_mut().unwrap().scheme = attrs[(i + 1) % attrs.len()].into();
+        let issued = issue(
+            &doc,
+            uuid::Uuid::new_v4(),
+            &chain(1, GENESIS_PIH),
+            identity(),
+            riyadh_now(),
+        )
+        .unwrap();
+        let xml = std::str::from_utf8(&issued.xml).unwrap();
+        assert_eq!(xmllint_hash(xml), issued.invoice_hash, "{text:?}");
+    }
+}

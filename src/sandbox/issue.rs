@@ -5,7 +5,7 @@
 //! into that same text. No DOM and no canonicaliser run at issue time. It is a pure function of its
 //! arguments and the [`Identity`], which is `Send + Sync`, so many threads can issue at once.
 
-use super::hash::{invoice_hash, sha256};
+use super::hash::{base64, sha256};
 use super::qr::{self, QrFields};
 use super::signature::{self, SignatureParts};
 use super::ubl::{self, DECLARATION, SIGNATURE_REFERENCE};
@@ -157,7 +157,7 @@ pub fn issue(
     let unsigned = ubl::write_unsigned(doc, &uuid, chain)?;
 
     let raw_hash = sha256(unsigned.body.as_bytes());
-    let hash = invoice_hash(unsigned.body.as_bytes());
+    let hash = base64(&raw_hash);
     let signature_value = signature::sign(identity, &raw_hash)?;
     let signing_time = signing_time.format("%Y-%m-%dT%H:%M:%S").to_string();
     let issuer_name = escaped(identity.issuer_name(), "ds:X509IssuerName")?;
