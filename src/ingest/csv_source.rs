@@ -281,7 +281,7 @@ fn fill_cells(cells: &mut Vec<Cell>, text: &str, ends: &[usize], width: usize) -
             cells.push(Cell::Text(field.to_owned()));
         }
     }
-    cells.truncate(keep.max(width));
+    cells.truncate(keep);
     cells.resize(keep.max(width), Cell::Empty);
     Some(())
 }
@@ -375,6 +375,10 @@ impl CsvSource {
                     .map_or_else(|| String::from_utf8_lossy(&text.as_bytes()[start..end]), Cow::Borrowed);
                 start = end;
                 names.push(name.trim_start_matches('\u{feff}').trim().to_owned());
+            }
+            // A trailing delimiter on the header line names no column.
+            while names.last().is_some_and(String::is_empty) {
+                names.pop();
             }
             rows.push(names);
         }
