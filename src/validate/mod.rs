@@ -43,7 +43,9 @@
 //! | `DEVICE-TYPE-NOT-ALLOWED` | error | the device was not onboarded for this document type (D7) |
 
 mod codes;
+mod dates;
 mod finding;
+mod header;
 mod rules;
 mod support;
 
@@ -108,8 +110,10 @@ impl Context {
 }
 
 /// Every finding of every rule on one document, in a fixed order (by concept, then by field).
-pub fn validate(doc: &Document, _ctx: &Context) -> Vec<Finding> {
+pub fn validate(doc: &Document, ctx: &Context) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
+    header::check(doc, ctx, &mut out);
+    dates::check(doc, ctx, &mut out);
     let mut seen = std::collections::HashSet::new();
     out.retain(|f| seen.insert((f.code.clone(), f.path.clone(), f.value.clone())));
     out
