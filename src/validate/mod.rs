@@ -42,10 +42,12 @@
 //! | `certificate-permissions` | error | the seller's VAT number is not the device's (D21) |
 //! | `DEVICE-TYPE-NOT-ALLOWED` | error | the device was not onboarded for this document type (D7) |
 
+mod addresses;
 mod codes;
 mod dates;
 mod finding;
 mod header;
+mod parties;
 mod rules;
 mod support;
 
@@ -114,6 +116,8 @@ pub fn validate(doc: &Document, ctx: &Context) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
     header::check(doc, ctx, &mut out);
     dates::check(doc, ctx, &mut out);
+    parties::check(doc, &mut out);
+    addresses::check(doc, &mut out);
     let mut seen = std::collections::HashSet::new();
     out.retain(|f| seen.insert((f.code.clone(), f.path.clone(), f.value.clone())));
     out
@@ -159,6 +163,7 @@ mod tests {
         for (d, f) in docs.iter().zip(&all) {
             assert_eq!(f, &validate(d, &ctx));
         }
+        assert!(all.iter().any(|f| !f.is_empty()));
     }
 
     #[test]
