@@ -47,6 +47,7 @@ mod codes;
 mod dates;
 mod finding;
 mod header;
+mod lengths;
 mod parties;
 mod rules;
 mod support;
@@ -118,6 +119,7 @@ pub fn validate(doc: &Document, ctx: &Context) -> Vec<Finding> {
     dates::check(doc, ctx, &mut out);
     parties::check(doc, &mut out);
     addresses::check(doc, &mut out);
+    lengths::check(doc, &mut out);
     let mut seen = std::collections::HashSet::new();
     out.retain(|f| seen.insert((f.code.clone(), f.path.clone(), f.value.clone())));
     out
