@@ -43,11 +43,13 @@
 //! | `DEVICE-TYPE-NOT-ALLOWED` | error | the device was not onboarded for this document type (D7) |
 
 mod addresses;
+mod allowances;
 mod codes;
 mod dates;
 mod finding;
 mod header;
 mod lengths;
+mod lines;
 mod parties;
 mod rules;
 mod support;
@@ -120,6 +122,8 @@ pub fn validate(doc: &Document, ctx: &Context) -> Vec<Finding> {
     parties::check(doc, &mut out);
     addresses::check(doc, &mut out);
     lengths::check(doc, &mut out);
+    lines::check(doc, &mut out);
+    allowances::check(doc, &mut out);
     let mut seen = std::collections::HashSet::new();
     out.retain(|f| seen.insert((f.code.clone(), f.path.clone(), f.value.clone())));
     out
