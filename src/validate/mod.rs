@@ -44,6 +44,7 @@
 
 mod addresses;
 mod allowances;
+mod categories;
 mod codes;
 mod dates;
 mod finding;
@@ -124,6 +125,7 @@ pub fn validate(doc: &Document, ctx: &Context) -> Vec<Finding> {
     lengths::check(doc, &mut out);
     lines::check(doc, &mut out);
     allowances::check(doc, &mut out);
+    categories::check(doc, &mut out);
     let mut seen = std::collections::HashSet::new();
     out.retain(|f| seen.insert((f.code.clone(), f.path.clone(), f.value.clone())));
     out
