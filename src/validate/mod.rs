@@ -54,7 +54,10 @@ mod lines;
 mod parties;
 mod rules;
 mod support;
+mod totals;
 
+#[cfg(test)]
+mod proptests;
 #[cfg(test)]
 mod testkit;
 
@@ -126,6 +129,7 @@ pub fn validate(doc: &Document, ctx: &Context) -> Vec<Finding> {
     lines::check(doc, &mut out);
     allowances::check(doc, &mut out);
     categories::check(doc, &mut out);
+    totals::check(doc, &mut out);
     let mut seen = std::collections::HashSet::new();
     out.retain(|f| seen.insert((f.code.clone(), f.path.clone(), f.value.clone())));
     out
