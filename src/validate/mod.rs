@@ -47,6 +47,7 @@ mod allowances;
 mod categories;
 mod codes;
 mod dates;
+mod erp;
 mod finding;
 mod header;
 mod lengths;
@@ -130,6 +131,7 @@ pub fn validate(doc: &Document, ctx: &Context) -> Vec<Finding> {
     allowances::check(doc, &mut out);
     categories::check(doc, &mut out);
     totals::check(doc, &mut out);
+    erp::check(doc, ctx, &mut out);
     let mut seen = std::collections::HashSet::new();
     out.retain(|f| seen.insert((f.code.clone(), f.path.clone(), f.value.clone())));
     out
