@@ -144,4 +144,21 @@ mod tests {
         n.actual_delivery_date = date(2025, 1, 1);
         assert_lacks(&check(&n), "INV-LATE-INVOICE");
     }
+
+    #[test]
+    fn extreme_dates_do_not_panic() {
+        for date in [NaiveDate::MIN, NaiveDate::MAX] {
+            for time in [NaiveTime::MIN, NaiveTime::from_hms_opt(23, 59, 59).unwrap_or_default()] {
+                let mut d = simplified();
+                d.issue_date = date;
+                d.actual_delivery_date = date;
+                d.issue_time = time;
+                assert_has(&check(&d), "BR-KSA-F-01", Severity::Error);
+                let mut d = standard();
+                d.issue_date = NaiveDate::from_ymd_opt(2026, 10, 1).unwrap_or_default();
+                d.actual_delivery_date = date;
+                let _ = check(&d);
+            }
+        }
+    }
 }

@@ -226,3 +226,85 @@ fn the_property_sees_half_cent_cases() {
     let bad: Vec<_> = check(&doc).into_iter().filter(|f| arithmetic(&f.code)).collect();
     assert!(bad.is_empty(), "{bad:#?}");
 }
+
+/// Any decimal, from the extremes to 28 decimals.
+fn wild() -> impl Strategy<Value = Decimal> {
+    prop_oneof![
+        Just(Decimal::MAX),
+        Just(Decimal::MIN),
+        Just(Decimal::ZERO),
+        Just(Decimal::new(1, 28)),
+        (any::<i64>(), 0u32..=28).prop_map(|(m, s)| Decimal::new(m, s)),
+        (any::<u32>(), any::<u32>(), any::<u32>(), any::<bool>(), 0u32..=28)
+            .prop_map(|(lo, mid, hi, neg, s)| Decimal::from_parts(lo, mid, hi, neg, s)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn validate_never_panics_on_any_amounts(v in prop::collection::vec(wild(), 24), pick in 0u8..4) {
+        let mut d = match pick {
+            0 => standard(),
+            1 => super::testkit::simplified(),
+            2 => super::testkit::credit(),
+            _ => super::testkit::debit(),
+        };
+        let l = &mut d.invoice_lines[0];
+        l.quantity = v[0];
+        l.price.price_per_unit = v[1];
+        l.price.base_quantity = Some(v[2]);
+        l.amount = v[3];
+        l.tax_total.tax_amount = v[4];
+        l.tax_total.rounding_amount = v[5];
+        l.item.classified_tax_category.percent = v[6];
+        l.allowance_charges.push(LineAllowanceCharge {
+            charge_indicator: v[7].is_sign_negative(),
+            reason: String::new(),
+            reason_code: None,
+            amount: v[8],
+        });
+        l.price.allowance_charge = Some(crate::model::PriceAllowanceCharge {
+            charge_indicator: false,
+            reason: String::new(),
+            amount: v[9],
+            base_amount: v[10],
+            currency: "SAR".into(),
+        });
+        d.allowance_charge.0.push(AllowanceCharge {
+            charge_indicator: v[11].is_sign_negative(),
+            reason: String::new(),
+            reason_code: None,
+            amount: v[11],
+            base_amount: Some(v[12]),
+            multiplier_factor: Some(v[13]),
+            currency: "SAR".into(),
+            tax_category: TaxCategory::new("S", v[14]),
+        });
+        let t = &mut d.legal_monitory_total;
+        t.total_amount = v[15];
+        t.tax_exclusive_amount = v[16];
+        t.tax_inclusive_amount = v[17];
+        t.payable_amount = v[18];
+        t.prepaid_amount = Some(v[19]);
+        t.payable_rounding_amount = Some(v[20]);
+        d.tax_total.tax_amount = v[21];
+        d.tax_total.tax_amount_in_tax_currency = Some(v[22]);
+        d.tax_exchange_rate = Some(v[23]);
+        if let Some(s) = d.tax_total.tax_subtotals.as_mut().and_then(|s| s.first_mut()) {
+            s.taxable_amount = v[16];
+            s.tax_amount = v[21];
+        }
+        let erp = super::ErpFigures {
+            line_net: vec![Some(v[3])],
+            line_vat: vec![Some(v[4])],
+            line_gross: vec![Some(v[5])],
+            tax_exclusive: Some(v[16]),
+            tax_total: Some(v[21]),
+            tax_inclusive: Some(v[17]),
+        };
+        let ctx = super::Context { erp: Some(erp), ..super::testkit::ctx() };
+        let _ = super::validate(&d, &ctx);
+    }
+}
