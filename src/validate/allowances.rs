@@ -2,10 +2,9 @@
 //! categories are checked in `categories`, their sums in `totals`.
 
 use super::Finding;
-use super::codes;
-use super::lines::{negative, too_large, two_decimals};
+use super::lines::{charge_reasons, negative, too_large, two_decimals};
 use super::rules::*;
-use super::support::{allowance_path, blank, decimals, format2, money, num, val};
+use super::support::{allowance_path, decimals, format2, money, num};
 use crate::model::Document;
 use rust_decimal::Decimal;
 
@@ -33,27 +32,8 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
             );
         }
         if ac.charge_indicator {
-            let code = ac.reason_code.as_deref().unwrap_or("").trim();
-            if code.is_empty() {
-                out.push(BR_KSA_19.at(
-                    p("reason_code"),
-                    None,
-                    "The charge has no reason code; give a UNTDID 7161 code (for example FC for freight).",
-                ));
-            } else if !codes::is_charge_reason(code) {
-                out.push(BR_KSA_CL_06.at(
-                    p("reason_code"),
-                    val(code),
-                    format!("The charge reason code {code:?} is not a UNTDID 7161 code; use one such as FC (freight)."),
-                ));
-            }
-            if blank(&ac.reason) {
-                out.push(BR_KSA_21.at(
-                    p("reason"),
-                    val(&ac.reason),
-                    "The charge has no reason; say what it is for.",
-                ));
-            }
+            let rules = (BR_KSA_19, BR_KSA_21);
+            charge_reasons(out, rules, &p, ac.reason_code.as_deref(), &ac.reason, "charge");
         } else if let Some(m) = ac.multiplier_factor
             && (m < Decimal::ZERO || m > Decimal::ONE_HUNDRED || decimals(m) > 2)
         {

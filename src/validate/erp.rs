@@ -4,7 +4,7 @@
 use super::rules::*;
 use super::support::{diff, line_path, money, num, pct, sum};
 use super::{Context, ErpFigures, Finding, RuleInfo};
-use crate::compute::{self, LineAmounts, Totals, round2, vat_of};
+use crate::compute::{self, LineAmounts, Totals, vat_of};
 use crate::model::Document;
 use rust_decimal::Decimal;
 
@@ -187,15 +187,7 @@ fn document(erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
             "Check the line amounts, VAT rates and document discounts the mapping reads.".to_string()
         };
         let path = "legal_monitory_total.tax_inclusive_amount".to_string();
-        push(
-            out,
-            INV_ERP_TOTAL,
-            path,
-            v,
-            round2(t.tax_inclusive),
-            "total with VAT",
-            &cause,
-        );
+        push(out, INV_ERP_TOTAL, path, v, t.tax_inclusive, "total with VAT", &cause);
     }
 }
 

@@ -3,10 +3,11 @@
 
 use super::codes;
 use super::rules::*;
-use super::support::{blank, blank_opt, num, short, val};
+use super::support::{allowance_path, blank, blank_opt, num, short, val, xpath_round};
 use super::{Context, Finding};
 use crate::model::{DeviceType, Document, InvoiceType};
 use chrono::NaiveDate;
+use rust_decimal::Decimal;
 
 pub(super) fn check(doc: &Document, ctx: &Context, out: &mut Vec<Finding>) {
     let number_key = doc.kind.number_key();
@@ -71,7 +72,7 @@ pub(super) fn check(doc: &Document, ctx: &Context, out: &mut Vec<Finding>) {
 fn amount_currencies(doc: &Document) -> Vec<(String, &str)> {
     let mut all = vec![("tax_total.currency".to_string(), doc.tax_total.currency.as_str())];
     for (i, ac) in doc.allowance_charge.0.iter().enumerate() {
-        all.push((super::support::allowance_path(doc, i, "currency"), ac.currency.as_str()));
+        all.push((allowance_path(doc, i, "currency"), ac.currency.as_str()));
     }
     for (i, line) in doc.invoice_lines.iter().enumerate() {
         all.push((
@@ -169,10 +170,7 @@ fn currencies(doc: &Document, out: &mut Vec<Finding>) {
         && !cur.eq_ignore_ascii_case("SAR")
     {
         let vat = doc.tax_total.tax_amount;
-        if vat > rust_decimal::Decimal::ZERO
-            && sar > rust_decimal::Decimal::ZERO
-            && super::support::xpath_round(vat, 2) == super::support::xpath_round(sar, 2)
-        {
+        if vat > Decimal::ZERO && sar > Decimal::ZERO && xpath_round(vat, 2) == xpath_round(sar, 2) {
             out.push(BR_KSA_97.at(
                 "tax_total.tax_amount_in_tax_currency",
                 num(sar),

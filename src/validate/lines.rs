@@ -177,33 +177,47 @@ fn price(out: &mut Vec<Finding>, line: &Line, i: usize) {
     }
 }
 
+/// The reason code (UNTDID 7161) and reason text of a charge: `rules` are the rules for a missing
+/// code and a missing text (BR-KSA-19/21 on the document, BR-KSA-20/22 on lines).
+pub(super) fn charge_reasons(
+    out: &mut Vec<Finding>,
+    rules: (RuleInfo, RuleInfo),
+    path: &dyn Fn(&str) -> String,
+    code: Option<&str>,
+    reason: &str,
+    what: &str,
+) {
+    let code = code.unwrap_or("").trim();
+    if code.is_empty() {
+        out.push(rules.0.at(
+            path("reason_code"),
+            None,
+            format!("The {what} has no reason code; give a UNTDID 7161 code (for example FC for freight)."),
+        ));
+    } else if !codes::is_charge_reason(code) {
+        out.push(BR_KSA_CL_06.at(
+            path("reason_code"),
+            val(code),
+            format!("The charge reason code {code:?} is not a UNTDID 7161 code; use one such as FC (freight)."),
+        ));
+    }
+    if blank(reason) {
+        out.push(rules.1.at(
+            path("reason"),
+            val(reason),
+            format!("The {what} has no reason; say what it is for."),
+        ));
+    }
+}
+
 fn line_charges(out: &mut Vec<Finding>, line: &Line, i: usize) {
     for (j, ac) in line.allowance_charges.iter().enumerate() {
         let p = |f: &str| line_path(i, &format!("allowance_charges[{j}].{f}"));
         if ac.charge_indicator {
             negative(out, p("amount"), ac.amount, "line charge");
             two_decimals(out, BR_DEC_27, p("amount"), ac.amount, "line charge");
-            let code = ac.reason_code.as_deref().unwrap_or("").trim();
-            if code.is_empty() {
-                out.push(BR_KSA_20.at(
-                    p("reason_code"),
-                    None,
-                    "The line charge has no reason code; give a UNTDID 7161 code (for example FC for freight).",
-                ));
-            } else if !codes::is_charge_reason(code) {
-                out.push(BR_KSA_CL_06.at(
-                    p("reason_code"),
-                    val(code),
-                    format!("The charge reason code {code:?} is not a UNTDID 7161 code; use one such as FC (freight)."),
-                ));
-            }
-            if blank(&ac.reason) {
-                out.push(BR_KSA_22.at(
-                    p("reason"),
-                    val(&ac.reason),
-                    "The line charge has no reason; say what it is for.",
-                ));
-            }
+            let codes = (BR_KSA_20, BR_KSA_22);
+            charge_reasons(out, codes, &p, ac.reason_code.as_deref(), &ac.reason, "line charge");
         } else {
             negative(out, p("amount"), ac.amount, "line discount");
             two_decimals(out, BR_DEC_24, p("amount"), ac.amount, "line discount");
