@@ -31,12 +31,20 @@ struct Report {
 
 /// Files to check: files as given, folders' exports (non-recursive), without our own result
 /// files and the side files (lookups) the mappings declare.
-fn expand(paths: &[PathBuf], side_files: &[String], skipped: &mut Vec<String>, errors: &mut Vec<FileSummary>) -> Vec<PathBuf> {
+fn expand(
+    paths: &[PathBuf],
+    side_files: &[String],
+    skipped: &mut Vec<String>,
+    errors: &mut Vec<FileSummary>,
+) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
             let mut entries: Vec<PathBuf> = match std::fs::read_dir(p) {
-                Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect(),
+                Ok(rd) => rd
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.is_file())
+                    .collect(),
                 Err(e) => {
                     errors.push(whole_file_error(p, format!("cannot list the folder: {e}")));
                     continue;
@@ -44,8 +52,14 @@ fn expand(paths: &[PathBuf], side_files: &[String], skipped: &mut Vec<String>, e
             };
             entries.sort();
             for f in entries {
-                let name = f.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
-                let ext = f.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+                let name = f
+                    .file_name()
+                    .map(|n| n.to_string_lossy().to_lowercase())
+                    .unwrap_or_default();
+                let ext = f
+                    .extension()
+                    .map(|e| e.to_string_lossy().to_lowercase())
+                    .unwrap_or_default();
                 if name.starts_with('.') || !EXTENSIONS.contains(&ext.as_str()) {
                     continue;
                 }
@@ -157,12 +171,23 @@ pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
     if demo && !cli.quiet && !cli.json {
         eprintln!(
             "note: no configuration ({}): the seller is the built-in demo seller of the sandbox, VAT {}. Put your company in a [seller] table to check your own documents.",
-            args.input.config.as_ref().map_or("./invoicedrop.toml not found".to_string(), |p| p.display().to_string()),
+            args.input
+                .config
+                .as_ref()
+                .map_or("./invoicedrop.toml not found".to_string(), |p| p.display().to_string()),
             crate::model::example::SELLER_VAT
         );
     }
     for f in &files {
-        match check_one(f, explicit.as_ref(), &mappings, &files, &config, &opts, &args.input.results) {
+        match check_one(
+            f,
+            explicit.as_ref(),
+            &mappings,
+            &files,
+            &config,
+            &opts,
+            &args.input.results,
+        ) {
             Ok(Some(s)) => files_out.push(s),
             Ok(None) => skipped_files.push(format!("{}: header file, read with its lines file", f.display())),
             Err(e) => files_out.push(whole_file_error(f, e)),

@@ -168,10 +168,18 @@ fn locate(f: &Finding, built: &Built) -> (Option<usize>, Issue) {
 
 /// The authority's rules and ours, for one computed document.
 fn rules(doc: &Document, erp: &ErpTotals, now: DateTime<Utc>) -> Vec<Finding> {
-    // The rule set (crate::validate) is being written on its own branch; until it lands, only the
-    // mapping's own checks apply.
-    let _ = (doc, erp, now);
-    Vec::new()
+    let mut ctx = crate::validate::Context::new(now);
+    if !erp.is_empty() {
+        ctx.erp = Some(crate::validate::ErpFigures {
+            line_net: erp.line_net.clone(),
+            line_vat: erp.line_vat.clone(),
+            line_gross: erp.line_gross.clone(),
+            tax_exclusive: erp.tax_exclusive,
+            tax_total: erp.tax_total,
+            tax_inclusive: erp.tax_inclusive,
+        });
+    }
+    crate::validate::validate(doc, &ctx)
 }
 
 /// `invoice`, `credit_note`, `debit_note`.

@@ -54,7 +54,10 @@ pub fn read_options(m: &Mapping) -> ReadOptions {
 }
 
 fn opts_key(o: &ReadOptions) -> String {
-    format!("{:?}|{:?}|{:?}|{:?}|{}", o.encoding, o.delimiter, o.sheet, o.header_row, o.header_rows)
+    format!(
+        "{:?}|{:?}|{:?}|{:?}|{}",
+        o.encoding, o.delimiter, o.sheet, o.header_row, o.header_rows
+    )
 }
 
 /// Rank the mappings against a file's headers, each read with that mapping's options. A file
@@ -66,16 +69,18 @@ pub fn detect(path: &Path, mappings: &[Mapping]) -> Result<Vec<Candidate>, Inges
     let mut any_ok = false;
     for m in mappings {
         let o = read_options(m);
-        let headers = cache.entry(opts_key(&o)).or_insert_with(|| match peek_headers(path, &o) {
-            Ok(h) => Ok(h),
-            Err(e) => {
-                let text = e.to_string();
-                if first_err.is_none() {
-                    first_err = Some(e);
+        let headers = cache
+            .entry(opts_key(&o))
+            .or_insert_with(|| match peek_headers(path, &o) {
+                Ok(h) => Ok(h),
+                Err(e) => {
+                    let text = e.to_string();
+                    if first_err.is_none() {
+                        first_err = Some(e);
+                    }
+                    Err(text)
                 }
-                Err(text)
-            }
-        });
+            });
         if let Ok(h) = headers {
             any_ok = true;
             all.extend(detect::score(m, h));
@@ -122,7 +127,9 @@ pub fn join_lines_partner(m: &Mapping, header: &Path) -> Option<PathBuf> {
     let name = header.file_name()?.to_string_lossy().into_owned();
     let (from, to) = (&j.file_replace[1], &j.file_replace[0]);
     let lower = name.to_lowercase();
-    let at = lower.find(&to.to_lowercase()).and_then(|_| lower.find(&from.to_lowercase()))?;
+    let at = lower
+        .find(&to.to_lowercase())
+        .and_then(|_| lower.find(&from.to_lowercase()))?;
     let new = format!("{}{}{}", &name[..at], to, &name[at + from.len()..]);
     let p = header.with_file_name(new);
     p.is_file().then_some(p)
@@ -168,7 +175,11 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
                     Err(e) => return Err(e.into()),
                 }
             }
-            notes.push(format!("header file {} joined ({} documents)", hp.display(), rows.len()));
+            notes.push(format!(
+                "header file {} joined ({} documents)",
+                hp.display(),
+                rows.len()
+            ));
             Some(JoinRows {
                 path: hp,
                 headers,
