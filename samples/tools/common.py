@@ -68,3 +68,34 @@ def totals(lines, inclusive=False):
     doc_net = sum((n for n, _, _ in out), D(0))
     doc_vat = sum((r2(t * k[1] / 100) for k, t in cats.items()), D(0))
     return out, (doc_net, doc_vat, doc_net + doc_vat)
+
+
+def write_csv(name, headers, rows, delimiter=",", encoding="utf-8-sig", trailing_blank=0):
+    path = os.path.join(SAMPLES, name)
+    with open(path, "w", newline="", encoding=encoding) as f:
+        w = csv.writer(f, delimiter=delimiter, lineterminator="\r\n")
+        for h in headers if isinstance(headers[0], list) else [headers]:
+            w.writerow(h)
+        for r in rows:
+            w.writerow(r)
+        width = len(headers[0]) if isinstance(headers[0], list) else len(headers)
+        for _ in range(trailing_blank):
+            w.writerow([""] * width)
+    return path
+
+
+# Credit notes whose export does not name the invoice they correct (Sage, Tally): a side table.
+CREDIT_NOTES = [
+    dict(number="SCN-2001", original_number="SI-1001", original_date="2026-11-03", reason="Damaged goods returned | إرجاع بضاعة تالفة"),
+    dict(number="TCN/7", original_number="TS/101", original_date="2026-11-04", reason="Price correction | تصحيح السعر"),
+]
+
+
+def write_credit_notes():
+    path = os.path.join(SAMPLES, "credit_notes.csv")
+    cols = list(CREDIT_NOTES[0].keys())
+    with open(path, "w", newline="", encoding="utf-8-sig") as f:
+        w = csv.writer(f, lineterminator="\r\n")
+        w.writerow(cols)
+        for c in CREDIT_NOTES:
+            w.writerow([c[k] for k in cols])

@@ -234,7 +234,11 @@ pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
 fn print_human(r: &Report, quiet: bool) {
     for f in &r.files {
         if let Some(e) = &f.error {
-            eprintln!("error: {}: {e}", f.file);
+            if e.starts_with(&f.file) {
+                eprintln!("error: {e}");
+            } else {
+                eprintln!("error: {}: {e}", f.file);
+            }
             continue;
         }
         if quiet {

@@ -145,6 +145,7 @@ struct RawLine {
     discount_amount: Option<Decimal>,
     amount: Option<Decimal>,
     tax_amount: Option<Decimal>,
+    gross_amount: Option<Decimal>,
     tax: Option<TaxCategory>,
 }
 
@@ -263,6 +264,7 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
             discount_amount: dec(get("line.discount_amount")),
             amount: dec(get("line.amount")),
             tax_amount: dec(get("line.tax_amount")),
+            gross_amount: dec(get("line.gross_amount")),
             tax,
         });
     }
@@ -347,10 +349,10 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
         let mut price_ac = None;
         let mut line_acs = Vec::new();
         let mut erp_net = None;
-        let mut erp_gross = None;
+        let mut erp_gross = l.gross_amount;
         let mut inclusive_amount = None;
         let price = if inclusive {
-            erp_gross = l.amount;
+            erp_gross = l.amount.or(l.gross_amount);
             let disc_factor = l
                 .discount_percent
                 .map(|d| (hundred - d) / hundred)

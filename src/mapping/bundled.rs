@@ -3,7 +3,20 @@
 use super::{Mapping, MappingError, Origin};
 
 /// Every bundled mapping: (name, TOML text).
-pub const BUNDLED: &[(&str, &str)] = &[("xero", include_str!("../../mappings/xero.toml"))];
+pub const BUNDLED: &[(&str, &str)] = &[
+    ("xero", include_str!("../../mappings/xero.toml")),
+    (
+        "quickbooks-online",
+        include_str!("../../mappings/quickbooks-online.toml"),
+    ),
+    ("zoho-books", include_str!("../../mappings/zoho-books.toml")),
+    ("odoo", include_str!("../../mappings/odoo.toml")),
+    ("erpnext", include_str!("../../mappings/erpnext.toml")),
+    ("sap-b1-dtw", include_str!("../../mappings/sap-b1-dtw.toml")),
+    ("sage50", include_str!("../../mappings/sage50.toml")),
+    ("tally", include_str!("../../mappings/tally.toml")),
+    ("legacy-arabic", include_str!("../../mappings/legacy-arabic.toml")),
+];
 
 /// The TOML text of a bundled mapping.
 pub fn text(name: &str) -> Option<&'static str> {

@@ -282,6 +282,12 @@ pub const FIELDS: &[FieldDef] = &[
         "the export's line amount (net, or with VAT when prices include tax)",
     ),
     line(
+        "line.gross_amount",
+        Decimal,
+        &["tax_total.rounding_amount"],
+        "the export's line amount with VAT (compared, not trusted)",
+    ),
+    line(
         "line.tax_amount",
         Decimal,
         &["tax_total.tax_amount", "tax_total"],

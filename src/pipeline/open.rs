@@ -127,9 +127,7 @@ pub fn join_lines_partner(m: &Mapping, header: &Path) -> Option<PathBuf> {
     let name = header.file_name()?.to_string_lossy().into_owned();
     let (from, to) = (&j.file_replace[1], &j.file_replace[0]);
     let lower = name.to_lowercase();
-    let at = lower
-        .find(&to.to_lowercase())
-        .and_then(|_| lower.find(&from.to_lowercase()))?;
+    let at = lower.find(&from.to_lowercase())?;
     let new = format!("{}{}{}", &name[..at], to, &name[at + from.len()..]);
     let p = header.with_file_name(new);
     p.is_file().then_some(p)
