@@ -69,7 +69,9 @@ fn every_bundled_sample_passes_with_its_detected_mapping() {
     assert_eq!(code, 0, "{r:#}\n{err}");
     assert_eq!(r["documents"]["invalid"], 0);
     assert_eq!(r["demo_seller"], true);
-    let expect: &[(&str, &str, &[(&str, u64)], (&str, &str))] = &[
+    // (file, mapping, documents by kind/type, (a document, its payable amount))
+    type Expect<'a> = (&'a str, &'a str, &'a [(&'a str, u64)], (&'a str, &'a str));
+    let expect: &[Expect] = &[
         (
             "xero_sales_invoices.csv",
             "xero",

@@ -207,7 +207,7 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
         cx.prov.add(format!("invoice_lines[{n}]"), idx, None);
         let mut get = |name: &str| {
             let f = id(name);
-            let v = match bound.field(f, row, h) {
+            match bound.field(f, row, h) {
                 Ok(Some(Sourced { value, label })) => {
                     for p in FIELDS[f].paths {
                         cx.prov.add(format!("invoice_lines[{n}].{p}"), idx, label.clone());
@@ -219,8 +219,7 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
                     cx.issues.push((Some(idx), e));
                     None
                 }
-            };
-            v
+            }
         };
         let mut tax = match get("line.tax") {
             Some(Value::Tax(t)) => Some(t),

@@ -16,6 +16,7 @@
 mod apply;
 mod build;
 pub mod bundled;
+mod compiled;
 pub mod detect;
 pub mod fields;
 mod group;

@@ -83,10 +83,11 @@ pub fn parse_date(cell: &Cell, text: &str, formats: &[String]) -> Result<NaiveDa
         Cell::Number(n) => {
             // A number in a date column: YYYYMMDD (SAP) or an Excel serial.
             let digits = n.normalize().to_string();
-            if digits.len() == 8 && !digits.contains('.') {
-                if let Ok(d) = NaiveDate::parse_from_str(&digits, "%Y%m%d") {
-                    return Ok(d);
-                }
+            if digits.len() == 8
+                && !digits.contains('.')
+                && let Ok(d) = NaiveDate::parse_from_str(&digits, "%Y%m%d")
+            {
+                return Ok(d);
             }
             return excel_serial_date(*n).ok_or_else(|| format!("{digits} is not an Excel date serial number"));
         }
