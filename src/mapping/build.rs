@@ -276,7 +276,7 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
     };
     let sign = |l: &RawLine| {
         l.amount
-            .or_else(|| l.unit_price.map(|p| p * l.quantity))
+            .or_else(|| l.unit_price.and_then(|p| p.checked_mul(l.quantity)))
             .unwrap_or(Decimal::ZERO)
     };
     let negatives = raw.iter().filter(|l| sign(l) < Decimal::ZERO).count();
@@ -354,7 +354,7 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
             erp_gross = l.amount.or(l.gross_amount);
             let disc_factor = l
                 .discount_percent
-                .map(|d| (hundred - d) / hundred)
+                .and_then(|d| hundred.checked_sub(d)?.checked_div(hundred))
                 .unwrap_or(Decimal::ONE);
             let incl_total = match (l.amount, l.unit_price) {
                 (Some(a), _) => Some(a),
@@ -362,7 +362,7 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
                     .checked_mul(l.quantity)
                     .and_then(|v| v.checked_mul(disc_factor))
                     .map(round2)
-                    .map(|v| v - l.discount_amount.unwrap_or_default()),
+                    .and_then(|v| v.checked_sub(l.discount_amount.unwrap_or_default())),
                 (None, None) => None,
             };
             inclusive_amount = incl_total;
@@ -372,21 +372,30 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
             match l.unit_price {
                 Some(p) => match l.discount_percent.filter(|d| !d.is_zero()) {
                     Some(d) => {
-                        let net = p * (hundred - d) / hundred;
-                        price_ac = Some(PriceAllowanceCharge {
-                            charge_indicator: false,
-                            reason: format!("discount {}%", d.normalize()),
-                            amount: (p - net).normalize(),
-                            base_amount: p,
-                            currency: currency.clone(),
-                        });
-                        Some(net.normalize())
+                        let net = hundred
+                            .checked_sub(d)
+                            .and_then(|f| p.checked_mul(f))
+                            .and_then(|v| v.checked_div(hundred));
+                        let off = net.and_then(|n| p.checked_sub(n));
+                        match (net, off) {
+                            (Some(net), Some(off)) => {
+                                price_ac = Some(PriceAllowanceCharge {
+                                    charge_indicator: false,
+                                    reason: format!("discount {}%", d.normalize()),
+                                    amount: off.normalize(),
+                                    base_amount: p,
+                                    currency: currency.clone(),
+                                });
+                                Some(net.normalize())
+                            }
+                            _ => None,
+                        }
                     }
                     None => Some(p),
                 },
                 None => l
                     .amount
-                    .map(|a| a + l.discount_amount.unwrap_or_default())
+                    .and_then(|a| a.checked_add(l.discount_amount.unwrap_or_default()))
                     .and_then(|a| net_price_for_line(l.quantity, a).map(|np| np.unit_price)),
             }
         };
@@ -402,7 +411,11 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
             row_err(
                 &mut cx.issues,
                 "INV-MAP-MISSING",
-                "no unit price (and no line amount to derive it from) in this line".into(),
+                if l.unit_price.is_some() || l.amount.is_some() {
+                    "the price, quantity or discount of this line is too large to compute exactly".into()
+                } else {
+                    "no unit price (and no line amount to derive it from) in this line".into()
+                },
             );
             continue;
         };

@@ -301,3 +301,36 @@ fn binding_names_the_missing_column_and_the_closest_header() {
         "{e}"
     );
 }
+
+#[test]
+fn the_readme_example_is_a_valid_mapping() {
+    let readme = include_str!("../../mappings/README.md");
+    let start = readme.find("```toml\n").expect("a toml block") + 8;
+    let end = start + readme[start..].find("```").expect("closed");
+    let m = Mapping::from_toml(&readme[start..end], Origin::File("README.md".into())).unwrap();
+    assert_eq!(m.name, "my-erp");
+    assert_eq!(m.taxes.len(), 5);
+    assert!(m.rule("buyer.district").is_some());
+}
+
+#[test]
+fn huge_numbers_are_errors_not_panics() {
+    let big = "79228162514264337593543950335";
+    for extra in ["", "prices_include_tax = { value = true }\n"] {
+        let m = SIMPLE.replace("[taxes]", &format!("{extra}line.discount_percent = \"Disc\"\n[taxes]"));
+        let csv = format!(
+            "No,Date,Customer,VAT,Item,Qty,Price,Tax,Disc\nA1,05/11/2026,X,,Pen,{big},{big},,50\nA2,05/11/2026,X,,Pen,-{big},{big},,{big}\n"
+        );
+        let (h, rows) = rows_from_csv(&csv, 1);
+        let b = bound(&m, &h);
+        for u in group_all(&b, rows) {
+            if let Unit::Document(d) = u {
+                let built = build(&d, &b, &seller());
+                if let Some(mut doc) = built.document {
+                    let _ = crate::compute::compute_document(&mut doc);
+                    let _ = crate::validate::validate(&doc, &crate::validate::Context::new(chrono::Utc::now()));
+                }
+            }
+        }
+    }
+}
