@@ -159,9 +159,8 @@ impl Grouper {
     /// Feed one row; returns the units it completes (zero, one or two), in order.
     pub fn push(&mut self, row: Row) -> Vec<Unit> {
         let mut out = Vec::new();
-        let texts: Vec<String> = row.cells.iter().map(|c| c.to_text()).collect();
         let source = Some(row.source.clone());
-        if self.bound.headers.is_header_repeat(&texts) {
+        if self.bound.headers.is_header_repeat(&row.cells) {
             let dr = DraftRow {
                 source,
                 row: Some(row),
