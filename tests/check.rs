@@ -386,3 +386,22 @@ fn mappings_list_show_and_detect() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("sap-b1-dtw (as its header file)"));
 }
+
+#[test]
+fn a_continuation_row_with_no_document_above_is_invalid_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(samples().join("odoo_account_move.csv")).unwrap();
+    let mut lines: Vec<&str> = src.lines().collect();
+    lines.insert(1, ",,,,,,,Stray line,Stray,1,10.00,0,15%");
+    std::fs::write(dir.path().join("odoo.csv"), lines.join("\n")).unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    let (code, r, _) = check_json(dir.path(), &["odoo.csv"]);
+    assert_eq!(code, 1, "{r:#}");
+    let f = file(&r, "odoo.csv");
+    assert_eq!(f["documents"]["valid"], 3);
+    assert_eq!(f["rows_invalid"], 1);
+    let rows = result_rows(&dir.path().join("results/odoo.result.csv"));
+    assert_eq!(rows.len(), 8);
+    assert_eq!(rows[1][13], "invalid");
+    assert!(rows[1][19].starts_with("INV-MAP-NUMBER"), "{:?}", rows[1]);
+}

@@ -213,7 +213,7 @@ pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
     }
     let status = if report.files.iter().any(|f| f.error.is_some()) || (files.is_empty() && report.files.is_empty()) {
         Status::Error
-    } else if report.documents.invalid > 0 || report.files.iter().any(|f| f.codes.contains_key("INV-ROW-READ")) {
+    } else if report.documents.invalid > 0 || report.files.iter().any(|f| f.rows_invalid > 0) {
         Status::Failure
     } else {
         Status::Success
@@ -223,6 +223,16 @@ pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
         Status::Failure => 1,
         Status::Error => 2,
     };
+    if files.is_empty() && !cli.json {
+        eprintln!(
+            "error: no export to check in {}",
+            args.paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     if cli.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

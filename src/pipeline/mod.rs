@@ -112,6 +112,8 @@ pub struct FileSummary {
     pub result_file: Option<String>,
     /// Input rows (each appears once in the result file).
     pub rows: u64,
+    /// Rows written with status `invalid` (in documents or on their own).
+    pub rows_invalid: u64,
     /// Documents by status.
     pub documents: Counts,
     /// Documents by `kind/type` (`invoice/standard`).
@@ -360,6 +362,9 @@ pub fn check_stream(
             for (cells, rr, line) in &o.rows {
                 writer.write(cells, rr)?;
                 summary.rows += 1;
+                if rr.status == RowStatus::Invalid {
+                    summary.rows_invalid += 1;
+                }
                 if summary.problems.len() < 20 && rr.status == RowStatus::Invalid {
                     for e in rr.errors.iter().filter(|e| !e.starts_with("INV-DOCUMENT")) {
                         if summary.problems.len() < 20 {
