@@ -255,14 +255,11 @@ impl Walk {
     fn number(&mut self, m: &Map<String, Value>, path: &str, key: &str, required: bool) {
         match self.get(m, path, key, required) {
             None => {}
-            Some(Value::Number(n)) => {
-                if amount::parse_exact(&n.to_string()).is_none() {
-                    self.invalid(
-                        &join(path, key),
-                        format!("the number {n} does not fit an exact decimal"),
-                    );
-                }
-            }
+            Some(Value::Number(n)) if amount::parse_exact(&n.to_string()).is_none() => self.invalid(
+                &join(path, key),
+                format!("the number {n} does not fit an exact decimal"),
+            ),
+            Some(Value::Number(_)) => {}
             Some(other) => self.invalid(&join(path, key), expected("a JSON number", other)),
         }
     }
