@@ -283,13 +283,16 @@ impl Devices {
             ),
             Some(dir) => {
                 let ddir = device_dir(dir, seq);
-                let identity = Identity::load_or_create(Some(&ddir.join("identity")), &info.vat_number, &info.org_name)
+                let identity_dir = ddir.join("identity");
+                fs::create_dir_all(&identity_dir).map_err(|e| internal(&format!("{}: {e}", identity_dir.display())))?;
+                let identity = Identity::load_or_create(Some(&identity_dir), &info.vat_number, &info.org_name)
                     .map_err(|e| internal(&e))?;
                 let path = ddir.join("journal.jsonl");
                 let file = OpenOptions::new()
                     .create(true)
                     .append(true)
                     .open(&path)
+                    .and_then(|f| f.set_len(0).map(|_| f))
                     .map_err(|e| internal(&format!("{}: {e}", path.display())))?;
                 let mut infos: Vec<DeviceInfo> = existing.iter().map(|d| d.info.clone()).collect();
                 infos.push(info.clone());
