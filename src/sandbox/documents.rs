@@ -195,13 +195,6 @@ async fn handle(
             ));
         }
     };
-    let now = shared.clock.now();
-    let mut ctx = Context::new(now);
-    ctx.device = Some(DeviceContext {
-        vat_number: device.info.vat_number.clone(),
-        device_type: device.info.invoice_type,
-    });
-    let findings = validate::validate(&doc, &ctx);
     let key = headers
         .get("idempotency-key")
         .and_then(|v| v.to_str().ok())
@@ -211,8 +204,7 @@ async fn handle(
         doc,
         body_hash: hash,
         key,
-        findings,
-        now,
+        now: shared.clock.now(),
     };
     let dev = device.clone();
     match tokio::task::spawn_blocking(move || job.run(&dev)).await {
@@ -256,17 +248,22 @@ fn internal(message: &str) -> Response {
     )
 }
 
-/// The part that runs under the device's lock, on a blocking thread.
+/// The rules, then the part under the device's lock, on a blocking thread.
 struct Job {
     doc: Document,
     body_hash: String,
     key: Option<String>,
-    findings: Vec<Finding>,
     now: DateTime<Utc>,
 }
 
 impl Job {
     fn run(self, device: &Device) -> (StatusCode, Vec<u8>) {
+        let mut ctx = Context::new(self.now);
+        ctx.device = Some(DeviceContext {
+            vat_number: device.info.vat_number.clone(),
+            device_type: device.info.invoice_type,
+        });
+        let findings = validate::validate(&self.doc, &ctx);
         let json = |status, body: &SubmissionResponse| match serde_json::to_vec(body) {
             Ok(b) => (status, b),
             Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, b"{\"status\":\"Failure\"}".to_vec()),
@@ -300,7 +297,7 @@ impl Job {
                 );
             }
         }
-        let (errors, warnings): (Vec<&Finding>, Vec<&Finding>) = self.findings.iter().partition(|f| f.is_error());
+        let (errors, warnings): (Vec<&Finding>, Vec<&Finding>) = findings.iter().partition(|f| f.is_error());
         let warnings: Vec<Message> = warnings.into_iter().map(message).collect();
         if !errors.is_empty() {
             let text = format!(
