@@ -99,7 +99,7 @@ impl SandboxConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
     /// The address could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}")]
     Bind {
         /// `bind:port` as configured.
         addr: String,
