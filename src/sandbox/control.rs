@@ -106,9 +106,9 @@ pub(crate) fn stats(shared: &Shared) -> Stats {
             let icv = d.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).icv();
             DeviceStats {
                 onboard_id: d.info.onboard_id.clone(),
-                device_id: d.info.device_id.clone(),
-                vat_number: d.info.vat_number.clone(),
-                invoice_type: d.info.invoice_type,
+                device_id: d.info.registration.device_id.clone(),
+                vat_number: d.info.registration.vat_number.clone(),
+                invoice_type: d.info.registration.invoice_type,
                 accepted: icv,
                 replays: d.replays.load(Ordering::Relaxed),
                 rejections: d.rejections.load(Ordering::Relaxed),

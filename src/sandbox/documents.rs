@@ -260,8 +260,8 @@ impl Job {
     fn run(self, device: &Device) -> (StatusCode, Vec<u8>) {
         let mut ctx = Context::new(self.now);
         ctx.device = Some(DeviceContext {
-            vat_number: device.info.vat_number.clone(),
-            device_type: device.info.invoice_type,
+            vat_number: device.info.registration.vat_number.clone(),
+            device_type: device.info.registration.invoice_type,
         });
         let findings = validate::validate(&self.doc, &ctx);
         let json = |status, body: &SubmissionResponse| match serde_json::to_vec(body) {

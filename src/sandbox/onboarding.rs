@@ -5,7 +5,7 @@
 use super::fields::{self, Problem};
 use super::respond;
 use super::server::Shared;
-use super::state::{NewDevice, OnboardError};
+use super::state::{OnboardError, Registration};
 use super::{auth, body};
 use crate::model::{DeviceType, Message, OnboardingResponse};
 use axum::body::Body;
@@ -94,7 +94,7 @@ pub(crate) async fn onboard(State(shared): State<Arc<Shared>>, headers: HeaderMa
             )],
         );
     }
-    let new = NewDevice {
+    let new = Registration {
         vat_number: text("vat_number"),
         device_id: text("device_id"),
         invoice_type,

@@ -25,14 +25,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-/// What onboarding recorded about a device (api.md 2.3 without the OTP).
+/// What the caller told onboarding about a device (api.md 2.3 without the OTP).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct DeviceInfo {
-    /// The opaque id of the document endpoints' paths (D2).
-    pub(crate) onboard_id: String,
-    /// The sandbox's own sequence number of the device, from 1.
-    pub(crate) seq: u64,
-    /// The VAT number it was onboarded under (D21).
+pub(crate) struct Registration {
+    /// The VAT number it is onboarded under (D21).
     pub(crate) vat_number: String,
     /// The caller's id of the device.
     pub(crate) device_id: String,
@@ -50,6 +46,18 @@ pub(crate) struct DeviceInfo {
     pub(crate) country_code: String,
     /// Contact e-mail.
     pub(crate) email_id: String,
+}
+
+/// An onboarded device as devices.json keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct DeviceInfo {
+    /// The opaque id of the document endpoints' paths (D2).
+    pub(crate) onboard_id: String,
+    /// The sandbox's own sequence number of the device, from 1.
+    pub(crate) seq: u64,
+    /// What the caller registered.
+    #[serde(flatten)]
+    pub(crate) registration: Registration,
     /// When it was onboarded.
     pub(crate) onboarded_at: DateTime<Utc>,
 }
@@ -99,19 +107,6 @@ pub(crate) enum OnboardError {
     AlreadyOnboarded,
     /// The state could not be written or the identity made (500).
     Internal(String),
-}
-
-/// The fields of a new device.
-pub(crate) struct NewDevice {
-    pub(crate) vat_number: String,
-    pub(crate) device_id: String,
-    pub(crate) invoice_type: DeviceType,
-    pub(crate) org_name: String,
-    pub(crate) org_unit: String,
-    pub(crate) business_category: String,
-    pub(crate) registered_address: String,
-    pub(crate) country_code: String,
-    pub(crate) email_id: String,
 }
 
 /// Every onboarded device.
@@ -215,7 +210,8 @@ impl Devices {
         for info in infos {
             let ddir = device_dir(dir, info.seq);
             let identity_dir = ddir.join("identity");
-            let identity = Identity::load_or_create(Some(&identity_dir), &info.vat_number, &info.org_name)
+            let reg = &info.registration;
+            let identity = Identity::load_or_create(Some(&identity_dir), &reg.vat_number, &reg.org_name)
                 .map_err(|e| state_error(&identity_dir, e))?;
             let journal = ddir.join("journal.jsonl");
             let (records, file) = load_journal(&journal)?;
@@ -251,12 +247,12 @@ impl Devices {
 
     /// Onboard a device: refuse a device id already onboarded under the VAT number, make its
     /// identity, and record it (in devices.json first, when there is a state folder).
-    pub(crate) fn onboard(&self, new: NewDevice, now: DateTime<Utc>) -> Result<Arc<Device>, OnboardError> {
+    pub(crate) fn onboard(&self, new: Registration, now: DateTime<Utc>) -> Result<Arc<Device>, OnboardError> {
         let _one_at_a_time = self.onboarding.lock().unwrap_or_else(PoisonError::into_inner);
         let existing = self.all();
         if existing
             .iter()
-            .any(|d| d.info.vat_number == new.vat_number && d.info.device_id == new.device_id)
+            .any(|d| d.info.registration.vat_number == new.vat_number && d.info.registration.device_id == new.device_id)
         {
             return Err(OnboardError::AlreadyOnboarded);
         }
@@ -264,35 +260,32 @@ impl Devices {
         let info = DeviceInfo {
             onboard_id: onboard_id(seq, &new.vat_number, &new.device_id),
             seq,
-            vat_number: new.vat_number,
-            device_id: new.device_id,
-            invoice_type: new.invoice_type,
-            org_name: new.org_name,
-            org_unit: new.org_unit,
-            business_category: new.business_category,
-            registered_address: new.registered_address,
-            country_code: new.country_code,
-            email_id: new.email_id,
+            registration: new,
             onboarded_at: now,
         };
+        let (vat_number, org_name) = (&info.registration.vat_number, &info.registration.org_name);
         let internal = |e: &dyn std::fmt::Display| OnboardError::Internal(e.to_string());
         let (identity, journal) = match &self.dir {
             None => (
-                Identity::load_or_create(None, &info.vat_number, &info.org_name).map_err(|e| internal(&e))?,
+                Identity::load_or_create(None, vat_number, org_name).map_err(|e| internal(&e))?,
                 None,
             ),
             Some(dir) => {
                 let ddir = device_dir(dir, seq);
+                // A folder for this number is a leftover of an onboarding that never reached
+                // devices.json: start it afresh.
+                if ddir.exists() {
+                    fs::remove_dir_all(&ddir).map_err(|e| internal(&format!("{}: {e}", ddir.display())))?;
+                }
                 let identity_dir = ddir.join("identity");
                 fs::create_dir_all(&identity_dir).map_err(|e| internal(&format!("{}: {e}", identity_dir.display())))?;
-                let identity = Identity::load_or_create(Some(&identity_dir), &info.vat_number, &info.org_name)
-                    .map_err(|e| internal(&e))?;
+                let identity =
+                    Identity::load_or_create(Some(&identity_dir), vat_number, org_name).map_err(|e| internal(&e))?;
                 let path = ddir.join("journal.jsonl");
                 let file = OpenOptions::new()
                     .create(true)
                     .append(true)
                     .open(&path)
-                    .and_then(|f| f.set_len(0).map(|_| f))
                     .map_err(|e| internal(&format!("{}: {e}", path.display())))?;
                 let mut infos: Vec<DeviceInfo> = existing.iter().map(|d| d.info.clone()).collect();
                 infos.push(info.clone());
