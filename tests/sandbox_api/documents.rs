@@ -353,3 +353,43 @@ async fn a_document_of_a_type_the_device_was_not_onboarded_for_is_422() {
     assert_eq!(api.submit(&token, &b2c, &simplified, None).await.0, StatusCode::OK);
     assert_eq!(api.submit(&token, &b2b, &standard, None).await.0, StatusCode::OK);
 }
+
+// ---------------------------------------------------------------------------------------------
+// No request data makes the server fail
+
+/// JSON pointers of every leaf (string, number, boolean, null) of a value.
+fn leaves(v: &Value, at: String, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => m.iter().for_each(|(k, x)| leaves(x, format!("{at}/{k}"), out)),
+        Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| leaves(x, format!("{at}/{i}"), out)),
+        _ => out.push(at),
+    }
+}
+
+#[tokio::test]
+async fn every_field_replaced_by_a_wrong_value_gives_an_answer_never_a_5xx() {
+    let s = sandbox().await;
+    let api = Api::new(&s);
+    let (token, id) = api.device("till-1").await;
+    let good = body(&ready(example::standard_invoice("M")));
+    let mut paths = Vec::new();
+    leaves(&good, String::new(), &mut paths);
+    let max_decimal: Value = serde_json::from_str("79228162514264337593543950335").unwrap();
+    let mut n = 0;
+    let mut seen = std::collections::BTreeSet::new();
+    for path in &paths {
+        for wrong in [json!(null), json!("x"), json!(-1), json!(true), max_decimal.clone()] {
+            n += 1;
+            let mut v = good.clone();
+            v["invoice_number"] = json!(format!("M-{n}"));
+            *v.pointer_mut(path).unwrap() = wrong.clone();
+            let r = api.send(&token, &id, DocumentKind::Invoice, &v, None).await;
+            let status = r.status();
+            let answer: Value = r.json().await.expect("a JSON answer");
+            assert!(!status.is_server_error(), "{path} = {wrong}: {status} {answer}");
+            assert!(answer["status"].is_string(), "{path} = {wrong}: {answer}");
+            seen.insert(status.as_u16());
+        }
+    }
+    assert!(seen.contains(&400) && seen.contains(&200), "{seen:?}");
+}
