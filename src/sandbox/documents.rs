@@ -318,14 +318,18 @@ impl Job {
         let issued: Issued = match issue::issue(doc, uuid::Uuid::new_v4(), &position, &device.identity, signing_time) {
             Ok(i) => i,
             Err(e) => {
-                tracing::error!("sandbox: could not issue {}: {e}", doc.number);
+                // What stops issue() is nearly always the document (a character XML cannot carry,
+                // an unknown payment means, a QR field too long): a final rejection, so that the
+                // client does not repeat it forever as it would a 5xx. Nothing was consumed.
+                tracing::warn!("sandbox: could not issue {}: {e}", doc.number);
+                let text = format!("{} {} rejected: it cannot be issued: {e}", doc.kind.label(), doc.number);
                 let body = respond::failure_body(
                     Some(doc.number.clone()),
-                    format!("the document could not be issued: {e}"),
-                    vec![Message::error("ISSUE-FAILED", "HTTP-Errors", e.to_string())],
-                    Vec::new(),
+                    text,
+                    vec![Message::error("INVALID-DOCUMENT", "KSA", e.to_string())],
+                    warnings,
                 );
-                return json(StatusCode::INTERNAL_SERVER_ERROR, &body);
+                return json(StatusCode::UNPROCESSABLE_ENTITY, &body);
             }
         };
         let answer = SubmissionResponse {

@@ -71,6 +71,14 @@ pub enum IssueError {
     /// The identity could not be loaded or created.
     #[error("identity: {0}")]
     Identity(String),
+    /// A value holds a character XML cannot carry.
+    #[error("{element}: the character U+{code_point:04X} cannot appear in XML; remove it from the value")]
+    InvalidCharacter {
+        /// The XML element of the value.
+        element: String,
+        /// The character.
+        code_point: u32,
+    },
 }
 
 fn escape(text: &str) -> String {
@@ -85,6 +93,18 @@ pub fn issue(
     _identity: &Identity,
     signing_time: chrono::NaiveDateTime,
 ) -> Result<Issued, IssueError> {
+    for (element, value) in [("cbc:ID", Some(doc.number.as_str())), ("cbc:Note", doc.note.as_deref())] {
+        if let Some(c) = value
+            .unwrap_or_default()
+            .chars()
+            .find(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+        {
+            return Err(IssueError::InvalidCharacter {
+                element: element.into(),
+                code_point: c as u32,
+            });
+        }
+    }
     let xml = format!(
         "<Invoice><cbc:ID>{}</cbc:ID><cbc:UUID>{uuid}</cbc:UUID><cbc:IssueDate>{}</cbc:IssueDate>\
          <cac:AdditionalDocumentReference><cbc:ID>ICV</cbc:ID><cbc:UUID>{}</cbc:UUID></cac:AdditionalDocumentReference>\

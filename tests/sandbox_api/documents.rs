@@ -361,7 +361,10 @@ async fn a_document_of_a_type_the_device_was_not_onboarded_for_is_422() {
 fn leaves(v: &Value, at: String, out: &mut Vec<String>) {
     match v {
         Value::Object(m) => m.iter().for_each(|(k, x)| leaves(x, format!("{at}/{k}"), out)),
-        Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| leaves(x, format!("{at}/{i}"), out)),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, x)| leaves(x, format!("{at}/{i}"), out)),
         _ => out.push(at),
     }
 }
@@ -392,4 +395,27 @@ async fn every_field_replaced_by_a_wrong_value_gives_an_answer_never_a_5xx() {
         }
     }
     assert!(seen.contains(&400) && seen.contains(&200), "{seen:?}");
+}
+
+#[tokio::test]
+async fn a_document_that_cannot_be_made_into_xml_is_a_final_422_not_a_5xx() {
+    let s = sandbox().await;
+    let api = Api::new(&s);
+    let (token, id) = api.device("till-1").await;
+    let mut doc = example::standard_invoice("CTRL-1");
+    doc.note = Some("bell \u{7} in a note".into());
+    let (status, bytes) = api.submit(&token, &id, &ready(doc), None).await;
+    assert_eq!(
+        status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        String::from_utf8_lossy(&bytes)
+    );
+    let v = raw(&bytes);
+    assert_eq!(v["status"], "Failure");
+    assert!(!codes(&v, "errors").is_empty(), "{v}");
+    let (_, ok) = api
+        .submit(&token, &id, &ready(example::standard_invoice("OK-1")), None)
+        .await;
+    assert_eq!(icv_pih(&xml_of(&parse(&ok))).0, 1, "nothing was consumed");
 }
