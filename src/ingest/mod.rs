@@ -28,7 +28,7 @@
 //! Read through calamine, which **loads the whole sheet into memory** (its design); rows are
 //! then moved out of it one by one. The sheet is [`ReadOptions::sheet`] or the first visible
 //! worksheet. Cells keep their type: text, numbers as exact decimals (the shortest decimal that
-//! the stored float stands for, see `workbook::decimal_from_sheet_float`; an integer-valued
+//! the stored float stands for, see `sheet_cells::decimal_from_sheet_float`; an integer-valued
 //! number has scale 0), date-formatted cells as [`Cell::Date`] / [`Cell::DateTime`] (1904 date
 //! system handled), booleans; an unformatted date serial stays a number (the mapping converts
 //! it). Error cells (`#N/A`, ...) come out as their text, with a note. Formulas give their
@@ -42,6 +42,7 @@ mod error;
 mod reader;
 mod records;
 mod row;
+mod sheet_cells;
 mod sniff;
 mod workbook;
 

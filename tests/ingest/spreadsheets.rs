@@ -285,7 +285,10 @@ fn peek_headers_streams_xlsx_and_agrees_with_open() {
         sheet: Some("Nope".into()),
         ..Default::default()
     };
-    assert!(matches!(peek_headers(&p, &opts), Err(IngestError::SheetNotFound { .. })));
+    assert!(matches!(
+        peek_headers(&p, &opts),
+        Err(IngestError::SheetNotFound { .. })
+    ));
 }
 
 #[test]
@@ -305,7 +308,10 @@ fn columns_are_indexed_from_column_a() {
     let mut r = open(&p, &ReadOptions::default());
     assert_eq!(r.headers(), strings(&["Column 1", "Column 2", "No", "Total"]));
     assert_eq!(r.header_rows()[0], strings(&["", "", "No", "Total"]));
-    assert_eq!(peek_headers(&p, &ReadOptions::default()).ok(), Some(r.header_rows().to_vec()));
+    assert_eq!(
+        peek_headers(&p, &ReadOptions::default()).ok(),
+        Some(r.header_rows().to_vec())
+    );
     let all = rows(&mut r);
     assert_eq!(all[0].cells, vec![Cell::Empty, Cell::Empty, text("A"), dec("5")]);
     assert_eq!(all[0].source.line, 3);
