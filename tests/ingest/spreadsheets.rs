@@ -316,3 +316,24 @@ fn columns_are_indexed_from_column_a() {
     assert_eq!(all[0].cells, vec![Cell::Empty, Cell::Empty, text("A"), dec("5")]);
     assert_eq!(all[0].source.line, 3);
 }
+
+#[test]
+fn default_sheet_is_the_first_visible_worksheet() {
+    let mut book = Workbook::new();
+    let written = (|| -> Result<(), rust_xlsxwriter::XlsxError> {
+        let hidden = book.add_worksheet();
+        hidden.set_name("Lookup")?.write_string(0, 0, "Code")?;
+        hidden.set_hidden(true);
+        let data = book.add_worksheet();
+        data.set_name("Data")?.write_string(0, 0, "InvoiceNumber")?;
+        data.write_string(1, 0, "INV-9")?;
+        data.set_active(true);
+        Ok(())
+    })();
+    written.unwrap_or_else(|e| panic!("{e}"));
+    let bytes = book.save_to_buffer().unwrap_or_else(|e| panic!("{e}"));
+    let (_d, p) = write("hidden.xlsx", &bytes);
+    let mut r = open(&p, &ReadOptions::default());
+    assert_eq!(r.headers(), strings(&["InvoiceNumber"]));
+    assert_eq!(rows(&mut r)[0].source.sheet.as_deref(), Some("Data"));
+}
