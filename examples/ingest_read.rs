@@ -7,7 +7,8 @@
 //!
 //! ROWS defaults to 1,000,000; FILE to `ingest_read_<ROWS>.csv` in the temp folder, generated
 //! when missing (about 330 bytes a row). Each reader runs three times over the (then cached)
-//! file; the best run is reported. A measurement, not a test: nothing fails on a slow machine.
+//! file; the best run is reported. The last line reads the same bytes as windows-1256 through
+//! the streaming decoder. A measurement, not a test: nothing fails on a slow machine.
 
 use invoicedrop::ingest::{ReadOptions, RowReader};
 use std::io::{BufWriter, Write};
@@ -162,5 +163,20 @@ fn main() -> Result<()> {
         Ok(n)
     })?;
     report("RowReader iterator (a Row each)", iter, bytes, Some(bare_bytes.0));
+    // The same (ASCII) bytes through the streaming decoder, as for a legacy export.
+    let legacy = ReadOptions {
+        encoding: Some("windows-1256".into()),
+        ..Default::default()
+    };
+    let decoded = best_of(|| {
+        let mut reader = RowReader::open(&path, &legacy)?;
+        let mut row = reader.new_row();
+        let mut n = 0;
+        while reader.read_row(&mut row)? {
+            n += 1;
+        }
+        Ok(n)
+    })?;
+    report("read_row, decoding windows-1256", decoded, bytes, Some(bare_bytes.0));
     Ok(())
 }

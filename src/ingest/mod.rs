@@ -28,12 +28,13 @@
 //! Read through calamine, which **loads the whole sheet into memory** (its design); rows are
 //! then moved out of it one by one. The sheet is [`ReadOptions::sheet`] or the first visible
 //! worksheet. Cells keep their type: text, numbers as exact decimals (the shortest decimal that
-//! the stored float stands for, see `workbook::decimal_from_sheet_float`; an integer-valued
+//! the stored float stands for, see `sheet_cells::decimal_from_sheet_float`; an integer-valued
 //! number has scale 0), date-formatted cells as [`Cell::Date`] / [`Cell::DateTime`] (1904 date
 //! system handled), booleans; an unformatted date serial stays a number (the mapping converts
 //! it). Error cells (`#N/A`, ...) come out as their text, with a note. Formulas give their
 //! cached value (a workbook written by a program that did not compute them gives empty cells).
-//! [`SourceRef::line`] is the sheet's 1-based row number.
+//! [`SourceRef::line`] is the sheet's 1-based row number; cells are indexed by column from
+//! column A, even when the sheet's data starts further right.
 
 mod csv_source;
 mod encoding;
@@ -41,6 +42,7 @@ mod error;
 mod reader;
 mod records;
 mod row;
+mod sheet_cells;
 mod sniff;
 mod workbook;
 
@@ -114,9 +116,16 @@ impl fmt::Display for FileFormat {
     }
 }
 
-/// The header rows of a file, as [`RowReader::header_rows`] gives them, without reading any
-/// data row of a text file (a spreadsheet's sheet is still loaded whole).
+/// The header rows of a file, as [`RowReader::header_rows`] gives them, reading as little as
+/// possible: for text, a 256 KiB sample and the header lines; for xlsx, the sheet's first rows
+/// (streamed); xls, ods and xlsb are loaded whole (calamine reads them so at open).
 pub fn peek_headers(path: &Path, opts: &ReadOptions) -> Result<Vec<Vec<String>>, IngestError> {
+    let file = path.display().to_string();
+    if reader::detect(path, &file, &mut Vec::new())? == reader::Kind::Book(Some(workbook::BookKind::Xlsx))
+        && let Some(rows) = workbook::peek_xlsx(path, &file, opts)
+    {
+        return Ok(rows);
+    }
     let reader = RowReader::open(path, opts)?;
     Ok(reader.header_rows().to_vec())
 }

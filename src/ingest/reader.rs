@@ -16,7 +16,7 @@ const OLE_MAGIC: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
 
 /// What the file is, from its name and first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     /// Delimited text, with the delimiter to assume for a one-column file.
     Text { default_delimiter: u8 },
     /// A workbook; `None` = a zip of unknown kind (try xlsx, ods, xlsb).
@@ -33,7 +33,7 @@ fn extension(path: &Path) -> String {
 /// Decides how to read the file. Text names (and unknown names without a workbook signature)
 /// are delimited text; workbook names must carry a workbook signature, except `.xls`, which
 /// some ERPs use for tab-separated text (read as text, with a note).
-fn detect(path: &Path, file: &str, notes: &mut Vec<String>) -> Result<Kind, IngestError> {
+pub(crate) fn detect(path: &Path, file: &str, notes: &mut Vec<String>) -> Result<Kind, IngestError> {
     let open_err = |source| IngestError::Open {
         file: file.to_owned(),
         source,
@@ -325,6 +325,13 @@ mod tests {
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn reader_can_move_to_another_thread() {
+        fn send<T: Send>() {}
+        send::<RowReader>();
+        send::<IngestError>();
     }
 
     #[test]

@@ -76,6 +76,8 @@ pub(crate) struct RecordReader<R> {
     /// Newlines we skipped between records; the parser never saw them.
     skipped_newlines: u64,
     done: bool,
+    max_bytes: usize,
+    max_fields: usize,
 }
 
 impl<R: BufRead> RecordReader<R> {
@@ -92,7 +94,17 @@ impl<R: BufRead> RecordReader<R> {
             core,
             skipped_newlines: 0,
             done: false,
+            max_bytes: MAX_RECORD_BYTES,
+            max_fields: MAX_RECORD_FIELDS,
         }
+    }
+
+    /// Lowers the record limits (for tests).
+    #[cfg(test)]
+    fn with_limits(mut self, max_bytes: usize, max_fields: usize) -> Self {
+        self.max_bytes = max_bytes;
+        self.max_fields = max_fields;
+        self
     }
 
     /// The number of lines started so far (for error messages).
@@ -128,7 +140,7 @@ impl<R: BufRead> RecordReader<R> {
             match res {
                 ReadRecordResult::InputEmpty => {}
                 ReadRecordResult::OutputFull => {
-                    if rec.bytes.len() >= MAX_RECORD_BYTES {
+                    if rec.bytes.len() >= self.max_bytes {
                         // Keep parsing to the record's end, throwing its bytes away.
                         too_long = true;
                         out = 0;
@@ -139,7 +151,7 @@ impl<R: BufRead> RecordReader<R> {
                     }
                 }
                 ReadRecordResult::OutputEndsFull => {
-                    if rec.ends.len() >= MAX_RECORD_FIELDS {
+                    if rec.ends.len() >= self.max_fields {
                         too_long = true;
                         out = 0;
                         ends = 0;
@@ -231,6 +243,25 @@ mod tests {
         assert_eq!(recs.len(), 2);
         assert_eq!(recs[0].1[1].len(), 100_000);
         assert_eq!(recs[1], (2, vec!["b".to_owned()]));
+    }
+
+    #[test]
+    fn too_long_records_are_skipped_with_bounded_memory() {
+        let data = format!("a,b\n\"{}\n", "x".repeat(10_000));
+        let mut r = RecordReader::new(data.as_bytes(), b',').with_limits(2048, 64);
+        let mut rec = Record::default();
+        assert_eq!(r.read(&mut rec).ok(), Some(Outcome::Record));
+        assert_eq!(r.read(&mut rec).ok(), Some(Outcome::TooLong));
+        assert_eq!(rec.line(), 2);
+        assert!(rec.bytes.len() <= 2048);
+        assert_eq!(r.read(&mut rec).ok(), Some(Outcome::End));
+
+        let data = format!("{}\nok\n", ",".repeat(10_000));
+        let mut r = RecordReader::new(data.as_bytes(), b',').with_limits(2048, 64);
+        assert_eq!(r.read(&mut rec).ok(), Some(Outcome::TooLong));
+        assert!(rec.ends.len() <= 64);
+        assert_eq!(r.read(&mut rec).ok(), Some(Outcome::Record));
+        assert_eq!((rec.line(), rec.field(0)), (2, &b"ok"[..]));
     }
 
     #[test]

@@ -260,3 +260,80 @@ fn empty_sheet_is_an_error() {
         IngestError::Empty { .. }
     ));
 }
+
+#[test]
+fn peek_headers_streams_xlsx_and_agrees_with_open() {
+    let (_d, p) = write("book.xlsx", &sample_xlsx());
+    let cases = [
+        ReadOptions::default(),
+        ReadOptions {
+            header_rows: 2,
+            ..Default::default()
+        },
+        ReadOptions {
+            sheet: Some("Other".into()),
+            header_row: Some(2),
+            ..Default::default()
+        },
+    ];
+    for opts in cases {
+        let peeked = peek_headers(&p, &opts).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(peeked, open(&p, &opts).header_rows(), "{opts:?}");
+    }
+    // Errors come from the full open, with its message.
+    let opts = ReadOptions {
+        sheet: Some("Nope".into()),
+        ..Default::default()
+    };
+    assert!(matches!(
+        peek_headers(&p, &opts),
+        Err(IngestError::SheetNotFound { .. })
+    ));
+}
+
+#[test]
+fn columns_are_indexed_from_column_a() {
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    let written = (|| -> Result<(), rust_xlsxwriter::XlsxError> {
+        sheet.write_string(1, 2, "No")?;
+        sheet.write_string(1, 3, "Total")?;
+        sheet.write_string(2, 2, "A")?;
+        sheet.write_number(2, 3, 5.0)?;
+        Ok(())
+    })();
+    written.unwrap_or_else(|e| panic!("{e}"));
+    let bytes = book.save_to_buffer().unwrap_or_else(|e| panic!("{e}"));
+    let (_d, p) = write("offset.xlsx", &bytes);
+    let mut r = open(&p, &ReadOptions::default());
+    assert_eq!(r.headers(), strings(&["Column 1", "Column 2", "No", "Total"]));
+    assert_eq!(r.header_rows()[0], strings(&["", "", "No", "Total"]));
+    assert_eq!(
+        peek_headers(&p, &ReadOptions::default()).ok(),
+        Some(r.header_rows().to_vec())
+    );
+    let all = rows(&mut r);
+    assert_eq!(all[0].cells, vec![Cell::Empty, Cell::Empty, text("A"), dec("5")]);
+    assert_eq!(all[0].source.line, 3);
+}
+
+#[test]
+fn default_sheet_is_the_first_visible_worksheet() {
+    let mut book = Workbook::new();
+    let written = (|| -> Result<(), rust_xlsxwriter::XlsxError> {
+        let hidden = book.add_worksheet();
+        hidden.set_name("Lookup")?.write_string(0, 0, "Code")?;
+        hidden.set_hidden(true);
+        let data = book.add_worksheet();
+        data.set_name("Data")?.write_string(0, 0, "InvoiceNumber")?;
+        data.write_string(1, 0, "INV-9")?;
+        data.set_active(true);
+        Ok(())
+    })();
+    written.unwrap_or_else(|e| panic!("{e}"));
+    let bytes = book.save_to_buffer().unwrap_or_else(|e| panic!("{e}"));
+    let (_d, p) = write("hidden.xlsx", &bytes);
+    let mut r = open(&p, &ReadOptions::default());
+    assert_eq!(r.headers(), strings(&["InvoiceNumber"]));
+    assert_eq!(rows(&mut r)[0].source.sheet.as_deref(), Some("Data"));
+}
