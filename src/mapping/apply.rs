@@ -426,7 +426,7 @@ impl Bound {
         })
     }
 
-    /// True when a lookup field's key is not found in its table: (label of key, key, table file).
+    /// When a lookup field's key is not in its loaded table: (the key, the table's file name).
     pub fn lookup_miss(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Option<(String, String)> {
         let v = self.view(row, header);
         if let Some(RSource::Lookup {

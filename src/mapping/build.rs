@@ -447,7 +447,21 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
         });
     }
 
-    // Parties.
+    // Parties. A buyer missing from the lookup table is worth a word: it loses its VAT number.
+    for name in ["buyer.vat_number", "buyer.name"] {
+        if let Some((key, file)) = bound.lookup_miss(id(name), first, h0) {
+            cx.issues.push((
+                Some(first_idx),
+                Issue::warning(
+                    "INV-MAP-LOOKUP",
+                    None,
+                    Some(key),
+                    format!("not found in {file}: the buyer has no VAT number or address from it (a simplified document unless the mapping says otherwise)"),
+                ),
+            ));
+            break;
+        }
+    }
     let buyer_vat = text(take("buyer.vat_number")).map(|v| v.split_whitespace().collect::<String>());
     let addr = |take: &mut dyn FnMut(&str) -> Option<Value>, name: &str| text(take(name)).unwrap_or_default();
     let mut address = Address {
