@@ -178,7 +178,21 @@ pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
             crate::model::example::SELLER_VAT
         );
     }
+    let mut used: Vec<(PathBuf, PathBuf)> = Vec::new();
     for f in &files {
+        let target = crate::results::result_path(&args.input.results, f);
+        if let Some((_, other)) = used.iter().find(|(t, _)| *t == target) {
+            files_out.push(whole_file_error(
+                f,
+                format!(
+                    "its result file {} would overwrite the one of {}; rename one of the two exports",
+                    target.display(),
+                    other.display()
+                ),
+            ));
+            continue;
+        }
+        used.push((target, f.clone()));
         match check_one(
             f,
             explicit.as_ref(),
