@@ -1,10 +1,12 @@
 //! One handler per command; each returns the process exit status (design.md exit codes).
 
 mod check;
+mod generate;
 mod mappings;
 mod sandbox;
 
 pub use check::check;
+pub use generate::generate;
 pub use mappings::mappings;
 pub use sandbox::sandbox;
 
