@@ -1,7 +1,7 @@
 //! A mapping bound to one file's headers ([`Bound`]), and the reading of a row's fields into typed
 //! [`Value`]s.
 
-use super::fields::{FIELDS, FieldId, FieldType, id};
+use super::fields::{FIELDS, FieldId, FieldType, fid};
 use super::headers::HeaderIndex;
 use super::load::{FieldRule, Mapping, Part, Source, norm_value, parse_invoice_type, parse_kind};
 use super::lookup::Table;
@@ -11,6 +11,7 @@ use crate::ingest::{Cell, Row};
 use crate::model::{DocumentKind, InvoiceType, TaxCategory};
 use chrono::{NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -36,13 +37,17 @@ pub enum Value {
     Tax(TaxCategory),
 }
 
+/// Where a value came from, for messages: a column, template, lookup or the mapping itself.
+/// Shared, so that reading a field allocates no label.
+pub type Label = Arc<str>;
+
 /// A value and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sourced {
     /// The value.
     pub value: Value,
     /// The column (or template, lookup) it came from, for messages.
-    pub label: Option<String>,
+    pub label: Option<Label>,
 }
 
 #[derive(Debug, Clone)]
@@ -55,12 +60,12 @@ enum RPart {
 enum RSource {
     Column(Option<usize>),
     Constant(String),
-    Template(Vec<RPart>, String),
+    Template(Vec<RPart>, Label),
     Lookup {
         table: Option<usize>,
         key: Vec<RPart>,
         get: usize,
-        label: String,
+        label: Label,
     },
     DefaultOnly,
 }
@@ -93,6 +98,10 @@ pub struct Bound {
     skip: Vec<Option<usize>>,
     group_key: Option<usize>,
     tables: Vec<Table>,
+    /// The label of every column (the file's, then the joined header file's), made once.
+    labels: Vec<Label>,
+    constant_label: Label,
+    default_label: Label,
     /// Things the user should know (a lookup file not found, a column absent).
     pub notes: Vec<String>,
 }
@@ -104,8 +113,8 @@ struct View<'a> {
     header: Option<&'a Row>,
 }
 
-impl View<'_> {
-    fn get(&self, i: usize) -> &Cell {
+impl<'a> View<'a> {
+    fn get(&self, i: usize) -> &'a Cell {
         if i < self.width {
             self.row.get(i)
         } else {
@@ -218,7 +227,7 @@ impl Bound {
                             Part::Column(c) => format!("{{{c}}}"),
                         })
                         .collect::<String>();
-                    RSource::Template(parts(p, *optional, &key)?, label)
+                    RSource::Template(parts(p, *optional, &key)?, label.into())
                 }
                 Source::Lookup { table, key: k, get } => {
                     let key_parts = parts(k, false, &key)?;
@@ -230,14 +239,14 @@ impl Bound {
                                 table: Some(ti),
                                 key: key_parts,
                                 get: get_idx,
-                                label,
+                                label: label.into(),
                             }
                         }
                         None => RSource::Lookup {
                             table: None,
                             key: key_parts,
                             get: 0,
-                            label: String::new(),
+                            label: "".into(),
                         },
                     }
                 }
@@ -285,7 +294,7 @@ impl Bound {
             }
             _ => (HashMap::new(), None, None),
         };
-        Ok(Bound {
+        let mut bound = Bound {
             mapping,
             headers,
             join_headers,
@@ -296,8 +305,14 @@ impl Bound {
             skip,
             group_key,
             tables,
+            labels: Vec::new(),
+            constant_label: "(mapping constant)".into(),
+            default_label: "(mapping default)".into(),
             notes,
-        })
+        };
+        let columns = bound.headers.width() + bound.join_headers.as_ref().map_or(0, HeaderIndex::width);
+        bound.labels = (0..columns).map(|i| Label::from(bound.column_name(i))).collect();
+        Ok(bound)
     }
 
     /// The lookup tables loaded.
@@ -353,6 +368,14 @@ impl Bound {
         }
     }
 
+    /// The label of a column.
+    fn label(&self, i: usize) -> Label {
+        match self.labels.get(i) {
+            Some(l) => l.clone(),
+            None => self.column_name(i).into(),
+        }
+    }
+
     fn render(&self, parts: &[RPart], v: &View<'_>) -> String {
         parts
             .iter()
@@ -372,7 +395,7 @@ impl Bound {
         if let Some(i) = self.group_key {
             return v.get(i).to_text().trim().to_string();
         }
-        match self.raw(id("number"), &v) {
+        match self.raw(fid!("number"), &v) {
             Some((_, text, _)) => text.trim().to_string(),
             None => String::new(),
         }
@@ -395,24 +418,31 @@ impl Bound {
         None
     }
 
-    /// The raw source of a field: (cell, text, label). `None` when the field is not mapped.
-    fn raw<'a>(&self, f: FieldId, v: &View<'a>) -> Option<(Cell, String, Option<String>)> {
+    /// The raw source of a field: (cell, text, label). `None` when the field is not mapped. A
+    /// column's cell and text are borrowed from the row.
+    fn raw<'a>(&'a self, f: FieldId, v: &View<'a>) -> Option<(Cow<'a, Cell>, Cow<'a, str>, Option<Label>)> {
         let src = self.fields[f].as_ref()?;
+        let owned = |t: String, label: &Label| (Cow::Owned(Cell::Text(t.clone())), Cow::Owned(t), Some(label.clone()));
         Some(match src {
             RSource::Column(Some(i)) => {
-                let c = v.get(*i).clone();
-                let t = c.to_text();
-                (c, t, Some(self.column_name(*i)))
+                let c = v.get(*i);
+                let t = match c {
+                    Cell::Text(t) => Cow::Borrowed(t.as_str()),
+                    Cell::Empty => Cow::Borrowed(""),
+                    other => Cow::Owned(other.to_text()),
+                };
+                (Cow::Borrowed(c), t, Some(self.label(*i)))
             }
-            RSource::Column(None) => (Cell::Empty, String::new(), None),
-            RSource::Constant(s) => (Cell::Text(s.clone()), s.clone(), Some("(mapping constant)".into())),
-            RSource::Template(parts, label) => {
-                let t = self.render(parts, v);
-                (Cell::Text(t.clone()), t, Some(label.clone()))
-            }
+            RSource::Column(None) => (Cow::Owned(Cell::Empty), Cow::Borrowed(""), None),
+            RSource::Constant(s) => (
+                Cow::Owned(Cell::Text(s.clone())),
+                Cow::Borrowed(s.as_str()),
+                Some(self.constant_label.clone()),
+            ),
+            RSource::Template(parts, label) => owned(self.render(parts, v), label),
             RSource::Lookup { table, key, get, label } => {
                 let Some(ti) = table else {
-                    return Some((Cell::Empty, String::new(), None));
+                    return Some((Cow::Owned(Cell::Empty), Cow::Borrowed(""), None));
                 };
                 let k = self.render(key, v);
                 let t = if k.is_empty() {
@@ -420,9 +450,9 @@ impl Bound {
                 } else {
                     self.tables[*ti].get(&k, *get).unwrap_or("").to_string()
                 };
-                (Cell::Text(t.clone()), t, Some(label.clone()))
+                owned(t, label)
             }
-            RSource::DefaultOnly => (Cell::Empty, String::new(), None),
+            RSource::DefaultOnly => (Cow::Owned(Cell::Empty), Cow::Borrowed(""), None),
         })
     }
 
@@ -452,47 +482,48 @@ impl Bound {
             None => return Ok(None),
         };
         let def = FIELDS[f];
-        let trimmed = if rule.trim {
-            text.trim().to_string()
-        } else {
-            text.clone()
+        let trimmed: Cow<'_, str> = match text {
+            Cow::Borrowed(t) if rule.trim => Cow::Borrowed(t.trim()),
+            Cow::Owned(t) if rule.trim && t.trim().len() != t.len() => Cow::Owned(t.trim().to_string()),
+            other => other,
         };
         let (cell, text, label) = if cell.is_blank() && trimmed.is_empty() {
             match &rule.default {
                 Some(d) => (
-                    Cell::Text(d.clone()),
-                    d.clone(),
-                    label.or(Some("(mapping default)".into())),
+                    Cow::Owned(Cell::Text(d.clone())),
+                    Cow::Borrowed(d.as_str()),
+                    label.or_else(|| Some(self.default_label.clone())),
                 ),
                 None => return Ok(None),
             }
         } else if !rule.map.is_empty() || rule.map_other.is_some() {
             let k = norm_value(&trimmed);
             match rule.map.iter().find(|(mk, _)| *mk == k) {
-                Some((_, m)) => (Cell::Text(m.clone()), m.clone(), label),
+                Some((_, m)) => (Cow::Owned(Cell::Text(m.clone())), Cow::Borrowed(m.as_str()), label),
                 None => match &rule.map_other {
-                    Some(m) => (Cell::Text(m.clone()), m.clone(), label),
+                    Some(m) => (Cow::Owned(Cell::Text(m.clone())), Cow::Borrowed(m.as_str()), label),
                     None => (cell, trimmed, label),
                 },
             }
         } else {
             (cell, trimmed, label)
         };
-        let shown = if text.is_empty() { cell.to_text() } else { text.clone() };
-        let fail = |msg: String| Issue::error("INV-MAP-VALUE", label.clone(), Some(shown.clone()), msg);
+        let (cell, text): (&Cell, &str) = (&cell, &text);
+        let issue = |code: &str, msg: String| {
+            let shown = if text.is_empty() { cell.to_text() } else { text.to_string() };
+            Issue::error(code, label.as_deref().map(str::to_string), Some(shown), msg)
+        };
+        let fail = |msg: String| issue("INV-MAP-VALUE", msg);
         let value = match def.ty {
-            FieldType::Text => Value::Text(if text.is_empty() { cell.to_text() } else { text.clone() }),
-            FieldType::Date => Value::Date(transform::parse_date(&cell, &text, &rule.formats).map_err(fail)?),
-            FieldType::Time => Value::Time(transform::parse_time(&cell, &text, &rule.formats).map_err(fail)?),
-            FieldType::Decimal => Value::Decimal(transform::parse_decimal(&cell, &text, &rule.style).map_err(fail)?),
-            FieldType::Percent => Value::Decimal(transform::parse_percent(&cell, &text, &rule.style).map_err(fail)?),
-            FieldType::Bool => Value::Bool(transform::parse_bool(&cell, &text).map_err(fail)?),
-            FieldType::Kind => Value::Kind(parse_kind(&text).map_err(fail)?),
-            FieldType::InvoiceType => Value::Type(parse_invoice_type(&text).map_err(fail)?),
-            FieldType::Tax => Value::Tax(
-                self.tax(&cell, &text, rule)
-                    .map_err(|m| Issue::error("INV-MAP-TAX", label.clone(), Some(shown.clone()), m))?,
-            ),
+            FieldType::Text => Value::Text(if text.is_empty() { cell.to_text() } else { text.to_string() }),
+            FieldType::Date => Value::Date(transform::parse_date(cell, text, &rule.formats).map_err(fail)?),
+            FieldType::Time => Value::Time(transform::parse_time(cell, text, &rule.formats).map_err(fail)?),
+            FieldType::Decimal => Value::Decimal(transform::parse_decimal(cell, text, &rule.style).map_err(fail)?),
+            FieldType::Percent => Value::Decimal(transform::parse_percent(cell, text, &rule.style).map_err(fail)?),
+            FieldType::Bool => Value::Bool(transform::parse_bool(cell, text).map_err(fail)?),
+            FieldType::Kind => Value::Kind(parse_kind(text).map_err(fail)?),
+            FieldType::InvoiceType => Value::Type(parse_invoice_type(text).map_err(fail)?),
+            FieldType::Tax => Value::Tax(self.tax(cell, text, rule).map_err(|m| issue("INV-MAP-TAX", m))?),
         };
         Ok(Some(Sourced { value, label }))
     }

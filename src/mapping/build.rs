@@ -3,8 +3,8 @@
 //! export's own totals ([`ErpTotals`]) and the [`Provenance`] of every field.
 
 use super::Issue;
-use super::apply::{Bound, Sourced, Value};
-use super::fields::{FIELDS, FieldId, id};
+use super::apply::{Bound, Label, Sourced, Value};
+use super::fields::{FIELDS, FieldId, fid};
 use super::group::DocDraft;
 use super::load::TypeRule;
 use crate::compute::{net_from_inclusive_total, net_price_for_line, round2};
@@ -15,7 +15,6 @@ use crate::model::{
 };
 use chrono::{NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
-use std::collections::HashMap;
 
 /// The export's own figures, to be compared with the computed ones (not trusted).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -49,29 +48,85 @@ impl ErpTotals {
     }
 }
 
+/// A JSON path prefix a field fed, kept symbolic (the paths are only spelled out when a finding
+/// is located, so building a document formats none of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Prefix {
+    /// A document field's paths (`FIELDS[f].paths`).
+    Document(FieldId),
+    /// `invoice_lines[n]`.
+    Line(usize),
+    /// A line field's paths under `invoice_lines[n].`.
+    LineField(usize, FieldId),
+}
+
 /// Where each field of a document came from: JSON path prefix → (row index in the document's
 /// rows, source column).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Provenance {
-    entries: Vec<(String, usize, Option<String>)>,
+    entries: Vec<(Prefix, usize, Option<Label>)>,
+}
+
+/// The length of `prefix` when `path` is it or starts with it followed by `.` or `[`.
+fn prefix_len(path: &str, prefix: &str) -> Option<usize> {
+    let rest = path.strip_prefix(prefix)?;
+    (rest.is_empty() || rest.starts_with(['.', '['])).then_some(prefix.len())
+}
+
+/// `n` when `path` starts with `invoice_lines[n]`, and the rest of the path.
+fn line_of(path: &str) -> Option<(usize, &str)> {
+    let rest = path.strip_prefix("invoice_lines[")?;
+    let close = rest.find(']')?;
+    let digits = &rest[..close];
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || (digits.len() > 1 && digits.starts_with('0'))
+    {
+        return None;
+    }
+    Some((digits.parse().ok()?, &rest[close + 1..]))
 }
 
 impl Provenance {
-    fn add(&mut self, path: String, row: usize, label: Option<String>) {
-        self.entries.push((path, row, label));
+    fn add(&mut self, prefix: Prefix, row: usize, label: Option<Label>) {
+        self.entries.push((prefix, row, label));
     }
 
     /// The row and column that fed a JSON path (`invoice_lines[2].price.price_per_unit`): the
     /// longest recorded prefix of the path.
     pub fn locate(&self, path: &str) -> Option<(usize, Option<&str>)> {
-        self.entries
-            .iter()
-            .filter(|(p, _, _)| {
-                path == p
-                    || (path.starts_with(p.as_str()) && matches!(path.as_bytes().get(p.len()), Some(b'.') | Some(b'[')))
-            })
-            .max_by_key(|(p, _, label)| (p.len(), label.is_some()))
-            .map(|(_, row, label)| (*row, label.as_deref()))
+        let line = line_of(path);
+        // "invoice_lines[" + digits + "]"
+        let line_head = |n: usize| 15 + n.to_string().len();
+        let mut best: Option<((usize, bool), usize, Option<&str>)> = None;
+        for (prefix, row, label) in &self.entries {
+            let lens: Vec<usize> = match *prefix {
+                Prefix::Document(f) => FIELDS[f].paths.iter().filter_map(|p| prefix_len(path, p)).collect(),
+                Prefix::Line(n) => match line {
+                    Some((m, rest)) if m == n && (rest.is_empty() || rest.starts_with(['.', '['])) => {
+                        vec![line_head(n)]
+                    }
+                    _ => Vec::new(),
+                },
+                Prefix::LineField(n, f) => match line {
+                    Some((m, rest)) if m == n => match rest.strip_prefix('.') {
+                        Some(tail) => FIELDS[f]
+                            .paths
+                            .iter()
+                            .filter_map(|p| prefix_len(tail, p).map(|l| line_head(n) + 1 + l))
+                            .collect(),
+                        None => Vec::new(),
+                    },
+                    _ => Vec::new(),
+                },
+            };
+            for len in lens {
+                let key = (len, label.is_some());
+                // The last of equal keys wins, as `Iterator::max_by_key` would choose.
+                if best.as_ref().is_none_or(|(k, _, _)| key >= *k) {
+                    best = Some((key, *row, label.as_deref()));
+                }
+            }
+        }
+        best.map(|(_, row, label)| (row, label))
     }
 }
 
@@ -99,9 +154,7 @@ impl Ctx<'_> {
     fn get(&mut self, f: FieldId, row: &Row, header: Option<&Row>, idx: usize) -> Option<Value> {
         match self.bound.field(f, row, header) {
             Ok(Some(Sourced { value, label })) => {
-                for p in FIELDS[f].paths {
-                    self.prov.add((*p).to_string(), idx, label.clone());
-                }
+                self.prov.add(Prefix::Document(f), idx, label);
                 Some(value)
             }
             Ok(None) => None,
@@ -191,27 +244,21 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
     };
     let header = |row: &Row| bound.header_row(row).ok().flatten();
     let h0 = header(first);
-    let mut docv: HashMap<FieldId, Option<Value>> = HashMap::new();
+    let mut docv: Vec<Option<Value>> = Vec::with_capacity(FIELDS.len());
     for (f, def) in FIELDS.iter().enumerate() {
-        if !def.line {
-            let v = cx.get(f, first, h0, first_idx);
-            docv.insert(f, v);
-        }
+        docv.push(if def.line { None } else { cx.get(f, first, h0, first_idx) });
     }
-    let mut take = |name: &str| docv.remove(&id(name)).flatten();
+    let mut take = |f: FieldId| docv.get_mut(f).and_then(Option::take);
 
     // Lines.
     let mut raw = Vec::new();
     for (n, &(idx, row)) in lines_rows.iter().enumerate() {
         let h = header(row);
-        cx.prov.add(format!("invoice_lines[{n}]"), idx, None);
-        let mut get = |name: &str| {
-            let f = id(name);
+        cx.prov.add(Prefix::Line(n), idx, None);
+        let mut get = |f: FieldId| {
             match bound.field(f, row, h) {
                 Ok(Some(Sourced { value, label })) => {
-                    for p in FIELDS[f].paths {
-                        cx.prov.add(format!("invoice_lines[{n}].{p}"), idx, label.clone());
-                    }
+                    cx.prov.add(Prefix::LineField(n, f), idx, label);
                     Some(value)
                 }
                 Ok(None) => None,
@@ -221,14 +268,14 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
                 }
             }
         };
-        let mut tax = match get("line.tax") {
+        let mut tax = match get(fid!("line.tax")) {
             Some(Value::Tax(t)) => Some(t),
             _ => None,
         };
-        let cat = text(get("line.tax_category"));
-        let pct = dec(get("line.tax_percent"));
-        let code = text(get("line.exemption_code"));
-        let reason = text(get("line.exemption_reason"));
+        let cat = text(get(fid!("line.tax_category")));
+        let pct = dec(get(fid!("line.tax_percent")));
+        let code = text(get(fid!("line.exemption_code")));
+        let reason = text(get(fid!("line.exemption_reason")));
         if cat.is_some() || pct.is_some() {
             let base = tax.clone().unwrap_or_else(|| TaxCategory::new("S", Decimal::ZERO));
             let id_ = cat.map(|c| c.to_ascii_uppercase()).unwrap_or_else(|| {
@@ -254,23 +301,23 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
         }
         raw.push(RawLine {
             idx,
-            id: text(get("line.id")),
-            name: text(get("line.item_name")),
-            quantity: dec(get("line.quantity")).unwrap_or(Decimal::ONE),
-            unit_price: dec(get("line.unit_price")),
-            unit_code: text(get("line.unit_code")).unwrap_or_else(|| "PCE".into()),
-            discount_percent: dec(get("line.discount_percent")),
-            discount_amount: dec(get("line.discount_amount")),
-            amount: dec(get("line.amount")),
-            tax_amount: dec(get("line.tax_amount")),
-            gross_amount: dec(get("line.gross_amount")),
+            id: text(get(fid!("line.id"))),
+            name: text(get(fid!("line.item_name"))),
+            quantity: dec(get(fid!("line.quantity"))).unwrap_or(Decimal::ONE),
+            unit_price: dec(get(fid!("line.unit_price"))),
+            unit_code: text(get(fid!("line.unit_code"))).unwrap_or_else(|| "PCE".into()),
+            discount_percent: dec(get(fid!("line.discount_percent"))),
+            discount_amount: dec(get(fid!("line.discount_amount"))),
+            amount: dec(get(fid!("line.amount"))),
+            tax_amount: dec(get(fid!("line.tax_amount"))),
+            gross_amount: dec(get(fid!("line.gross_amount"))),
             tax,
         });
     }
 
     // Kind, and notes from negative amounts.
-    let number = text(take("number")).unwrap_or_else(|| draft.key.clone());
-    let mut kind = match take("kind") {
+    let number = text(take(fid!("number"))).unwrap_or_else(|| draft.key.clone());
+    let mut kind = match take(fid!("kind")) {
         Some(Value::Kind(k)) => k,
         _ => DocumentKind::Invoice,
     };
@@ -281,9 +328,9 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
     };
     let negatives = raw.iter().filter(|l| sign(l) < Decimal::ZERO).count();
     let positives = raw.iter().filter(|l| sign(l) > Decimal::ZERO).count();
-    let mut erp_total = dec(take("erp.total"));
-    let mut erp_tax = dec(take("erp.tax_total"));
-    let mut erp_excl = dec(take("erp.tax_exclusive"));
+    let mut erp_total = dec(take(fid!("erp.total")));
+    let mut erp_tax = dec(take(fid!("erp.tax_total")));
+    let mut erp_excl = dec(take(fid!("erp.tax_exclusive")));
     if negatives > 0 && (kind.is_note() || bound.mapping.credit_note_when_negative) {
         if positives > 0 {
             cx.issues.push((
@@ -315,8 +362,8 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
         }
     }
 
-    let inclusive = matches!(take("prices_include_tax"), Some(Value::Bool(true)));
-    let currency = text(take("currency")).unwrap_or_else(|| "SAR".into());
+    let inclusive = matches!(take(fid!("prices_include_tax")), Some(Value::Bool(true)));
+    let currency = text(take(fid!("currency"))).unwrap_or_else(|| "SAR".into());
     let mut erp = ErpTotals {
         tax_exclusive: erp_excl,
         tax_total: erp_tax,
@@ -448,8 +495,8 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
     }
 
     // Parties. A buyer missing from the lookup table is worth a word: it loses its VAT number.
-    for name in ["buyer.vat_number", "buyer.name"] {
-        if let Some((key, file)) = bound.lookup_miss(id(name), first, h0) {
+    for f in [fid!("buyer.vat_number"), fid!("buyer.name")] {
+        if let Some((key, file)) = bound.lookup_miss(f, first, h0) {
             cx.issues.push((
                 Some(first_idx),
                 Issue::warning(
@@ -462,34 +509,34 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
             break;
         }
     }
-    let buyer_vat = text(take("buyer.vat_number")).map(|v| v.split_whitespace().collect::<String>());
-    let addr = |take: &mut dyn FnMut(&str) -> Option<Value>, name: &str| text(take(name)).unwrap_or_default();
+    let buyer_vat = text(take(fid!("buyer.vat_number"))).map(|v| v.split_whitespace().collect::<String>());
+    let addr = |take: &mut dyn FnMut(FieldId) -> Option<Value>, f: FieldId| text(take(f)).unwrap_or_default();
     let mut address = Address {
-        street_name: addr(&mut take, "buyer.street"),
-        building_number: addr(&mut take, "buyer.building_number"),
-        plot_identification: addr(&mut take, "buyer.plot"),
-        city_subdivision_name: addr(&mut take, "buyer.district"),
-        city_name: addr(&mut take, "buyer.city"),
-        postal_zone: addr(&mut take, "buyer.postal_zone"),
-        country: addr(&mut take, "buyer.country"),
-        country_subentity: addr(&mut take, "buyer.subentity"),
+        street_name: addr(&mut take, fid!("buyer.street")),
+        building_number: addr(&mut take, fid!("buyer.building_number")),
+        plot_identification: addr(&mut take, fid!("buyer.plot")),
+        city_subdivision_name: addr(&mut take, fid!("buyer.district")),
+        city_name: addr(&mut take, fid!("buyer.city")),
+        postal_zone: addr(&mut take, fid!("buyer.postal_zone")),
+        country: addr(&mut take, fid!("buyer.country")),
+        country_subentity: addr(&mut take, fid!("buyer.subentity")),
     };
     if address.country.is_empty() && address != Address::default() {
         address.country = "SA".into();
     }
-    let buyer_id = text(take("buyer.id"));
-    let scheme = text(take("buyer.id_scheme"));
+    let buyer_id = text(take(fid!("buyer.id")));
+    let scheme = text(take(fid!("buyer.id_scheme")));
     let customer = Party {
         vat_number: buyer_vat.clone(),
         tax_type: "VAT".into(),
-        registration_name: text(take("buyer.name")).unwrap_or_default(),
+        registration_name: text(take(fid!("buyer.name"))).unwrap_or_default(),
         address,
         party_identification: buyer_id.map(|id| PartyIdentification {
             scheme: scheme.unwrap_or_else(|| "CRN".into()),
             id,
         }),
     };
-    let invoice_type = match take("invoice_type") {
+    let invoice_type = match take(fid!("invoice_type")) {
         Some(Value::Type(t)) => t,
         _ => match bound.mapping.type_rule {
             TypeRule::Standard => InvoiceType::Standard,
@@ -500,7 +547,7 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
     };
 
     // Dates.
-    let issue_date = date(take("issue_date"));
+    let issue_date = date(take(fid!("issue_date")));
     let Some(issue_date) = issue_date else {
         if !cx.issues.iter().any(|(_, i)| i.is_error()) {
             cx.issues.push((
@@ -520,17 +567,17 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
             erp,
         };
     };
-    let issue_time = match take("issue_time") {
+    let issue_time = match take(fid!("issue_time")) {
         Some(Value::Time(t)) => t,
         _ => NaiveTime::MIN,
     };
-    let delivery = date(take("delivery_date")).unwrap_or(issue_date);
+    let delivery = date(take(fid!("delivery_date"))).unwrap_or(issue_date);
 
     // Notes: the corrected invoice and the reason.
-    let note_reason = text(take("note_reason"));
-    let payment_note = text(take("payment_note"));
-    let original = text(take("original_number"));
-    let original_date = date(take("original_date")).or(draft.original_date);
+    let note_reason = text(take(fid!("note_reason")));
+    let payment_note = text(take(fid!("payment_note")));
+    let original = text(take(fid!("original_number")));
+    let original_date = date(take(fid!("original_date"))).or(draft.original_date);
     let billing_reference = if kind.is_note() {
         match (&original, original_date) {
             (Some(n), Some(d)) => Some(Document::billing_reference_for(n, d)),
@@ -565,7 +612,7 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
     } else {
         None
     };
-    let exchange_rate = dec(take("exchange_rate"));
+    let exchange_rate = dec(take(fid!("exchange_rate")));
     let document = Document {
         kind,
         number,
@@ -573,12 +620,12 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
         issue_date,
         actual_delivery_date: delivery,
         issue_time,
-        note: text(take("note")),
+        note: text(take(fid!("note"))),
         doc_currency_code: currency.clone(),
         tax_currency_code: "SAR".into(),
         customer_info: customer,
         supplier_info: seller.clone(),
-        payment_means: Some(text(take("payment_means")).unwrap_or_else(|| "1".into())),
+        payment_means: Some(text(take(fid!("payment_means"))).unwrap_or_else(|| "1".into())),
         payment_means_instruction_note: if kind.is_note() { note_reason } else { payment_note },
         allowance_charge: AllowanceCharges::default(),
         tax_total: TaxTotal {

@@ -333,10 +333,42 @@ pub fn field_id(name: &str) -> Option<FieldId> {
     FIELDS.iter().position(|f| f.name == name)
 }
 
-/// A field's index by name, for names known to exist.
-pub(crate) fn id(name: &str) -> FieldId {
-    field_id(name).unwrap_or_else(|| unreachable!("unknown built-in field {name}"))
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
+
+/// A field's index by name, for names known to exist. A `const fn`: in a constant (see
+/// [`fid!`](crate::mapping::fields::fid)) the name is checked and looked up at compile time.
+pub(crate) const fn id(name: &str) -> FieldId {
+    let mut i = 0;
+    while i < FIELDS.len() {
+        if same(FIELDS[i].name, name) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("unknown built-in field")
+}
+
+/// The [`FieldId`] of a built-in field name, computed at compile time.
+macro_rules! fid {
+    ($name:literal) => {{
+        const ID: $crate::mapping::fields::FieldId = $crate::mapping::fields::id($name);
+        ID
+    }};
+}
+pub(crate) use fid;
 
 #[cfg(test)]
 mod tests {

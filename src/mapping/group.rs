@@ -13,7 +13,7 @@
 
 use super::Issue;
 use super::apply::{Bound, Value};
-use super::fields::id;
+use super::fields::fid;
 use crate::ingest::{Row, SourceRef};
 use chrono::NaiveDate;
 use std::collections::HashMap;
@@ -121,7 +121,7 @@ impl Grouper {
         // A note whose corrected invoice is earlier in this file takes that invoice's date.
         if let Some(first) = doc.rows.iter().find(|r| r.is_line()).and_then(|r| r.row.as_ref()) {
             let header = self.bound.header_row(first).ok().flatten();
-            if let Some(orig) = self.bound.text(id("original_number"), first, header)
+            if let Some(orig) = self.bound.text(fid!("original_number"), first, header)
                 && let Some(s) = self.seen.get(&hash(orig.trim()))
             {
                 doc.original_date = s.date;
@@ -134,7 +134,7 @@ impl Grouper {
         let (skip, date) = match &row.row {
             Some(r) => {
                 let header = self.bound.header_row(r).ok().flatten();
-                let date = match self.bound.field(id("issue_date"), r, header) {
+                let date = match self.bound.field(fid!("issue_date"), r, header) {
                     Ok(Some(s)) => match s.value {
                         Value::Date(d) => Some(d),
                         _ => None,

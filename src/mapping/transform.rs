@@ -178,10 +178,36 @@ fn grouped(s: &str, sep: char) -> bool {
     any
 }
 
+/// `s` when it is the common plain form `[-]digits[.digits]` with a decimal point, which the
+/// general path of [`parse_decimal`] passes through unchanged.
+fn plain_number<'a>(s: &'a str, style: &NumberStyle) -> Option<&'a str> {
+    if style.decimal_comma || style.thousands.is_some_and(|t| t != ',') {
+        return None;
+    }
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    let mut dots = 0;
+    let ok = digits.as_bytes().first().is_some_and(u8::is_ascii_digit)
+        && digits.bytes().all(|b| {
+            dots += usize::from(b == b'.');
+            b.is_ascii_digit() || b == b'.'
+        })
+        && dots <= 1;
+    ok.then_some(s)
+}
+
 /// Parse a decimal number written by an ERP.
 pub fn parse_decimal(cell: &Cell, text: &str, style: &NumberStyle) -> Result<Decimal, String> {
     if let Cell::Number(n) = cell {
         return Ok(*n);
+    }
+    if let Some(plain) = plain_number(text.trim(), style) {
+        // What the general path below would hand to `parse_exact`, without its allocations.
+        let (negative, digits) = match plain.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, plain),
+        };
+        let value = crate::model::amount::parse_exact(digits).ok_or_else(|| "not a number".to_string())?;
+        return Ok(if negative { -value } else { value });
     }
     let t = ascii_digits(text.trim());
     let mut s: String = t

@@ -1,5 +1,8 @@
 //! Code lists of the authority's rules (SDK 3.4.5) and the aliases this project accepts (D13).
 
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
 /// ISO 4217 alpha-3 currency codes as the rules list them (BR-KSA-CL-01, BR-CL-03/04/05).
 const CURRENCIES: &str = "AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD \
     BTN BWP BYN BZD CAD CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD \
@@ -76,28 +79,42 @@ fn ksa_payment_means(code: &str) -> bool {
     }
 }
 
-fn in_list(list: &str, code: &str) -> bool {
-    !code.is_empty() && list.split_ascii_whitespace().any(|c| c == code)
+/// A code list as a set, built once (a linear scan of the list per amount was a measurable part
+/// of `check`; see BENCHMARKS.md).
+type CodeSet = LazyLock<HashSet<&'static str>>;
+
+fn set(list: &'static str) -> HashSet<&'static str> {
+    list.split_ascii_whitespace().collect()
+}
+
+static CURRENCY_SET: CodeSet = LazyLock::new(|| set(CURRENCIES));
+static COUNTRY_SET: CodeSet = LazyLock::new(|| set(COUNTRIES));
+static CHARGE_REASON_SET: CodeSet = LazyLock::new(|| set(CHARGE_REASONS));
+static UNCL5305_SET: CodeSet = LazyLock::new(|| set(UNCL5305));
+
+fn in_list(list: &CodeSet, code: &str) -> bool {
+    !code.is_empty() && list.contains(code)
 }
 
 /// True for an ISO 4217 currency code.
 pub(crate) fn is_currency(code: &str) -> bool {
-    in_list(CURRENCIES, code)
+    // The currency of nearly every document: no lookup.
+    code == "SAR" || in_list(&CURRENCY_SET, code)
 }
 
 /// True for an ISO 3166-1 alpha-2 country code.
 pub(crate) fn is_country(code: &str) -> bool {
-    in_list(COUNTRIES, code)
+    in_list(&COUNTRY_SET, code)
 }
 
 /// True for a UNTDID 7161 charge reason code.
 pub(crate) fn is_charge_reason(code: &str) -> bool {
-    in_list(CHARGE_REASONS, code)
+    in_list(&CHARGE_REASON_SET, code)
 }
 
 /// True for a UNCL 5305 tax category code.
 pub(crate) fn is_uncl5305(code: &str) -> bool {
-    in_list(UNCL5305, code)
+    in_list(&UNCL5305_SET, code)
 }
 
 /// The exemption reason codes allowed for a VAT category (empty for S and unknown categories).

@@ -1,0 +1,72 @@
+//! The floors the benchmarks compare `invoicedrop check` with: the bare libraries reading the
+//! same file and doing nothing else.
+//!
+//! ```text
+//! cargo run --release --example bench_floor -- csv FILE     # csv crate, one reused ByteRecord
+//! cargo run --release --example bench_floor -- csv-str FILE # csv crate, StringRecord (UTF-8 checked)
+//! cargo run --release --example bench_floor -- xlsx FILE    # calamine: open, load the first sheet, walk every cell
+//! ```
+//!
+//! Prints `rows=N seconds=S rows_per_s=R`. Used by `scripts/bench_check.sh` and
+//! `scripts/bench_xlsx.sh` (see BENCHMARKS.md); a measurement, not a test.
+
+use calamine::{Data, Reader, open_workbook_auto};
+use std::time::Instant;
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn csv_bytes(path: &str) -> Result<u64> {
+    let mut rdr = csv::ReaderBuilder::new().flexible(true).from_path(path)?;
+    let mut rec = csv::ByteRecord::new();
+    let mut n = 0;
+    while rdr.read_byte_record(&mut rec)? {
+        n += 1;
+    }
+    Ok(n)
+}
+
+fn csv_strings(path: &str) -> Result<u64> {
+    let mut rdr = csv::ReaderBuilder::new().flexible(true).from_path(path)?;
+    let mut rec = csv::StringRecord::new();
+    let mut n = 0;
+    while rdr.read_record(&mut rec)? {
+        n += 1;
+    }
+    Ok(n)
+}
+
+fn xlsx(path: &str) -> Result<u64> {
+    let mut book = open_workbook_auto(path)?;
+    let sheet = book.sheet_names().first().cloned().ok_or("no sheet")?;
+    let range = book.worksheet_range(&sheet)?;
+    let mut n = 0u64;
+    let mut cells = 0u64;
+    for row in range.rows() {
+        n += 1;
+        for c in row {
+            if !matches!(c, Data::Empty) {
+                cells += 1;
+            }
+        }
+    }
+    std::hint::black_box(cells);
+    // The header row is not a data row.
+    Ok(n.saturating_sub(1))
+}
+
+fn main() -> Result<()> {
+    let mut args = std::env::args().skip(1);
+    let (Some(kind), Some(path)) = (args.next(), args.next()) else {
+        return Err("usage: bench_floor csv|csv-str|xlsx FILE".into());
+    };
+    let start = Instant::now();
+    let rows = match kind.as_str() {
+        "csv" => csv_bytes(&path)?,
+        "csv-str" => csv_strings(&path)?,
+        "xlsx" => xlsx(&path)?,
+        other => return Err(format!("unknown kind {other}").into()),
+    };
+    let secs = start.elapsed().as_secs_f64();
+    println!("rows={rows} seconds={secs:.3} rows_per_s={:.0}", rows as f64 / secs);
+    Ok(())
+}

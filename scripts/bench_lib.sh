@@ -1,0 +1,49 @@
+# Shared by scripts/bench_*.sh (sourced): release build, /usr/bin/time -v, figures.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BENCH_DIR="${BENCH_DIR:-/tmp/invoicedrop-bench}"
+# Fixed dates: the generated file and the check agree on "now" whatever day the benchmark runs.
+TODAY=2026-11-21
+NOW=2026-11-21T09:00:00Z
+BIN="$ROOT/target/release/invoicedrop"
+FLOOR="$ROOT/target/release/examples/bench_floor"
+mkdir -p "$BENCH_DIR"
+
+need_time() {
+    if [ ! -x /usr/bin/time ]; then
+        echo "GNU time is needed for peak memory: apt-get install -y time" >&2
+        exit 2
+    fi
+}
+
+build_release() {
+    (cd "$ROOT" && cargo build --release --quiet --bin invoicedrop --example bench_floor)
+}
+
+# timed LABEL CMD...: runs CMD under /usr/bin/time -v; prints "LABEL wall_s rss_mb cpu%" and
+# keeps the command's stdout in $BENCH_DIR/last.out.
+timed() {
+    local label="$1"
+    shift
+    local log="$BENCH_DIR/time.log"
+    /usr/bin/time -v "$@" >"$BENCH_DIR/last.out" 2>"$log" || {
+        local rc=$?
+        # check exits 1 when a document is invalid: still a measurement; anything else is not.
+        if [ "$rc" -ne 1 ]; then
+            cat "$log" >&2
+            exit "$rc"
+        fi
+    }
+    local wall rss cpu
+    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$log" |
+        awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
+    rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.1f", $2/1024}' "$log")
+    cpu=$(awk -F': ' '/Percent of CPU/ {print $2}' "$log")
+    printf '%-44s %8.2f s %9.1f MB %6s CPU\n' "$label" "$wall" "$rss" "$cpu"
+    LAST_WALL="$wall"
+    LAST_RSS="$rss"
+}
+
+rate() { # rows seconds
+    awk -v r="$1" -v s="$2" 'BEGIN { printf "%.0f", r / s }'
+}
