@@ -27,3 +27,4 @@ CHECK_RSS="$LAST_RSS"
 lines=$(($(wc -l <"$BENCH_DIR/res-csv/xero_${ROWS}.result.csv") - 1))
 echo
 echo "check: $(rate "$ROWS" "$CHECK_S") rows/s, $(awk -v c="$CHECK_S" -v f="$FLOOR_S" 'BEGIN{printf "%.1f", c/f}')x the bare csv read, peak $CHECK_RSS MB; result rows: $lines"
+rm -rf "$BENCH_DIR/res-csv" # about 1.3x the input: do not leave it on the disk

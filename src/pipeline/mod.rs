@@ -11,7 +11,7 @@ pub mod open;
 pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options};
 
 use crate::compute::compute_document;
-use crate::ingest::{Row, SourceRef};
+use crate::ingest::{Cell, Row, SourceRef};
 use crate::mapping::{Bound, Built, DocDraft, DraftRow, ErpTotals, Issue, RowNote, Unit, build};
 use crate::model::{Document, Party};
 use crate::results::{ResultRow, ResultWriter, RowStatus};
@@ -136,10 +136,19 @@ struct Outcome {
     codes: Vec<String>,
 }
 
-fn cells_of(r: &DraftRow) -> Vec<String> {
+/// The row's cells as text for the result file, moving the strings out of the row (the row is
+/// done with once its document is evaluated).
+fn cells_of(r: DraftRow) -> Vec<String> {
     r.row
-        .as_ref()
-        .map(|row| row.cells.iter().map(|c| c.to_text()).collect())
+        .map(|row| {
+            row.cells
+                .into_iter()
+                .map(|c| match c {
+                    Cell::Text(t) => t,
+                    other => other.to_text(),
+                })
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -196,15 +205,16 @@ pub fn kind_name(kind: crate::model::DocumentKind) -> &'static str {
 fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: &str) -> Outcome {
     let first_line = draft.rows.first().and_then(|r| r.source.as_ref()).map_or(0, |s| s.line);
     if let Some((reason, column, value)) = &draft.skip {
-        let issue = Issue::warning("INV-SKIP", Some(column.clone()), Some(value.clone()), reason.clone());
+        let issue = Issue::warning("INV-SKIP", Some(column.clone()), Some(value.clone()), reason.clone()).render();
         let rows = draft
             .rows
-            .iter()
+            .into_iter()
             .map(|r| {
                 let mut rr = ResultRow::new(RowStatus::Skipped, time);
                 rr.document = draft.key.clone();
-                rr.warnings.push(issue.render());
-                (cells_of(r), rr, r.source.as_ref().map(|s| s.line))
+                rr.warnings.push(issue.clone());
+                let line = r.source.as_ref().map(|s| s.line);
+                (cells_of(r), rr, line)
             })
             .collect();
         return Outcome {
@@ -244,9 +254,25 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
     let mut codes: Vec<String> = issues.iter().map(|(_, i)| i.code.clone()).collect();
     codes.sort();
     codes.dedup();
+    // Each issue rendered once, and the lines of the document's errors, for every row.
+    let rendered: Vec<String> = issues.iter().map(|(_, i)| i.render()).collect();
+    let error_lines = if status == RowStatus::Invalid {
+        let lines: Vec<String> = issues
+            .iter()
+            .filter(|(_, i)| i.is_error())
+            .filter_map(|(at, _)| at.and_then(|a| draft.rows.get(a)).and_then(|r| r.source.as_ref()))
+            .map(|s| s.line.to_string())
+            .collect();
+        format!(
+            "INV-DOCUMENT: the document has errors on other rows (line {})",
+            lines.join(", ")
+        )
+    } else {
+        String::new()
+    };
     let rows = draft
         .rows
-        .iter()
+        .into_iter()
         .enumerate()
         .map(|(i, r)| {
             let row_status = if r.note == Some(RowNote::HeaderRepeat) {
@@ -256,29 +282,21 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
             };
             let mut rr = ResultRow::new(row_status, time);
             rr.document = number.clone();
-            for (at, issue) in &issues {
+            for ((at, issue), text) in issues.iter().zip(&rendered) {
                 let mine = *at == Some(i);
                 let doc_level = at.is_none() && r.note != Some(RowNote::HeaderRepeat);
                 if mine || doc_level {
                     match issue.severity {
-                        Severity::Error => rr.errors.push(issue.render()),
-                        Severity::Warning => rr.warnings.push(issue.render()),
+                        Severity::Error => rr.errors.push(text.clone()),
+                        Severity::Warning => rr.warnings.push(text.clone()),
                     }
                 }
             }
             if row_status == RowStatus::Invalid && rr.errors.is_empty() {
-                let lines: Vec<String> = issues
-                    .iter()
-                    .filter(|(_, i)| i.is_error())
-                    .filter_map(|(at, _)| at.and_then(|a| draft.rows.get(a)).and_then(|r| r.source.as_ref()))
-                    .map(|s| s.line.to_string())
-                    .collect();
-                rr.errors.push(format!(
-                    "INV-DOCUMENT: the document has errors on other rows (line {})",
-                    lines.join(", ")
-                ));
+                rr.errors.push(error_lines.clone());
             }
-            (cells_of(r), rr, r.source.as_ref().map(|s| s.line))
+            let line = r.source.as_ref().map(|s| s.line);
+            (cells_of(r), rr, line)
         })
         .collect();
     let brief = DocBrief {
@@ -329,8 +347,9 @@ fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &str) -> Outco
                 }
             }
             let codes = r.issues.iter().map(|i| i.code.clone()).collect();
+            let line = r.source.as_ref().map(|s| s.line);
             Outcome {
-                rows: vec![(cells_of(&r), rr, r.source.as_ref().map(|s| s.line))],
+                rows: vec![(cells_of(r), rr, line)],
                 brief: None,
                 codes,
             }
@@ -338,8 +357,63 @@ fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &str) -> Outco
     }
 }
 
+/// Write one batch's outcomes, in input order, and count them into the summary.
+fn record(
+    outcomes: Vec<Outcome>,
+    file: &str,
+    opts: &CheckOptions,
+    writer: &mut ResultWriter,
+    summary: &mut FileSummary,
+) -> std::io::Result<()> {
+    for o in outcomes {
+        for (cells, rr, line) in &o.rows {
+            writer.write(cells, rr)?;
+            summary.rows += 1;
+            if rr.status == RowStatus::Invalid {
+                summary.rows_invalid += 1;
+            }
+            if summary.problems.len() < 20 && rr.status == RowStatus::Invalid {
+                for e in rr.errors.iter().filter(|e| !e.starts_with("INV-DOCUMENT")) {
+                    if summary.problems.len() < 20 {
+                        summary.problems.push(format!("{file} line {}: {e}", line.unwrap_or(0)));
+                    }
+                }
+            }
+        }
+        for c in o.codes {
+            *summary.codes.entry(c).or_default() += 1;
+        }
+        if let Some(b) = o.brief {
+            match b.status {
+                RowStatus::Skipped => summary.documents.skipped += 1,
+                RowStatus::Invalid => summary.documents.invalid += 1,
+                _ => summary.documents.valid += 1,
+            }
+            if b.status != RowStatus::Skipped {
+                *summary
+                    .by_kind
+                    .entry(format!("{}/{}", b.kind, b.invoice_type))
+                    .or_default() += 1;
+            }
+            if summary.document_list.len() < opts.max_briefs {
+                summary.document_list.push(b);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Batches in flight between the stages; with one batch being read and one being written, this
+/// bounds memory to a few batches of documents whatever the file's size.
+const BATCHES_IN_FLIGHT: usize = 2;
+
 /// Check one export: group, build, compute and validate its documents, writing every row's
 /// result. Fails only when the result file cannot be written.
+///
+/// Three stages overlap: a thread reads and groups rows into batches of documents, the batches
+/// are evaluated in parallel (rayon, one document per task), and a thread writes the outcomes.
+/// Channels between them are bounded ([`BATCHES_IN_FLIGHT`]) and carry batches in input order,
+/// so the result file's rows are in input order.
 pub fn check_stream(
     input: Input,
     bound: Arc<Bound>,
@@ -349,69 +423,58 @@ pub fn check_stream(
 ) -> std::io::Result<()> {
     let time = opts.now.to_rfc3339_opts(SecondsFormat::Secs, true);
     let file = input.path.display().to_string();
-    let mut grouper = crate::mapping::Grouper::new(bound.clone());
-    let mut batch: Vec<Unit> = Vec::new();
-    let mut docs_in_batch = 0usize;
-    let flush = |batch: &mut Vec<Unit>, summary: &mut FileSummary, writer: &mut ResultWriter| {
-        let units = std::mem::take(batch);
-        let outcomes: Vec<Outcome> = units
-            .into_par_iter()
-            .map(|u| evaluate(u, &bound, opts, &time))
-            .collect();
-        for o in outcomes {
-            for (cells, rr, line) in &o.rows {
-                writer.write(cells, rr)?;
-                summary.rows += 1;
-                if rr.status == RowStatus::Invalid {
-                    summary.rows_invalid += 1;
-                }
-                if summary.problems.len() < 20 && rr.status == RowStatus::Invalid {
-                    for e in rr.errors.iter().filter(|e| !e.starts_with("INV-DOCUMENT")) {
-                        if summary.problems.len() < 20 {
-                            summary.problems.push(format!("{file} line {}: {e}", line.unwrap_or(0)));
-                        }
+    let per_batch = opts.batch.max(1);
+    let (batch_tx, batch_rx) = std::sync::mpsc::sync_channel::<Vec<Unit>>(BATCHES_IN_FLIGHT);
+    let (out_tx, out_rx) = std::sync::mpsc::sync_channel::<Vec<Outcome>>(BATCHES_IN_FLIGHT);
+    let grouper_bound = bound.clone();
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || {
+            let mut grouper = crate::mapping::Grouper::new(grouper_bound);
+            let mut batch: Vec<Unit> = Vec::new();
+            let mut docs_in_batch = 0usize;
+            for item in input.rows {
+                let units = match item {
+                    Ok(row) => grouper.push(row),
+                    Err(e) => grouper.push_error(e.source, e.message),
+                };
+                for u in units {
+                    if matches!(u, Unit::Document(_)) {
+                        docs_in_batch += 1;
                     }
+                    batch.push(u);
+                }
+                if docs_in_batch >= per_batch {
+                    if batch_tx.send(std::mem::take(&mut batch)).is_err() {
+                        // The writer stopped (a write error): nothing more to do.
+                        return;
+                    }
+                    docs_in_batch = 0;
                 }
             }
-            for c in o.codes {
-                *summary.codes.entry(c).or_default() += 1;
+            batch.extend(grouper.finish());
+            let _ = batch_tx.send(batch);
+        });
+        let file = &file;
+        let out = scope.spawn(move || {
+            for outcomes in out_rx {
+                record(outcomes, file, opts, writer, summary)?;
             }
-            if let Some(b) = o.brief {
-                match b.status {
-                    RowStatus::Skipped => summary.documents.skipped += 1,
-                    RowStatus::Invalid => summary.documents.invalid += 1,
-                    _ => summary.documents.valid += 1,
-                }
-                if b.status != RowStatus::Skipped {
-                    *summary
-                        .by_kind
-                        .entry(format!("{}/{}", b.kind, b.invoice_type))
-                        .or_default() += 1;
-                }
-                if summary.document_list.len() < opts.max_briefs {
-                    summary.document_list.push(b);
-                }
+            Ok::<(), std::io::Error>(())
+        });
+        for units in batch_rx {
+            let outcomes: Vec<Outcome> = units
+                .into_par_iter()
+                .map(|u| evaluate(u, &bound, opts, &time))
+                .collect();
+            if out_tx.send(outcomes).is_err() {
+                break;
             }
         }
-        Ok::<(), std::io::Error>(())
-    };
-    for item in input.rows {
-        let units = match item {
-            Ok(row) => grouper.push(row),
-            Err(e) => grouper.push_error(e.source, e.message),
-        };
-        for u in units {
-            if matches!(u, Unit::Document(_)) {
-                docs_in_batch += 1;
-            }
-            batch.push(u);
-        }
-        if docs_in_batch >= opts.batch.max(1) {
-            flush(&mut batch, summary, writer)?;
-            docs_in_batch = 0;
-        }
-    }
-    batch.extend(grouper.finish());
-    flush(&mut batch, summary, writer)?;
-    Ok(())
+        drop(out_tx);
+        // With the writer gone, the reader's next send fails and it stops. A panic in either
+        // thread is passed on, never turned into a short result file.
+        let written = out.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        reader.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        written
+    })
 }

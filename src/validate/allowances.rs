@@ -12,21 +12,21 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
     for (i, ac) in doc.allowance_charge.0.iter().enumerate() {
         let p = |f: &str| allowance_path(doc, i, f);
         let what = if ac.charge_indicator { "charge" } else { "discount" };
-        negative(out, p("amount"), ac.amount, &format!("document {what}"));
+        negative(out, || p("amount"), ac.amount, &format!("document {what}"));
         if let Some(base) = ac.base_amount {
-            negative(out, p("base_amount"), base, &format!("base amount of the {what}"));
+            negative(out, || p("base_amount"), base, &format!("base amount of the {what}"));
         }
         let (amount_rule, base_rule) = if ac.charge_indicator {
             (BR_DEC_05, BR_DEC_06)
         } else {
             (BR_DEC_01, BR_DEC_02)
         };
-        two_decimals(out, amount_rule, p("amount"), ac.amount, &format!("document {what}"));
+        two_decimals(out, amount_rule, || p("amount"), ac.amount, &format!("document {what}"));
         if let Some(base) = ac.base_amount {
             two_decimals(
                 out,
                 base_rule,
-                p("base_amount"),
+                || p("base_amount"),
                 base,
                 &format!("base amount of the {what}"),
             );

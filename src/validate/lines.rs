@@ -10,10 +10,11 @@ use rust_decimal::Decimal;
 use std::collections::HashSet;
 
 /// A finding when an amount is negative (BR-KSA-F-04).
-pub(super) fn negative(out: &mut Vec<Finding>, path: String, amount: Decimal, what: &str) {
+/// `path` is only spelled out when there is a finding.
+pub(super) fn negative(out: &mut Vec<Finding>, path: impl FnOnce() -> String, amount: Decimal, what: &str) {
     if amount.is_sign_negative() && !amount.is_zero() {
         out.push(BR_KSA_F_04.at(
-            path,
+            path(),
             num(amount),
             format!(
                 "The {what} is negative ({amount}); amounts and quantities must not be negative. For a return or \
@@ -24,10 +25,17 @@ pub(super) fn negative(out: &mut Vec<Finding>, path: String, amount: Decimal, wh
 }
 
 /// A finding when an amount has more than 2 decimals.
-pub(super) fn two_decimals(out: &mut Vec<Finding>, rule: RuleInfo, path: String, amount: Decimal, what: &str) {
+/// `path` is only spelled out when there is a finding.
+pub(super) fn two_decimals(
+    out: &mut Vec<Finding>,
+    rule: RuleInfo,
+    path: impl FnOnce() -> String,
+    amount: Decimal,
+    what: &str,
+) {
     if decimals(amount) > 2 {
         out.push(rule.at(
-            path,
+            path(),
             num(amount),
             format!("The {what} {amount} has more than 2 decimals; round it to 2 decimals (halves up)."),
         ));
@@ -72,19 +80,19 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
         }
         item_name(out, line, i);
         price(out, line, i);
-        negative(out, p("quantity"), line.quantity, "quantity");
-        negative(out, p("price.price_per_unit"), line.price.price_per_unit, "unit price");
+        negative(out, || p("quantity"), line.quantity, "quantity");
+        negative(out, || p("price.price_per_unit"), line.price.price_per_unit, "unit price");
         negative(
             out,
-            p("tax_total.tax_amount"),
+            || p("tax_total.tax_amount"),
             line.tax_total.tax_amount,
             "line VAT amount",
         );
-        two_decimals(out, BR_DEC_23, p("amount"), line.amount, "line net amount");
+        two_decimals(out, BR_DEC_23, || p("amount"), line.amount, "line net amount");
         two_decimals(
             out,
             BR_KSA_DEC_03,
-            p("tax_total.tax_amount"),
+            || p("tax_total.tax_amount"),
             line.tax_total.tax_amount,
             "line VAT amount",
         );
@@ -92,7 +100,7 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
         two_decimals(
             out,
             BR_KSA_DEC_04,
-            p("tax_total.rounding_amount"),
+            || p("tax_total.rounding_amount"),
             with_vat,
             "line amount with VAT",
         );
@@ -155,10 +163,10 @@ fn price(out: &mut Vec<Finding>, line: &Line, i: usize) {
             "A charge on the unit price is not allowed; include it in the price or add it as a line charge.",
         ));
     }
-    negative(out, p("price.allowance_charge.amount"), pac.amount, "price discount");
+    negative(out, || p("price.allowance_charge.amount"), pac.amount, "price discount");
     negative(
         out,
-        p("price.allowance_charge.base_amount"),
+        || p("price.allowance_charge.base_amount"),
         pac.base_amount,
         "gross price",
     );
@@ -214,13 +222,13 @@ fn line_charges(out: &mut Vec<Finding>, line: &Line, i: usize) {
     for (j, ac) in line.allowance_charges.iter().enumerate() {
         let p = |f: &str| line_path(i, &format!("allowance_charges[{j}].{f}"));
         if ac.charge_indicator {
-            negative(out, p("amount"), ac.amount, "line charge");
-            two_decimals(out, BR_DEC_27, p("amount"), ac.amount, "line charge");
+            negative(out, || p("amount"), ac.amount, "line charge");
+            two_decimals(out, BR_DEC_27, || p("amount"), ac.amount, "line charge");
             let codes = (BR_KSA_20, BR_KSA_22);
             charge_reasons(out, codes, &p, ac.reason_code.as_deref(), &ac.reason, "line charge");
         } else {
-            negative(out, p("amount"), ac.amount, "line discount");
-            two_decimals(out, BR_DEC_24, p("amount"), ac.amount, "line discount");
+            negative(out, || p("amount"), ac.amount, "line discount");
+            two_decimals(out, BR_DEC_24, || p("amount"), ac.amount, "line discount");
         }
     }
 }

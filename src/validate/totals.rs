@@ -49,18 +49,18 @@ fn vat_bounds(s: &TaxSubtotal, lines: usize) -> Option<(Decimal, Decimal, Decima
 fn breakdown(doc: &Document, out: &mut Vec<Finding>, path: &str, s: &TaxSubtotal) {
     let at = |f: &str| format!("{path}.{f}");
     let cat = s.tax_category.id.trim();
-    two_decimals(out, BR_DEC_19, at("taxable_amount"), s.taxable_amount, "taxable amount");
+    two_decimals(out, BR_DEC_19, || at("taxable_amount"), s.taxable_amount, "taxable amount");
     two_decimals(
         out,
         BR_DEC_20,
-        at("tax_amount"),
+        || at("tax_amount"),
         s.tax_amount,
         "VAT amount of the breakdown",
     );
     if cat != "O" {
-        negative(out, at("taxable_amount"), s.taxable_amount, "taxable amount");
+        negative(out, || at("taxable_amount"), s.taxable_amount, "taxable amount");
     }
-    negative(out, at("tax_amount"), s.tax_amount, "VAT amount of the breakdown");
+    negative(out, || at("tax_amount"), s.tax_amount, "VAT amount of the breakdown");
     match vat_bounds(s, doc.invoice_lines.len()) {
         Some((should, lower, upper)) if !(lower..=upper).contains(&s.tax_amount) => {
             let msg = format!(
@@ -170,15 +170,15 @@ fn tax_total(doc: &Document, out: &mut Vec<Finding>, subs: &[(String, &TaxSubtot
     two_decimals(
         out,
         BR_DEC_13,
-        "tax_total.tax_amount".into(),
+        || "tax_total.tax_amount".into(),
         tt.tax_amount,
         "VAT total",
     );
-    negative(out, "tax_total.tax_amount".into(), tt.tax_amount, "VAT total");
+    negative(out, || "tax_total.tax_amount".into(), tt.tax_amount, "VAT total");
     if let Some(sar) = tt.tax_amount_in_tax_currency {
         let path = "tax_total.tax_amount_in_tax_currency".to_string();
-        two_decimals(out, BR_DEC_15, path.clone(), sar, "VAT total in SAR");
-        negative(out, path, sar, "VAT total in SAR");
+        two_decimals(out, BR_DEC_15, || path.clone(), sar, "VAT total in SAR");
+        negative(out, || path, sar, "VAT total in SAR");
     }
     if subs.is_empty() {
         return;
@@ -279,9 +279,9 @@ fn monetary_total(doc: &Document, out: &mut Vec<Finding>, subs: &[(String, &TaxS
     ];
     for (rule, field, value, what, signed) in all {
         if let Some(v) = value {
-            two_decimals(out, rule, p(field), v, what);
+            two_decimals(out, rule, || p(field), v, what);
             if signed {
-                negative(out, p(field), v, what);
+                negative(out, || p(field), v, what);
             }
         }
     }
