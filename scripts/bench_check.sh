@@ -16,7 +16,7 @@ if [ ! -f "$FILE" ]; then
     "$BIN" generate --layout xero --rows "$ROWS" --seed 42 --today "$TODAY" --out "$FILE" -q
 fi
 cat "$FILE" >/dev/null # warm the page cache for both readers
-echo "$FILE: $ROWS rows, $(du -m "$FILE" | cut -f1) MB; $(nproc) cores"
+echo "$FILE: $ROWS rows, $(du -m "$FILE" | cut -f1) MB; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 timed "floor: csv crate ByteRecord loop" "$FLOOR" csv "$FILE"
 FLOOR_S="$LAST_WALL"
 timed "floor: csv crate StringRecord loop" "$FLOOR" csv-str "$FILE"
@@ -24,7 +24,8 @@ rm -rf "$BENCH_DIR/res-csv"
 timed "invoicedrop check (result file written)" "$BIN" check "$FILE" --now "$NOW" --results "$BENCH_DIR/res-csv" -q
 CHECK_S="$LAST_WALL"
 CHECK_RSS="$LAST_RSS"
+CHECK_CPU="$LAST_CPU"
 lines=$(($(wc -l <"$BENCH_DIR/res-csv/xero_${ROWS}.result.csv") - 1))
 echo
-echo "check: $(rate "$ROWS" "$CHECK_S") rows/s, $(awk -v c="$CHECK_S" -v f="$FLOOR_S" 'BEGIN{printf "%.1f", c/f}')x the bare csv read, peak $CHECK_RSS MB; result rows: $lines"
+echo "check: $(rate "$ROWS" "$CHECK_S") rows/s, $(awk -v c="$CHECK_S" -v f="$FLOOR_S" 'BEGIN{printf "%.1f", c/f}')x the bare csv read, peak $CHECK_RSS MB, $CHECK_CPU s CPU; result rows: $lines"
 rm -rf "$BENCH_DIR/res-csv" # about 1.3x the input: do not leave it on the disk

@@ -38,9 +38,10 @@ timed() {
     wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$log" |
         awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
     rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.1f", $2/1024}' "$log")
-    cpu=$(awk -F': ' '/Percent of CPU/ {print $2}' "$log")
-    printf '%-44s %8.2f s %9.1f MB %6s CPU\n' "$label" "$wall" "$rss" "$cpu"
+    cpu=$(awk -F': ' '/(User|System) time \(seconds\)/ {s += $2} END {printf "%.2f", s}' "$log")
+    printf '%-44s %8.2f s wall %8.2f s CPU %9.1f MB peak\n' "$label" "$wall" "$cpu" "$rss"
     LAST_WALL="$wall"
+    LAST_CPU="$cpu"
     LAST_RSS="$rss"
 }
 
