@@ -23,6 +23,7 @@ pub struct ResultWriter {
     out: Option<csv::Writer<BufWriter<File>>>,
     width: usize,
     rows: u64,
+    scratch: String,
 }
 
 impl std::fmt::Debug for ResultWriter {
@@ -57,6 +58,7 @@ impl ResultWriter {
             out: Some(out),
             width: headers.len(),
             rows: 0,
+            scratch: String::new(),
         })
     }
 
@@ -70,11 +72,41 @@ impl ResultWriter {
         let Some(out) = self.out.as_mut() else {
             return Err(std::io::Error::other("result file already finished"));
         };
-        let empty = String::new();
-        let input = (0..self.width).map(|i| cells.get(i).unwrap_or(&empty).as_str());
-        let res = result.cells();
-        let record: Vec<&str> = input.chain(res.iter().map(String::as_str)).collect();
-        out.write_record(&record)?;
+        // Field by field: the same record as `write_record` of the input's cells and
+        // `result.cells()`, without copying them.
+        for i in 0..self.width {
+            out.write_field(cells.get(i).map_or("", String::as_str))?;
+        }
+        let mut digits = [0u8; 10];
+        let digits = {
+            let mut c = std::io::Cursor::new(&mut digits[..]);
+            write!(c, "{}", result.attempts)?;
+            let n = c.position() as usize;
+            &c.into_inner()[..n]
+        };
+        out.write_field(result.status.as_str())?;
+        for f in [&result.document, &result.uuid, &result.qr, &result.xml_file, &result.qr_file] {
+            out.write_field(f)?;
+        }
+        for list in [&result.errors, &result.warnings] {
+            match list.as_slice() {
+                [] => out.write_field("")?,
+                [one] => out.write_field(one)?,
+                many => {
+                    self.scratch.clear();
+                    for (i, s) in many.iter().enumerate() {
+                        if i > 0 {
+                            self.scratch.push_str(" | ");
+                        }
+                        self.scratch.push_str(s);
+                    }
+                    out.write_field(&self.scratch)?;
+                }
+            }
+        }
+        out.write_field(digits)?;
+        out.write_field(&result.time)?;
+        out.write_record(None::<&[u8]>)?;
         self.rows += 1;
         Ok(())
     }

@@ -4,7 +4,7 @@
 use super::rules::*;
 use super::support::{diff, line_path, money, num, pct, sum};
 use super::{Context, ErpFigures, Finding, RuleInfo};
-use crate::compute::{self, LineAmounts, Totals, vat_of};
+use crate::compute::{ComputeError, LineAmounts, Totals, vat_of};
 use crate::model::Document;
 use rust_decimal::Decimal;
 
@@ -45,15 +45,16 @@ fn push(
     ));
 }
 
-pub(super) fn check(doc: &Document, ctx: &Context, out: &mut Vec<Finding>) {
+/// `computed` is [`compute::totals`] of `doc` (computed once for all the rules).
+pub(super) fn check(doc: &Document, ctx: &Context, computed: &Result<Totals, ComputeError>, out: &mut Vec<Finding>) {
     let Some(erp) = &ctx.erp else {
         return;
     };
-    let Ok(t) = compute::totals(doc) else {
+    let Ok(t) = computed else {
         return;
     };
-    lines(doc, erp, &t, out);
-    document(erp, &t, out);
+    lines(doc, erp, t, out);
+    document(erp, t, out);
 }
 
 fn lines(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {

@@ -130,8 +130,9 @@ pub fn validate(doc: &Document, ctx: &Context) -> Vec<Finding> {
     lines::check(doc, &mut out);
     allowances::check(doc, &mut out);
     categories::check(doc, &mut out);
-    totals::check(doc, &mut out);
-    erp::check(doc, ctx, &mut out);
+    let computed = crate::compute::totals(doc);
+    totals::check(doc, &computed, &mut out);
+    erp::check(doc, ctx, &computed, &mut out);
     let mut seen = std::collections::HashSet::new();
     out.retain(|f| seen.insert((f.code.clone(), f.path.clone(), f.value.clone())));
     out

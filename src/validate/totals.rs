@@ -13,9 +13,10 @@ use crate::compute::{self, ComputeError};
 use crate::model::{Document, TaxSubtotal};
 use rust_decimal::{Decimal, RoundingStrategy};
 
-pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
-    if let Err(ComputeError::Overflow { path }) = compute::totals(doc) {
-        out.push(too_large(path));
+/// `computed` is [`compute::totals`] of `doc` (computed once for all the rules).
+pub(super) fn check(doc: &Document, computed: &Result<compute::Totals, ComputeError>, out: &mut Vec<Finding>) {
+    if let Err(ComputeError::Overflow { path }) = computed {
+        out.push(too_large(path.clone()));
     }
     let subs = subtotals(doc);
     if subs.is_empty() {
