@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# `invoicedrop check` on a large xlsx export (Xero layout), beside its floor (calamine alone
+# opening the workbook and walking every cell), with peak memory. Release build; the data is
+# generated once into $BENCH_DIR.
+#
+#   scripts/bench_xlsx.sh             # 200,000 rows
+#   ROWS=50000 scripts/bench_xlsx.sh
+#
+# Figures and their history: BENCHMARKS.md.
+source "$(dirname "$0")/bench_lib.sh"
+ROWS="${ROWS:-200000}"
+need_time
+build_release
+FILE="$BENCH_DIR/xero_${ROWS}.xlsx"
+if [ ! -f "$FILE" ]; then
+    echo "generating $FILE ..."
+    timed "generate (xlsx, constant memory)" "$BIN" generate --layout xero --rows "$ROWS" --seed 42 --today "$TODAY" --out "$FILE" -q
+fi
+cat "$FILE" >/dev/null
+echo "$FILE: $ROWS rows, $(du -m "$FILE" | cut -f1) MB; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+timed "floor: calamine open + read every cell" "$FLOOR" xlsx "$FILE"
+FLOOR_S="$LAST_WALL"
+rm -rf "$BENCH_DIR/res-xlsx"
+timed "invoicedrop check (result file written)" "$BIN" check "$FILE" --now "$NOW" --results "$BENCH_DIR/res-xlsx" -q
+CHECK_S="$LAST_WALL"
+echo
+echo "check: $(rate "$ROWS" "$CHECK_S") rows/s, $(awk -v c="$CHECK_S" -v f="$FLOOR_S" 'BEGIN{printf "%.2f", c/f}')x calamine's bare read, peak $LAST_RSS MB, $LAST_CPU s CPU"
+rm -rf "$BENCH_DIR/res-xlsx"
