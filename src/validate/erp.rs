@@ -61,7 +61,8 @@ fn lines(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
     for (i, (line, a)) in doc.invoice_lines.iter().zip(&t.lines).enumerate() {
         let rate = line.item.classified_tax_category.percent;
         let LineAmounts { net, vat, with_vat } = *a;
-        if let Some(Some(v)) = erp.line_net.get(i) {
+        // Each cause is spelled out only for a figure that differs (most agree).
+        if let Some(Some(v)) = erp.line_net.get(i).filter(|v| !v.is_some_and(|v| near(v, net))) {
             let cause = if with_rate(net, rate).is_some_and(|g| near(*v, g)) && !rate.is_zero() {
                 format!(
                     "The export's net equals the amount with VAT: its unit prices seem to include {}% VAT; map the \
@@ -86,7 +87,7 @@ fn lines(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
                 &cause,
             );
         }
-        if let Some(Some(v)) = erp.line_vat.get(i) {
+        if let Some(Some(v)) = erp.line_vat.get(i).filter(|v| !v.is_some_and(|v| near(v, vat))) {
             let other = [Decimal::from(15), Decimal::from(5), Decimal::ZERO]
                 .into_iter()
                 .find(|r| *r != rate && vat_of(net, *r).is_some_and(|x| near(*v, x)));
@@ -131,7 +132,7 @@ fn lines(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
 }
 
 fn document(erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
-    if let Some(v) = erp.tax_exclusive {
+    if let Some(v) = erp.tax_exclusive.filter(|v| !near(*v, t.tax_exclusive)) {
         let cause = if near(v, t.tax_inclusive) {
             "The export's total without VAT equals the computed total with VAT: its prices seem to include VAT; map \
              them as tax-inclusive."
@@ -153,7 +154,7 @@ fn document(erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
             &cause,
         );
     }
-    if let Some(v) = erp.tax_total {
+    if let Some(v) = erp.tax_total.filter(|v| !near(*v, t.tax_total)) {
         let per_line = sum(t.lines.iter().map(|l| l.vat));
         let cause = match per_line {
             Some(s) if near(v, s) => format!(
@@ -174,7 +175,7 @@ fn document(erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
             &cause,
         );
     }
-    if let Some(v) = erp.tax_inclusive {
+    if let Some(v) = erp.tax_inclusive.filter(|v| !near(*v, t.tax_inclusive)) {
         let per_line = sum(t.lines.iter().map(|l| l.with_vat));
         let cause = if near(v, t.tax_exclusive) {
             "The export's total with VAT equals the computed total without VAT: its prices seem to include VAT; map \
