@@ -62,10 +62,7 @@ fn issue_alone(docs: u64) -> Result<()> {
     let start = Instant::now();
     let mut pih = GENESIS_PIH.to_string();
     for (i, doc) in prepared.iter().enumerate() {
-        let chain = ChainPosition {
-            icv: i as u64 + 1,
-            pih,
-        };
+        let chain = ChainPosition { icv: i as u64 + 1, pih };
         let issued = issue(doc, uuid::Uuid::new_v4(), &chain, &identity, time)?;
         pih = issued.invoice_hash;
     }
@@ -136,7 +133,13 @@ async fn server(docs: u64, clients: u64, devices: u64) -> Result<()> {
             "org_name": "Bench Co", "org_unit": "Riyadh", "business_category": "IT",
             "registered_address": "2322 Prince Sultan, Riyadh", "country_code": "SA", "email_id": "it@example.sa"
         });
-        let v = post(&http, &format!("{base}/v1/e-invoicing/onboardings"), Some(&token), &onboarding).await?;
+        let v = post(
+            &http,
+            &format!("{base}/v1/e-invoicing/onboardings"),
+            Some(&token),
+            &onboarding,
+        )
+        .await?;
         let id = v["onboard_id"].as_str().ok_or("no onboard_id")?.to_string();
         urls.push(format!("{base}/v1/e-invoicing/{id}/invoices"));
     }
@@ -146,8 +149,13 @@ async fn server(docs: u64, clients: u64, devices: u64) -> Result<()> {
     let start = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..clients {
-        let (http, urls, next, accepted, token) =
-            (http.clone(), urls.clone(), next.clone(), accepted.clone(), token.clone());
+        let (http, urls, next, accepted, token) = (
+            http.clone(),
+            urls.clone(),
+            next.clone(),
+            accepted.clone(),
+            token.clone(),
+        );
         tasks.push(tokio::spawn(async move {
             loop {
                 let n = next.fetch_add(1, Ordering::Relaxed);

@@ -510,12 +510,20 @@ impl Bound {
         };
         let (cell, text): (&Cell, &str) = (&cell, &text);
         let issue = |code: &str, msg: String| {
-            let shown = if text.is_empty() { cell.to_text() } else { text.to_string() };
+            let shown = if text.is_empty() {
+                cell.to_text()
+            } else {
+                text.to_string()
+            };
             Issue::error(code, label.as_deref().map(str::to_string), Some(shown), msg)
         };
         let fail = |msg: String| issue("INV-MAP-VALUE", msg);
         let value = match def.ty {
-            FieldType::Text => Value::Text(if text.is_empty() { cell.to_text() } else { text.to_string() }),
+            FieldType::Text => Value::Text(if text.is_empty() {
+                cell.to_text()
+            } else {
+                text.to_string()
+            }),
             FieldType::Date => Value::Date(transform::parse_date(cell, text, &rule.formats).map_err(fail)?),
             FieldType::Time => Value::Time(transform::parse_time(cell, text, &rule.formats).map_err(fail)?),
             FieldType::Decimal => Value::Decimal(transform::parse_decimal(cell, text, &rule.style).map_err(fail)?),

@@ -246,7 +246,11 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
     let h0 = header(first);
     let mut docv: Vec<Option<Value>> = Vec::with_capacity(FIELDS.len());
     for (f, def) in FIELDS.iter().enumerate() {
-        docv.push(if def.line { None } else { cx.get(f, first, h0, first_idx) });
+        docv.push(if def.line {
+            None
+        } else {
+            cx.get(f, first, h0, first_idx)
+        });
     }
     let mut take = |f: FieldId| docv.get_mut(f).and_then(Option::take);
 
@@ -255,17 +259,15 @@ pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
     for (n, &(idx, row)) in lines_rows.iter().enumerate() {
         let h = header(row);
         cx.prov.add(Prefix::Line(n), idx, None);
-        let mut get = |f: FieldId| {
-            match bound.field(f, row, h) {
-                Ok(Some(Sourced { value, label })) => {
-                    cx.prov.add(Prefix::LineField(n, f), idx, label);
-                    Some(value)
-                }
-                Ok(None) => None,
-                Err(e) => {
-                    cx.issues.push((Some(idx), e));
-                    None
-                }
+        let mut get = |f: FieldId| match bound.field(f, row, h) {
+            Ok(Some(Sourced { value, label })) => {
+                cx.prov.add(Prefix::LineField(n, f), idx, label);
+                Some(value)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                cx.issues.push((Some(idx), e));
+                None
             }
         };
         let mut tax = match get(fid!("line.tax")) {

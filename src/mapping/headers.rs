@@ -180,7 +180,13 @@ mod tests {
         let h = idx(&[&["A", "B", "C"]]);
         let cells = |v: &[&str]| v.iter().map(|s| Cell::Text(s.to_string())).collect::<Vec<_>>();
         assert!(h.is_header_repeat(&cells(&["a", "B", "c"])));
-        for (raw, n) in [(" *Contact Name", "contactname"), ("ab", "abc"), ("abc", "ab"), ("", ""), ("İ", "i̇")] {
+        for (raw, n) in [
+            (" *Contact Name", "contactname"),
+            ("ab", "abc"),
+            ("abc", "ab"),
+            ("", ""),
+            ("İ", "i̇"),
+        ] {
             assert_eq!(normalizes_to(raw, n), normalize(raw) == n, "{raw:?} {n:?}");
         }
         assert!(!h.is_header_repeat(&cells(&["1", "B", "c"])));

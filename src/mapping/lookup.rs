@@ -162,7 +162,14 @@ mod tests {
     #[test]
     fn key_form_fast_path_matches_the_general_form() {
         let general = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
-        for k in ["  Al  Ofuq\tTrading\x0bCO. ", "", " ", "Walk-in", "شركة  الندى", "ΣΑΣ Ltd"] {
+        for k in [
+            "  Al  Ofuq\tTrading\x0bCO. ",
+            "",
+            " ",
+            "Walk-in",
+            "شركة  الندى",
+            "ΣΑΣ Ltd",
+        ] {
             assert_eq!(key_form(k), general(k), "{k:?}");
         }
     }

@@ -85,7 +85,13 @@ impl ResultWriter {
             &c.into_inner()[..n]
         };
         out.write_field(result.status.as_str())?;
-        for f in [&result.document, &result.uuid, &result.qr, &result.xml_file, &result.qr_file] {
+        for f in [
+            &result.document,
+            &result.uuid,
+            &result.qr,
+            &result.xml_file,
+            &result.qr_file,
+        ] {
             out.write_field(f)?;
         }
         for list in [&result.errors, &result.warnings] {

@@ -81,7 +81,12 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
         item_name(out, line, i);
         price(out, line, i);
         negative(out, || p("quantity"), line.quantity, "quantity");
-        negative(out, || p("price.price_per_unit"), line.price.price_per_unit, "unit price");
+        negative(
+            out,
+            || p("price.price_per_unit"),
+            line.price.price_per_unit,
+            "unit price",
+        );
         negative(
             out,
             || p("tax_total.tax_amount"),

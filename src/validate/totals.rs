@@ -50,7 +50,13 @@ fn vat_bounds(s: &TaxSubtotal, lines: usize) -> Option<(Decimal, Decimal, Decima
 fn breakdown(doc: &Document, out: &mut Vec<Finding>, path: &str, s: &TaxSubtotal) {
     let at = |f: &str| format!("{path}.{f}");
     let cat = s.tax_category.id.trim();
-    two_decimals(out, BR_DEC_19, || at("taxable_amount"), s.taxable_amount, "taxable amount");
+    two_decimals(
+        out,
+        BR_DEC_19,
+        || at("taxable_amount"),
+        s.taxable_amount,
+        "taxable amount",
+    );
     two_decimals(
         out,
         BR_DEC_20,
