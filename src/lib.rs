@@ -14,4 +14,5 @@ pub mod logging;
 pub mod mapping;
 pub mod model;
 pub mod sandbox;
+pub mod submit;
 pub mod validate;
