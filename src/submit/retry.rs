@@ -1,7 +1,7 @@
 //! When to repeat: exponential backoff with jitter for a document whose outcome is unknown, and
 //! a breaker for an API that is down. After several unknown outcomes in a row (or a refused
 //! connection) the breaker opens: requests then go one at a time, as probes spaced by a growing
-//! delay, until one gets a real answer; after `max_attempts` failed probes the run stops waiting.
+//! delay, until one gets a real answer; after `give_up_after` of silence the run stops waiting.
 
 use super::Backoff;
 use backon::{BackoffBuilder, ExponentialBuilder};
@@ -36,6 +36,7 @@ pub(crate) enum Transition {
 struct State {
     consecutive_unknown: u32,
     down: bool,
+    down_since: Instant,
     failed_probes: u32,
     next_probe_at: Instant,
     probe_delays: Box<dyn Iterator<Item = Duration> + Send>,
@@ -44,7 +45,6 @@ struct State {
 /// The shared breaker.
 pub(crate) struct Breaker {
     backoff: Backoff,
-    give_up_after: u32,
     state: Mutex<State>,
     probe: AsyncMutex<()>,
 }
@@ -55,13 +55,13 @@ pub(crate) struct Probe<'a> {
 }
 
 impl Breaker {
-    pub(crate) fn new(backoff: Backoff, give_up_after: u32) -> Breaker {
+    pub(crate) fn new(backoff: Backoff) -> Breaker {
         Breaker {
             backoff,
-            give_up_after: give_up_after.max(1),
             state: Mutex::new(State {
                 consecutive_unknown: 0,
                 down: false,
+                down_since: Instant::now(),
                 failed_probes: 0,
                 next_probe_at: Instant::now(),
                 probe_delays: Box::new(delays(backoff)),
@@ -79,18 +79,29 @@ impl Breaker {
         self.lock().down
     }
 
-    /// True when the API stayed down for `give_up_after` probes: stop waiting for it.
+    fn exhausted(&self, s: &State) -> bool {
+        s.down && s.failed_probes > 0 && s.down_since.elapsed() >= self.backoff.give_up_after
+    }
+
+    /// True when the API stayed silent for `give_up_after` (and a probe failed after that):
+    /// stop waiting for it.
     pub(crate) fn gave_up(&self) -> bool {
+        self.exhausted(&self.lock())
+    }
+
+    /// How long the API has been down.
+    pub(crate) fn down_for(&self) -> std::time::Duration {
         let s = self.lock();
-        s.down && s.failed_probes >= self.give_up_after
+        if s.down { s.down_since.elapsed() } else { Duration::ZERO }
     }
 
     /// At the start of a batch: an earlier batch that gave up waiting may probe again (the
     /// breaker stays open, so the first request is a probe).
     pub(crate) fn rearm(&self) {
         let mut s = self.lock();
-        if s.failed_probes >= self.give_up_after {
+        if self.exhausted(&s) {
             s.failed_probes = 0;
+            s.down_since = Instant::now();
             s.next_probe_at = Instant::now();
         }
     }
@@ -106,7 +117,7 @@ impl Breaker {
         let guard = self.probe.lock().await;
         let at = {
             let s = self.lock();
-            if !s.down || s.failed_probes >= self.give_up_after {
+            if !s.down || self.exhausted(&s) {
                 return None;
             }
             s.next_probe_at
@@ -146,6 +157,7 @@ impl Breaker {
         }
         if refused || s.consecutive_unknown >= DOWN_AFTER {
             s.down = true;
+            s.down_since = now;
             s.failed_probes = 0;
             let delay = s.probe_delays.next().unwrap_or(self.backoff.max_delay);
             s.next_probe_at = now + delay;
@@ -168,6 +180,7 @@ mod tests {
         Backoff {
             min_delay: Duration::from_millis(10),
             max_delay: Duration::from_millis(40),
+            give_up_after: Duration::ZERO,
         }
     }
 
@@ -182,7 +195,10 @@ mod tests {
 
     #[test]
     fn opens_after_several_unknowns_or_a_refusal_and_closes_on_an_answer() {
-        let b = Breaker::new(quick(), 3);
+        let b = Breaker::new(Backoff {
+            give_up_after: Duration::from_secs(60),
+            ..quick()
+        });
         for _ in 0..DOWN_AFTER - 1 {
             assert_eq!(b.unanswered(false, false), Transition::None);
         }
@@ -192,19 +208,24 @@ mod tests {
         assert!(!b.is_down());
         assert!(matches!(b.unanswered(true, false), Transition::Down(_)), "refused opens at once");
         b.answered();
-        let b2 = Breaker::new(quick(), 2);
+        assert!(!b.gave_up(), "patience is a minute");
+        let b2 = Breaker::new(quick());
         b2.unanswered(true, false);
-        b2.unanswered(false, true);
-        assert!(!b2.gave_up());
+        assert!(!b2.gave_up(), "a probe must fail first");
         b2.unanswered(false, false);
         assert!(!b2.gave_up(), "only probes count");
         b2.unanswered(false, true);
         assert!(b2.gave_up());
+        b2.rearm();
+        assert!(!b2.gave_up() && b2.is_down(), "the next batch starts with a probe");
     }
 
     #[tokio::test]
     async fn one_probe_at_a_time() {
-        let b = Breaker::new(quick(), 5);
+        let b = Breaker::new(Backoff {
+            give_up_after: Duration::from_secs(60),
+            ..quick()
+        });
         b.unanswered(true, false);
         let p = b.probe().await;
         assert!(p.is_some());

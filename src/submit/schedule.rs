@@ -291,8 +291,9 @@ impl<'a> Run<'a> {
                 Admission::Stopped => return doc.failed("not sent: the run stopped", attempts),
                 Admission::GaveUp => {
                     let reason = format!(
-                        "the API at {} stopped answering and {} probes failed; {}",
+                        "the API at {} stopped answering ({} s without an answer, {} probes failed); {}",
                         shared.client.settings().base_url,
+                        shared.breaker.down_for().as_secs(),
                         shared.breaker.failed_probes(),
                         if attempts == 0 {
                             "not sent in this run".to_string()

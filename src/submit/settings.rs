@@ -57,6 +57,9 @@ pub struct Backoff {
     pub min_delay: Duration,
     /// The largest delay (default 30 s).
     pub max_delay: Duration,
+    /// How long an API that answers nothing is probed before the run stops waiting for it and
+    /// reports the remaining documents as not sent (default 5 minutes).
+    pub give_up_after: Duration,
 }
 
 impl Default for Backoff {
@@ -64,6 +67,7 @@ impl Default for Backoff {
         Backoff {
             min_delay: Duration::from_millis(250),
             max_delay: Duration::from_secs(30),
+            give_up_after: Duration::from_secs(300),
         }
     }
 }
@@ -89,9 +93,8 @@ pub struct ApiSettings {
     pub rate_per_second: Option<u32>,
     /// Requests in flight at once (default 8; at least 1).
     pub concurrency: usize,
-    /// Requests per document whose outcome stays unknown before giving up for this run
-    /// (default 8). Also the number of failed probes after which a run stops waiting for an API
-    /// that is down.
+    /// Requests per document whose outcome stays unknown before giving up on it for this run
+    /// (default 8).
     pub max_attempts: u32,
     /// Delays between repeats and probes.
     pub backoff: Backoff,

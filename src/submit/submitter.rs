@@ -111,7 +111,7 @@ impl Submitter {
         Ok(Submitter {
             shared: Shared {
                 rate: RateControl::new(settings.rate()),
-                breaker: Breaker::new(settings.backoff, settings.max_attempts),
+                breaker: Breaker::new(settings.backoff),
                 concurrency: settings.concurrency.max(1),
                 client,
                 tokens,
