@@ -1,0 +1,109 @@
+use super::super::testkit::{rule_test, *};
+use crate::model::{Document, LineAllowanceCharge, PriceAllowanceCharge};
+use rust_decimal::Decimal;
+use rust_decimal_macros::dec;
+
+fn charge(d: &mut Document, charge: bool, amount: Decimal, code: Option<&str>, reason: &str) {
+    d.invoice_lines[0].allowance_charges.push(LineAllowanceCharge {
+        charge_indicator: charge,
+        reason: reason.into(),
+        reason_code: code.map(str::to_string),
+        amount,
+    });
+}
+
+fn price_discount(d: &mut Document, charge: bool, gross: Decimal, discount: Decimal) {
+    d.invoice_lines[0].price.allowance_charge = Some(PriceAllowanceCharge {
+        charge_indicator: charge,
+        reason: "discount".into(),
+        amount: discount,
+        base_amount: gross,
+        currency: "SAR".into(),
+    });
+}
+
+rule_test!(br_21_line_id, "BR-21", Warning, standard(),
+    pass: |d| d.invoice_lines[1].id = "x".into(), fail: |d| d.invoice_lines[1].id = " ".into(), path: "invoice_lines[1].id");
+rule_test!(inv_duplicate_line_id, "INV-DUPLICATE-LINE-ID", Warning, standard(),
+    pass: |d| d.invoice_lines[2].id = "30".into(), fail: |d| d.invoice_lines[2].id = "1".into(),
+    path: "invoice_lines[2].id");
+rule_test!(inv_zero_quantity, "INV-ZERO-QUANTITY", Error, standard(),
+    pass: |d| { d.invoice_lines[0].quantity = dec!(0.000001); recompute(d) },
+    fail: |d| { d.invoice_lines[0].quantity = dec!(0.000000); recompute(d) }, path: "invoice_lines[0].quantity");
+rule_test!(inv_empty_item_name, "INV-EMPTY-ITEM-NAME", Error, standard(),
+    pass: |d| d.invoice_lines[0].item.name = "Pen".into(), fail: |d| d.invoice_lines[0].item.name = "  ".into(),
+    path: "invoice_lines[0].item.name");
+rule_test!(br_ksa_f_c_01_digits_only_name, "BR-KSA-F-C-01", Warning, standard(),
+    pass: |d| d.invoice_lines[0].item.name = "Item 4711".into(), fail: |d| d.invoice_lines[0].item.name = "٤٧١١".into());
+rule_test!(br_ksa_f_04_negative_quantity, "BR-KSA-F-04", Error, standard(),
+    pass: |d| { d.invoice_lines[1].quantity = dec!(0.5); recompute(d) },
+    fail: |d| { d.invoice_lines[1].quantity = dec!(-1); recompute(d) }, path: "invoice_lines[1].quantity");
+rule_test!(br_ksa_f_04_negative_price, "BR-KSA-F-04", Error, standard(),
+    pass: |d| { d.invoice_lines[1].price.price_per_unit = dec!(0); recompute(d) },
+    fail: |d| d.invoice_lines[1].price.price_per_unit = dec!(-0.01), path: "invoice_lines[1].price.price_per_unit");
+rule_test!(br_ksa_en16931_06_price_charge, "BR-KSA-EN16931-06", Error, standard(),
+    pass: |d| price_discount(d, false, dec!(3.5), dec!(0.17)),
+    fail: |d| price_discount(d, true, dec!(3.5), dec!(0.17)));
+rule_test!(br_ksa_en16931_07_net_price, "BR-KSA-EN16931-07", Error, standard(),
+    pass: |d| price_discount(d, false, dec!(3.50), dec!(0.17)),
+    fail: |d| price_discount(d, false, dec!(3.50), dec!(0.16)), path: "invoice_lines[0].price.price_per_unit");
+rule_test!(br_ksa_en16931_12_base_quantity, "BR-KSA-EN16931-12", Error, standard(),
+    pass: |d| { d.invoice_lines[0].price.base_quantity = Some(dec!(0.5)); recompute(d) },
+    fail: |d| d.invoice_lines[0].price.base_quantity = Some(dec!(0)), path: "invoice_lines[0].price.base_quantity");
+rule_test!(br_ksa_en16931_11_line_net, "BR-KSA-EN16931-11", Warning, standard(),
+    pass: |d| d.invoice_lines[0].amount += dec!(0.01),
+    fail: |d| d.invoice_lines[0].amount += dec!(0.02), path: "invoice_lines[0].amount");
+rule_test!(br_ksa_en16931_11_with_line_charges, "BR-KSA-EN16931-11", Warning, standard(),
+    pass: |d| { charge(d, true, dec!(5), Some("FC"), "freight"); charge(d, false, dec!(1.5), None, "x"); recompute(d) },
+    fail: |d| { charge(d, true, dec!(5), Some("FC"), "freight"); });
+rule_test!(br_ksa_51_amount_with_vat, "BR-KSA-51", Warning, standard(),
+    pass: |d| d.invoice_lines[1].tax_total.rounding_amount = dec!(120.750),
+    fail: |d| d.invoice_lines[1].tax_total.rounding_amount -= dec!(0.01), path: "invoice_lines[1].tax_total.rounding_amount");
+rule_test!(br_ksa_dec_03_line_vat_decimals, "BR-KSA-DEC-03", Warning, standard(),
+    pass: |d| d.invoice_lines[0].tax_total.tax_amount = dec!(16.480),
+    fail: |d| d.invoice_lines[0].tax_total.tax_amount = dec!(16.4835));
+rule_test!(br_ksa_dec_04_line_gross_decimals, "BR-KSA-DEC-04", Warning, standard(),
+    pass: |_| {}, fail: |d| d.invoice_lines[0].tax_total.rounding_amount = dec!(126.371));
+rule_test!(br_dec_23_line_net_decimals, "BR-DEC-23", Warning, standard(),
+    pass: |_| {}, fail: |d| d.invoice_lines[0].amount = dec!(109.891));
+rule_test!(br_dec_24_line_discount_decimals, "BR-DEC-24", Warning, standard(),
+    pass: |d| charge(d, false, dec!(1.10), None, "x"), fail: |d| charge(d, false, dec!(1.105), None, "x"));
+rule_test!(br_dec_27_line_charge_decimals, "BR-DEC-27", Warning, standard(),
+    pass: |d| charge(d, true, dec!(1.10), Some("FC"), "x"), fail: |d| charge(d, true, dec!(1.105), Some("FC"), "x"));
+rule_test!(br_ksa_20_line_charge_code, "BR-KSA-20", Warning, standard(),
+    pass: |d| charge(d, true, dec!(1), Some("ABK"), "x"), fail: |d| charge(d, true, dec!(1), Some(" "), "x"),
+    path: "invoice_lines[0].allowance_charges[0].reason_code");
+rule_test!(br_ksa_22_line_charge_reason, "BR-KSA-22", Warning, standard(),
+    pass: |d| charge(d, false, dec!(1), None, ""), fail: |d| charge(d, true, dec!(1), Some("FC"), ""));
+rule_test!(br_ksa_cl_06_line_charge_code_list, "BR-KSA-CL-06", Warning, standard(),
+    pass: |d| charge(d, false, dec!(1), Some("95"), "x"), fail: |d| charge(d, true, dec!(1), Some("95"), "x"));
+
+#[test]
+fn the_line_net_formula_truncates_to_three_decimals() {
+    // 3 × 1.0005 = 3.0015 → truncated 3.001 → 3.00; compute rounds half away: 3.00.
+    let mut d = standard();
+    d.invoice_lines[1].quantity = dec!(3);
+    d.invoice_lines[1].price.price_per_unit = dec!(1.0005);
+    recompute(&mut d);
+    assert_eq!(d.invoice_lines[1].amount, dec!(3.00));
+    assert!(check(&d).is_empty(), "{:?}", check(&d));
+    // A base quantity divides the price: 10 × 7.5 / 3 = 25.
+    d.invoice_lines[1].quantity = dec!(10);
+    d.invoice_lines[1].price.price_per_unit = dec!(7.5);
+    d.invoice_lines[1].price.base_quantity = Some(dec!(3));
+    recompute(&mut d);
+    assert_eq!(d.invoice_lines[1].amount, dec!(25.00));
+    assert!(check(&d).is_empty(), "{:?}", check(&d));
+}
+
+#[test]
+fn huge_amounts_are_a_finding_not_a_panic() {
+    let mut d = standard();
+    d.invoice_lines[0].quantity = Decimal::MAX;
+    d.invoice_lines[0].price.price_per_unit = Decimal::MAX;
+    d.invoice_lines[0].amount = Decimal::MAX;
+    d.invoice_lines[0].tax_total.tax_amount = Decimal::MAX;
+    d.legal_monitory_total.total_amount = Decimal::MAX;
+    let f = check(&d);
+    assert_has(&f, "INV-AMOUNT-TOO-LARGE", super::super::Severity::Error);
+}

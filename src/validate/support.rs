@@ -1,0 +1,165 @@
+//! Small helpers shared by the rule files: JSON paths, text measures and exact decimal arithmetic.
+//!
+//! How the JSON maps onto the authority's XML: an empty string stands for an absent element
+//! (the XML writer leaves empty optional elements out), except for elements the UBL schema
+//! requires (a line's id), which are written even when empty. Decimal counts are those of the
+//! value, not of its text: `16.480` has two decimals.
+
+use crate::model::{Document, TaxSubtotal};
+use rust_decimal::{Decimal, RoundingStrategy};
+
+/// The path of a field of line `i` (0-based, as in the JSON array).
+pub(crate) fn line_path(i: usize, field: &str) -> String {
+    format!("invoice_lines[{i}].{field}")
+}
+
+/// The path of document discount or charge `i`: `allowance_charge` when there is only one (it
+/// travels as an object), `allowance_charge[i]` otherwise.
+pub(crate) fn allowance_path(doc: &Document, i: usize, field: &str) -> String {
+    if doc.allowance_charge.0.len() == 1 {
+        format!("allowance_charge.{field}")
+    } else {
+        format!("allowance_charge[{i}].{field}")
+    }
+}
+
+/// Every VAT breakdown with the path of its object (`tax_total.tax_subtotal` or
+/// `tax_total.tax_subtotals[i]`), in the order of [`crate::model::TaxTotal::subtotals`].
+pub(crate) fn subtotals(doc: &Document) -> Vec<(String, &TaxSubtotal)> {
+    let mut all: Vec<(String, &TaxSubtotal)> = doc
+        .tax_total
+        .tax_subtotal
+        .iter()
+        .map(|s| ("tax_total.tax_subtotal".to_string(), s))
+        .collect();
+    if let Some(many) = &doc.tax_total.tax_subtotals {
+        all.extend(
+            many.iter()
+                .enumerate()
+                .map(|(i, s)| (format!("tax_total.tax_subtotals[{i}]"), s)),
+        );
+    }
+    all
+}
+
+/// The number of characters, as XPath's `string-length` counts them.
+pub(crate) fn chars(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// True when nothing but white space.
+pub(crate) fn blank(s: &str) -> bool {
+    s.trim().is_empty()
+}
+
+/// True for an optional text that is absent or blank.
+pub(crate) fn blank_opt(s: Option<&str>) -> bool {
+    s.is_none_or(blank)
+}
+
+/// A value for a finding.
+pub(crate) fn val(s: &str) -> Option<String> {
+    Some(s.to_string())
+}
+
+/// A number for a finding.
+pub(crate) fn num(d: Decimal) -> Option<String> {
+    Some(d.to_string())
+}
+
+/// Text cut to `max` characters with an ellipsis, for values in messages.
+pub(crate) fn short(s: &str, max: usize) -> String {
+    if chars(s) <= max {
+        s.to_string()
+    } else {
+        let mut cut: String = s.chars().take(max).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// True for a decimal digit of any script XPath's `\d` accepts here (ASCII, Arabic-Indic,
+/// extended Arabic-Indic).
+pub(crate) fn is_digit(c: char) -> bool {
+    c.is_ascii_digit() || ('\u{0660}'..='\u{0669}').contains(&c) || ('\u{06F0}'..='\u{06F9}').contains(&c)
+}
+
+/// True for a non-empty string of ASCII digits.
+pub(crate) fn ascii_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The number of decimals of the value (trailing zeros do not count).
+pub(crate) fn decimals(d: Decimal) -> u32 {
+    d.normalize().scale()
+}
+
+/// XPath's `round(x, dp)`: half towards positive infinity.
+pub(crate) fn xpath_round(d: Decimal, dp: u32) -> Decimal {
+    let strategy = if d.is_sign_negative() {
+        RoundingStrategy::MidpointTowardZero
+    } else {
+        RoundingStrategy::MidpointAwayFromZero
+    };
+    d.round_dp_with_strategy(dp, strategy)
+}
+
+/// XSLT's `format-number(x, '#.00')` as a value: half to even, 2 decimals.
+pub(crate) fn format2(d: Decimal) -> Decimal {
+    d.round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven)
+}
+
+/// An exact sum, `None` on overflow.
+pub(crate) fn sum(values: impl IntoIterator<Item = Decimal>) -> Option<Decimal> {
+    values.into_iter().try_fold(Decimal::ZERO, |acc, v| acc.checked_add(v))
+}
+
+/// `|a − b|`, `None` on overflow.
+pub(crate) fn diff(a: Decimal, b: Decimal) -> Option<Decimal> {
+    a.checked_sub(b).map(|d| d.abs())
+}
+
+/// A rate as people write it: `15`, `5`, `0.5`.
+pub(crate) fn pct(d: Decimal) -> String {
+    d.normalize().to_string()
+}
+
+/// An amount as people read it: at least 2 decimals.
+pub(crate) fn money(d: Decimal) -> String {
+    let n = d.normalize();
+    if n.scale() < 2 {
+        format!("{n:.2}")
+    } else {
+        n.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rust_decimal_macros::dec;
+
+    #[test]
+    fn xpath_rounding_is_half_up() {
+        assert_eq!(xpath_round(dec!(2.665), 2), dec!(2.67));
+        assert_eq!(xpath_round(dec!(-2.665), 2), dec!(-2.66));
+        assert_eq!(xpath_round(dec!(2.664), 2), dec!(2.66));
+        assert_eq!(format2(dec!(2.665)), dec!(2.66));
+        assert_eq!(format2(dec!(2.675)), dec!(2.68));
+    }
+
+    #[test]
+    fn measures() {
+        assert_eq!(decimals(dec!(16.480)), 2);
+        assert_eq!(decimals(dec!(16.485)), 3);
+        assert_eq!(decimals(dec!(100)), 0);
+        assert_eq!(chars("قلم"), 3);
+        assert!(is_digit('٣') && is_digit('7') && !is_digit('a'));
+        assert!(ascii_digits("0123") && !ascii_digits("") && !ascii_digits("١٢"));
+        assert_eq!(money(dec!(5)), "5.00");
+        assert_eq!(money(dec!(5.125)), "5.125");
+        assert_eq!(pct(dec!(15.00)), "15");
+        assert_eq!(short("abcdef", 3), "abc…");
+        assert_eq!(sum([Decimal::MAX, Decimal::ONE]), None);
+    }
+}
