@@ -5,8 +5,8 @@ mod submit_fake;
 
 use invoicedrop::model::{DocumentKind, InvoiceType, OnboardingRequest, Secret, example};
 use invoicedrop::submit::{
-    ApiSettings, Backoff, DocumentKey, Ledger, Outcome, Outgoing, SubmitError, SubmitEvent, Submitter,
-    idempotency_key, onboard,
+    ApiSettings, Backoff, DocumentKey, Ledger, Outcome, Outgoing, SubmitError, SubmitEvent, Submitter, idempotency_key,
+    onboard,
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -157,7 +157,11 @@ async fn the_token_is_refreshed_before_it_expires() {
     let auths = server.fake.auths.load(std::sync::atomic::Ordering::SeqCst);
     assert!(auths >= 2, "a 2 s token over a 3.5 s run is replaced ({auths} auths)");
     assert_eq!(server.fake.answered_401.load(std::sync::atomic::Ordering::SeqCst), 0);
-    assert_eq!(server.fake.documents().len(), 35, "no request was wasted on an expired token");
+    assert_eq!(
+        server.fake.documents().len(),
+        35,
+        "no request was wasted on an expired token"
+    );
 }
 
 #[tokio::test]
@@ -196,7 +200,10 @@ async fn two_401s_in_a_row_stop_the_run() {
     assert!(matches!(err, SubmitError::CredentialsRejected { .. }), "{err}");
     assert!(err.to_string().contains("credentials rejected"), "{err}");
     let sent = server.fake.documents().len();
-    assert!(sent <= 2 * 8, "the run stopped instead of going through the batch ({sent} requests)");
+    assert!(
+        sent <= 2 * 8,
+        "the run stopped instead of going through the batch ({sent} requests)"
+    );
 }
 
 #[tokio::test]
@@ -210,7 +217,10 @@ async fn a_wrong_secret_is_reported_at_connect() {
         .unwrap_err();
     let text = err.to_string();
     assert!(matches!(err, SubmitError::CredentialsRejected { .. }), "{text}");
-    assert!(text.contains("INVOICEDROP_SECRET") && text.contains("invalid VAT number"), "{text}");
+    assert!(
+        text.contains("INVOICEDROP_SECRET") && text.contains("invalid VAT number"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -293,7 +303,10 @@ async fn unknown_outcomes_are_repeated_with_the_same_key_and_bytes() {
     assert_eq!(seen.len(), 24);
     for doc in &batch {
         let key = key_of(doc);
-        let mine: Vec<_> = seen.iter().filter(|r| r.idempotency_key.as_ref() == Some(&key)).collect();
+        let mine: Vec<_> = seen
+            .iter()
+            .filter(|r| r.idempotency_key.as_ref() == Some(&key))
+            .collect();
         assert_eq!(mine.len(), 4, "every request carried the document's one key");
         assert!(mine.iter().all(|r| r.body == mine[0].body), "byte-identical body");
         assert_eq!(mine[0].body, serde_json::to_vec(&doc.document).unwrap());
@@ -320,7 +333,10 @@ async fn a_timeout_is_an_unknown_outcome_and_is_repeated() {
     });
     let (seen, sink) = events();
     let outcomes = sub.submit_all(docs("TO", 2), sink).await.unwrap();
-    assert!(outcomes.iter().all(|o| o.is_accepted() && o.attempts() == 2), "{outcomes:?}");
+    assert!(
+        outcomes.iter().all(|o| o.is_accepted() && o.attempts() == 2),
+        "{outcomes:?}"
+    );
     assert_eq!(server.fake.replays.load(std::sync::atomic::Ordering::SeqCst), 2);
     let retrying = seen
         .lock()
@@ -351,7 +367,10 @@ async fn a_429_pauses_everyone_for_retry_after() {
     let outcomes = sub.submit_all(docs("L", 3), sink).await.unwrap();
     assert!(outcomes.iter().all(Outcome::is_accepted));
     let requests = server.fake.documents();
-    let first = requests.iter().position(|r| r.nth_for_key == 1 && String::from_utf8_lossy(&r.body).contains("\"L-0\"")).unwrap();
+    let first = requests
+        .iter()
+        .position(|r| r.nth_for_key == 1 && String::from_utf8_lossy(&r.body).contains("\"L-0\""))
+        .unwrap();
     let refused_at = requests[first].at;
     for later in &requests {
         if later.at > refused_at {
@@ -363,7 +382,10 @@ async fn a_429_pauses_everyone_for_retry_after() {
         }
     }
     let events = seen.lock().unwrap().clone();
-    assert!(events.iter().any(|e| matches!(e, SubmitEvent::Paused { .. })), "{events:?}");
+    assert!(
+        events.iter().any(|e| matches!(e, SubmitEvent::Paused { .. })),
+        "{events:?}"
+    );
     assert!(events.contains(&SubmitEvent::Resumed), "{events:?}");
 }
 
@@ -385,7 +407,10 @@ async fn while_the_api_is_down_only_one_probe_goes_at_a_time() {
     let outcomes = sub.submit_all(docs("P", 40), sink).await.unwrap();
     assert!(outcomes.iter().all(Outcome::is_accepted), "{outcomes:?}");
     let requests = server.fake.documents();
-    assert!(requests[..8].iter().any(|r| r.concurrent > 1), "the first wave went side by side");
+    assert!(
+        requests[..8].iter().any(|r| r.concurrent > 1),
+        "the first wave went side by side"
+    );
     for r in &requests[8..=11] {
         assert_eq!(r.concurrent, 1, "probes go alone");
     }
@@ -404,15 +429,25 @@ async fn an_api_that_stays_down_ends_the_run_without_burning_the_backlog() {
     let sub = Submitter::connect(s, ID.into(), Ledger::open(dir.path()).unwrap())
         .await
         .unwrap();
-    server.fake.set_script(|_| Action::Status(502, "<html>Bad Gateway</html>".into()));
+    server
+        .fake
+        .set_script(|_| Action::Status(502, "<html>Bad Gateway</html>".into()));
     let outcomes = sub.submit_all(docs("Z", 200), |_| {}).await.unwrap();
     assert!(outcomes.iter().all(|o| matches!(o, Outcome::Failed { .. })));
     let sent = server.fake.documents().len();
-    assert!(sent <= 8 + 10, "{sent} requests for 200 documents while the API was down");
+    assert!(
+        sent <= 8 + 10,
+        "{sent} requests for 200 documents while the API was down"
+    );
     let never_sent = outcomes.iter().filter(|o| o.attempts() == 0).count();
     assert!(never_sent >= 190, "{never_sent}");
-    let Outcome::Failed { reason, .. } = &outcomes[199] else { unreachable!() };
-    assert!(reason.contains("stopped answering") && reason.contains("not sent"), "{reason}");
+    let Outcome::Failed { reason, .. } = &outcomes[199] else {
+        unreachable!()
+    };
+    assert!(
+        reason.contains("stopped answering") && reason.contains("not sent"),
+        "{reason}"
+    );
 }
 
 #[tokio::test]
@@ -454,7 +489,10 @@ async fn onboarding_returns_the_id_or_says_what_to_do() {
     let otp = onboard(&s, request("000000", "dev-1")).await.unwrap_err().to_string();
     assert!(otp.contains("OTP") && otp.contains("400"), "{otp}");
     let dup = onboard(&s, request("123456", "taken")).await.unwrap_err().to_string();
-    assert!(dup.contains("already onboarded") && dup.contains("INVOICEDROP_ONBOARD_ID"), "{dup}");
+    assert!(
+        dup.contains("already onboarded") && dup.contains("INVOICEDROP_ONBOARD_ID"),
+        "{dup}"
+    );
 }
 
 #[tokio::test]

@@ -85,7 +85,11 @@ async fn in_flight_is_committed_before_the_request_leaves() {
     assert_eq!(seen.len(), 20);
     for (state, attempts, nth) in seen.iter() {
         assert_eq!(state, "in_flight");
-        assert_eq!(*attempts, i64::from(*nth), "attempts + 1 was durable before request {nth} left");
+        assert_eq!(
+            *attempts,
+            i64::from(*nth),
+            "attempts + 1 was durable before request {nth} left"
+        );
     }
     let e = sub.ledger().get(&key("F-3")).unwrap().unwrap();
     assert_eq!(e.state, LedgerState::Accepted);
@@ -139,7 +143,10 @@ async fn the_same_number_with_other_content_is_a_conflict_and_is_not_sent() {
         panic!("{:?}", outcomes[0])
     };
     assert_eq!(*tag, 2);
-    assert!(message.contains(CONFLICT_CODE) && message.contains("credit note"), "{message}");
+    assert!(
+        message.contains(CONFLICT_CODE) && message.contains("credit note"),
+        "{message}"
+    );
     assert_eq!(outcomes[0].errors()[0].code.as_deref(), Some(CONFLICT_CODE));
     assert_eq!(server.fake.documents().len(), 1);
 }
@@ -153,8 +160,22 @@ async fn the_same_document_twice_in_one_batch_is_sent_once() {
         .submit_all(vec![invoice("D-1", 1), invoice("D-1", 2), changed("D-1", 3)], |_| {})
         .await
         .unwrap();
-    assert!(matches!(outcomes[0], Outcome::Accepted { from_ledger: false, tag: 1, .. }));
-    assert!(matches!(outcomes[1], Outcome::Accepted { from_ledger: true, tag: 2, .. }));
+    assert!(matches!(
+        outcomes[0],
+        Outcome::Accepted {
+            from_ledger: false,
+            tag: 1,
+            ..
+        }
+    ));
+    assert!(matches!(
+        outcomes[1],
+        Outcome::Accepted {
+            from_ledger: true,
+            tag: 2,
+            ..
+        }
+    ));
     assert!(matches!(outcomes[2], Outcome::Conflict { tag: 3, .. }));
     assert_eq!(server.fake.documents().len(), 1);
 }
@@ -190,7 +211,14 @@ async fn a_document_in_flight_at_a_crash_is_resumed_with_its_key_and_body() {
     let resumed = sub.resume_unresolved(|_| {}).await.unwrap();
     assert_eq!(resumed.len(), 1);
     assert_eq!(resumed[0].0, key("K-1"));
-    assert!(matches!(resumed[0].1, Outcome::Accepted { attempts: 2, from_ledger: false, .. }));
+    assert!(matches!(
+        resumed[0].1,
+        Outcome::Accepted {
+            attempts: 2,
+            from_ledger: false,
+            ..
+        }
+    ));
     let requests = server.fake.documents();
     assert_eq!(requests.len(), 2);
     assert_eq!(requests[0].idempotency_key, requests[1].idempotency_key);
@@ -211,7 +239,10 @@ async fn changed_content_after_a_crash_settles_the_stored_body_first() {
     assert!(matches!(&outcomes[0], Outcome::Conflict { tag: 9, .. }), "{outcomes:?}");
     let requests = server.fake.documents();
     assert_eq!(requests.len(), 2);
-    assert_eq!(requests[1].body, requests[0].body, "the stored body went, not the new one");
+    assert_eq!(
+        requests[1].body, requests[0].body,
+        "the stored body went, not the new one"
+    );
     assert_eq!(server.fake.accepted_count(), 1);
 }
 
@@ -238,8 +269,16 @@ async fn an_unknown_outcome_is_retried_next_run_with_the_same_key() {
     server.fake.set_script(|_| Action::Normal);
     let sub = connect(&server.base_url, Ledger::open(dir.path()).unwrap()).await;
     let outcomes = sub.submit_all(vec![invoice("U-1", 1)], |_| {}).await.unwrap();
-    assert!(matches!(outcomes[0], Outcome::Accepted { attempts: 3, .. }), "{outcomes:?}");
-    let keys: Vec<_> = server.fake.documents().iter().map(|r| r.idempotency_key.clone()).collect();
+    assert!(
+        matches!(outcomes[0], Outcome::Accepted { attempts: 3, .. }),
+        "{outcomes:?}"
+    );
+    let keys: Vec<_> = server
+        .fake
+        .documents()
+        .iter()
+        .map(|r| r.idempotency_key.clone())
+        .collect();
     assert_eq!(keys.len(), 3);
     assert!(keys.iter().all(|k| *k == keys[0]), "no new key on a rerun");
 }
@@ -287,13 +326,25 @@ fn a_second_process_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let _held = Ledger::open(dir.path()).unwrap();
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_opens_a_locked_folder", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "child_opens_a_locked_folder",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("SUBMIT_LEDGER_CHILD_DIR", dir.path())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("REFUSED: another invoicedrop is already running"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("REFUSED: another invoicedrop is already running"),
+        "{stdout}"
+    );
     assert!(stdout.contains(&dir.path().display().to_string()), "{stdout}");
     assert!(stdout.contains(&format!("process {}", std::process::id())), "{stdout}");
 }

@@ -185,7 +185,12 @@ impl ApiClient {
     }
 
     /// Send a JSON body to `url` with the bearer token; the status and raw answer, or why none came.
-    pub(crate) async fn post_raw(&self, url: &str, bearer: &HeaderValue, body: Vec<u8>) -> Result<(u16, Vec<u8>), String> {
+    pub(crate) async fn post_raw(
+        &self,
+        url: &str,
+        bearer: &HeaderValue,
+        body: Vec<u8>,
+    ) -> Result<(u16, Vec<u8>), String> {
         self.send(url, Some(bearer), None, body)
             .await
             .map(|r| (r.status, r.body))
@@ -200,11 +205,7 @@ impl ApiClient {
         body: Vec<u8>,
     ) -> Result<RawReply, Transport> {
         let started = Instant::now();
-        let mut request = self
-            .http
-            .post(url)
-            .header(CONTENT_TYPE, "application/json")
-            .body(body);
+        let mut request = self.http.post(url).header(CONTENT_TYPE, "application/json").body(body);
         if let Some(b) = bearer {
             request = request.header(AUTHORIZATION, b.clone());
         }
@@ -295,7 +296,13 @@ pub(crate) fn classify(status: u16, retry_after: Option<Duration>, raw: Vec<u8>)
 /// Make sure a rejection says what is wrong: a 409 carries `DUPLICATE-DOCUMENT`, and an answer
 /// without any error gets one from its message or status.
 fn with_errors(status: u16, mut response: SubmissionResponse, raw: &[u8]) -> SubmissionResponse {
-    if status == 409 && !response.errors.0.iter().any(|m| m.code.as_deref() == Some(DUPLICATE_CODE)) {
+    if status == 409
+        && !response
+            .errors
+            .0
+            .iter()
+            .any(|m| m.code.as_deref() == Some(DUPLICATE_CODE))
+    {
         response.errors.0.insert(
             0,
             Message::error(
@@ -411,10 +418,16 @@ mod tests {
             Reply::RateLimited { retry_after: Some(d) } if d == Duration::from_secs(2)
         ));
         for s in [500, 502, 503, 504, 408] {
-            assert!(matches!(classify(s, None, vec![]), Reply::Unknown { not_sent: false, .. }), "{s}");
+            assert!(
+                matches!(classify(s, None, vec![]), Reply::Unknown { not_sent: false, .. }),
+                "{s}"
+            );
         }
         // A 200 that is not JSON: maybe issued, maybe not. Repeat it with the same key.
-        assert!(matches!(classify(200, None, b"<html>ok</html>".to_vec()), Reply::Unknown { .. }));
+        assert!(matches!(
+            classify(200, None, b"<html>ok</html>".to_vec()),
+            Reply::Unknown { .. }
+        ));
     }
 
     #[test]

@@ -164,10 +164,7 @@ mod tests {
         let env = EnvCredentials::from_lookup(lookup(&[(ENV_SECRET_FILE, file.to_str().unwrap())])).unwrap();
         assert_eq!(env.secret.unwrap().expose(), "from-file");
 
-        let both = EnvCredentials::from_lookup(lookup(&[
-            (ENV_SECRET, "x"),
-            (ENV_SECRET_FILE, file.to_str().unwrap()),
-        ]));
+        let both = EnvCredentials::from_lookup(lookup(&[(ENV_SECRET, "x"), (ENV_SECRET_FILE, file.to_str().unwrap())]));
         assert_eq!(both.unwrap_err(), CredentialsError::TwoSecrets);
 
         let missing = dir.path().join("nope");
@@ -175,7 +172,10 @@ mod tests {
         assert!(err.to_string().contains("nope"), "{err}");
 
         std::fs::write(&file, "\n").unwrap();
-        assert!(matches!(read_secret_file(&file), Err(CredentialsError::EmptySecretFile { .. })));
+        assert!(matches!(
+            read_secret_file(&file),
+            Err(CredentialsError::EmptySecretFile { .. })
+        ));
     }
 
     #[test]
@@ -185,6 +185,9 @@ mod tests {
             .into_settings()
             .unwrap_err();
         assert!(err.to_string().contains(ENV_VAT_NUMBER), "{err}");
-        assert_eq!(EnvCredentials::from_lookup(lookup(&[])).unwrap(), EnvCredentials::default());
+        assert_eq!(
+            EnvCredentials::from_lookup(lookup(&[])).unwrap(),
+            EnvCredentials::default()
+        );
     }
 }

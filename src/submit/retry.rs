@@ -188,7 +188,10 @@ mod tests {
     fn delays_grow_with_jitter_up_to_the_cap() {
         let d: Vec<Duration> = delays(quick()).take(6).collect();
         assert_eq!(d.len(), 6);
-        assert!(d[0] >= Duration::from_millis(10) && d[0] <= Duration::from_millis(20), "{d:?}");
+        assert!(
+            d[0] >= Duration::from_millis(10) && d[0] <= Duration::from_millis(20),
+            "{d:?}"
+        );
         assert!(d[1] >= Duration::from_millis(20), "{d:?}");
         assert!(d.iter().all(|x| *x <= Duration::from_millis(80)), "{d:?}");
     }
@@ -206,7 +209,10 @@ mod tests {
         assert!(b.is_down());
         assert_eq!(b.answered(), Transition::Up);
         assert!(!b.is_down());
-        assert!(matches!(b.unanswered(true, false), Transition::Down(_)), "refused opens at once");
+        assert!(
+            matches!(b.unanswered(true, false), Transition::Down(_)),
+            "refused opens at once"
+        );
         b.answered();
         assert!(!b.gave_up(), "patience is a minute");
         let b2 = Breaker::new(quick());

@@ -150,7 +150,9 @@ impl<'a> Run<'a> {
             if self.stopped() {
                 return;
             }
-            let Some(job) = lock(&self.queue).pop_front() else { return };
+            let Some(job) = lock(&self.queue).pop_front() else {
+                return;
+            };
             let slot = job.slot;
             let outcome = self.settle(job).await;
             self.emit(match &outcome {
@@ -275,7 +277,13 @@ impl<'a> Run<'a> {
     }
 
     /// Send one document until it has a final answer, the run stops, or the tries run out.
-    async fn send(&self, doc: &Doc, mut body: Vec<u8>, mut attempts: u32, mut replacement: Option<Replacement>) -> Outcome {
+    async fn send(
+        &self,
+        doc: &Doc,
+        mut body: Vec<u8>,
+        mut attempts: u32,
+        mut replacement: Option<Replacement>,
+    ) -> Outcome {
         let shared = self.shared;
         let max_attempts = shared.client.settings().max_attempts.max(1);
         let mut delays = retry::delays(shared.client.settings().backoff);
@@ -354,7 +362,13 @@ impl<'a> Run<'a> {
                 Reply::Accepted { status, response, raw } => {
                     shared.rate.succeeded();
                     tracing::debug!(number = %doc.number, status, attempt = attempts, "accepted");
-                    self.record(doc, LedgerState::Accepted, Some(status), Some(raw.clone()), response.id.clone());
+                    self.record(
+                        doc,
+                        LedgerState::Accepted,
+                        Some(status),
+                        Some(raw.clone()),
+                        response.id.clone(),
+                    );
                     if replacement.is_some() {
                         // The interrupted earlier request was issued: the new content is a conflict.
                         return Outcome::Conflict {
@@ -562,6 +576,9 @@ mod tests {
     #[test]
     fn conflicts_say_what_to_do() {
         let m = conflict_message(DocumentKind::Invoice, "INV-9", Some("u-1"), "2026-11-01T10:00:00Z");
-        assert!(m.contains("INV-9") && m.contains("credit note") && m.contains("new number"), "{m}");
+        assert!(
+            m.contains("INV-9") && m.contains("credit note") && m.contains("new number"),
+            "{m}"
+        );
     }
 }

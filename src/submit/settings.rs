@@ -177,7 +177,9 @@ impl ApiSettings {
         }
         for (name, path) in [("auth", &self.paths.auth), ("onboarding", &self.paths.onboarding)] {
             if !path.starts_with('/') {
-                return Err(SubmitError::Config(format!("the {name} path `{path}` must start with `/`")));
+                return Err(SubmitError::Config(format!(
+                    "the {name} path `{path}` must start with `/`"
+                )));
             }
         }
         Ok(url.as_str().trim_end_matches('/').to_string())

@@ -206,7 +206,13 @@ impl Submitter {
             let mut meta = Vec::with_capacity(pass.len());
             for &slot in &pass {
                 if let Some((item, tag)) = prepared[slot].take() {
-                    meta.push((slot, tag, item.key.kind, item.key.number.clone(), item.idempotency_key.clone()));
+                    meta.push((
+                        slot,
+                        tag,
+                        item.key.kind,
+                        item.key.number.clone(),
+                        item.idempotency_key.clone(),
+                    ));
                     items.push(item);
                 }
             }
@@ -316,8 +322,12 @@ pub async fn onboard(settings: &ApiSettings, request: OnboardingRequest) -> Resu
             })?;
         let text = || failure_text(status, &raw);
         return match status {
-            200..=299 => parse_onboarding(&raw)
-                .ok_or_else(|| api(status, "the answer carried no onboard_id; check the onboarding path".into())),
+            200..=299 => parse_onboarding(&raw).ok_or_else(|| {
+                api(
+                    status,
+                    "the answer carried no onboard_id; check the onboarding path".into(),
+                )
+            }),
             401 if attempt == 0 => {
                 bearer = tokens.after_unauthorized(&bearer).await.map_err(|f| match f {
                     AuthFailure::Rejected { detail } => SubmitError::CredentialsRejected {
@@ -334,7 +344,10 @@ pub async fn onboard(settings: &ApiSettings, request: OnboardingRequest) -> Resu
             }),
             400 => Err(api(
                 status,
-                format!("{}. The OTP is invalid or expired: get a new OTP and onboard again", text()),
+                format!(
+                    "{}. The OTP is invalid or expired: get a new OTP and onboard again",
+                    text()
+                ),
             )),
             409 => Err(api(
                 status,
@@ -344,11 +357,17 @@ pub async fn onboard(settings: &ApiSettings, request: OnboardingRequest) -> Resu
                     text()
                 ),
             )),
-            404 => Err(api(status, format!("{}. Check the API URL and the onboarding path", text()))),
+            404 => Err(api(
+                status,
+                format!("{}. Check the API URL and the onboarding path", text()),
+            )),
             _ => Err(api(status, text())),
         };
     }
-    Err(api(401, "the onboarding request was refused with 401 twice in a row".into()))
+    Err(api(
+        401,
+        "the onboarding request was refused with 401 twice in a row".into(),
+    ))
 }
 
 /// Read an onboarding answer tolerantly: `onboard_id` (or `onboardId`), `status` default `success`.
@@ -361,11 +380,7 @@ fn parse_onboarding(raw: &[u8]) -> Option<OnboardingResponse> {
         .filter(|s| !s.is_empty())?;
     Some(OnboardingResponse {
         onboard_id: id.to_string(),
-        status: v
-            .get("status")
-            .and_then(Value::as_str)
-            .unwrap_or("success")
-            .to_string(),
+        status: v.get("status").and_then(Value::as_str).unwrap_or("success").to_string(),
     })
 }
 

@@ -115,7 +115,10 @@ mod tests {
         let short = Duration::from_secs(10);
         assert!(!needs_refresh(short, Duration::from_millis(8_999)));
         assert!(needs_refresh(short, Duration::from_secs(9)));
-        assert!(needs_refresh(Duration::ZERO, Duration::ZERO), "a token without life is used once");
+        assert!(
+            needs_refresh(Duration::ZERO, Duration::ZERO),
+            "a token without life is used once"
+        );
         assert!(needs_refresh(short, Duration::from_secs(60)));
     }
 }

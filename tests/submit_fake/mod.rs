@@ -58,6 +58,10 @@ pub enum Action {
 }
 
 type Script = Box<dyn Fn(&Recorded) -> Action + Send + Sync>;
+/// Body and answer of a stored document.
+type Stored = (Vec<u8>, Vec<u8>);
+/// (onboard_id, kind, number).
+type NumberKey = (String, String, String);
 
 pub struct Fake {
     pub requests: Mutex<Vec<Recorded>>,
@@ -68,9 +72,9 @@ pub struct Fake {
     script: Mutex<Script>,
     tokens: Mutex<HashMap<String, Instant>>,
     /// idempotency key → (body, answer)
-    accepted: Mutex<HashMap<String, (Vec<u8>, Vec<u8>)>>,
+    accepted: Mutex<HashMap<String, Stored>>,
     /// (onboard_id, kind, number) → body of the accepted document
-    numbers: Mutex<HashMap<(String, String, String), Vec<u8>>>,
+    numbers: Mutex<HashMap<NumberKey, Vec<u8>>>,
     pub replays: AtomicU32,
     in_flight: AtomicUsize,
     arrived: Notify,
@@ -219,13 +223,22 @@ async fn onboarding(State(fake): State<Arc<Fake>>, headers: HeaderMap, body: Byt
     }
     let v: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     if v["otp"] != "123456" {
-        return json_response(400, br#"{"status":"Failure","message":"Invalid or expired OTP"}"#.to_vec());
+        return json_response(
+            400,
+            br#"{"status":"Failure","message":"Invalid or expired OTP"}"#.to_vec(),
+        );
     }
     if v["device_id"] == "taken" {
-        return json_response(409, br#"{"status":"Failure","message":"device already onboarded"}"#.to_vec());
+        return json_response(
+            409,
+            br#"{"status":"Failure","message":"device already onboarded"}"#.to_vec(),
+        );
     }
     let id = fake.onboard_id.lock().unwrap().clone();
-    json_response(200, json!({"onboard_id": id, "status": "success"}).to_string().into_bytes())
+    json_response(
+        200,
+        json!({"onboard_id": id, "status": "success"}).to_string().into_bytes(),
+    )
 }
 
 struct InFlight<'a>(&'a AtomicUsize);
@@ -282,7 +295,10 @@ async fn document(
     }
     if !token_valid(&fake, &headers) {
         fake.answered_401.fetch_add(1, Ordering::SeqCst);
-        return json_response(401, br#"{"status":"Failure","message":"invalid or expired token"}"#.to_vec());
+        return json_response(
+            401,
+            br#"{"status":"Failure","message":"invalid or expired token"}"#.to_vec(),
+        );
     }
     if onboard_id != *fake.onboard_id.lock().unwrap() {
         return json_response(404, br#"{"status":"Failure","message":"unknown device"}"#.to_vec());
@@ -299,7 +315,10 @@ async fn document(
 
 fn process(fake: &Fake, onboard_id: &str, kind: &str, idem: Option<String>, body: &[u8]) -> (u16, Vec<u8>) {
     let Some(idem) = idem else {
-        return (400, br#"{"status":"Failure","errors":["missing Idempotency-Key"]}"#.to_vec());
+        return (
+            400,
+            br#"{"status":"Failure","errors":["missing Idempotency-Key"]}"#.to_vec(),
+        );
     };
     let v: Value = match serde_json::from_slice(body) {
         Ok(v) => v,

@@ -327,8 +327,10 @@ fn execute(tx: &Transaction<'_>, request: Request) -> rusqlite::Result<Answer> {
             Ok(Answer::Entries(rows.collect::<rusqlite::Result<Vec<_>>>()?))
         }
         Request::SetMeta(key, value) => {
-            tx.prepare_cached("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2")?
-                .execute(params![key, value])?;
+            tx.prepare_cached(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
+            )?
+            .execute(params![key, value])?;
             Ok(Answer::Done)
         }
         Request::GetMeta(key) => {

@@ -127,7 +127,14 @@ async fn reruns_decide_from_the_stored_state() {
         .await
         .unwrap();
     assert!(matches!(&same[0], Decision::Done(e) if e.state == LedgerState::Accepted));
-    assert!(matches!(&same[1], Decision::Send { replacement: None, attempts: 1, .. }));
+    assert!(matches!(
+        &same[1],
+        Decision::Send {
+            replacement: None,
+            attempts: 1,
+            ..
+        }
+    ));
     assert!(matches!(&same[2], Decision::Send { replacement: None, .. }));
     assert!(matches!(&same[3], Decision::Send { replacement: None, .. }));
 
