@@ -190,6 +190,34 @@ async fn a_401_mid_run_means_one_new_token_and_one_repeat() {
     assert_eq!(attempts, [1, 1, 1, 1, 1, 2], "the refused request was repeated once");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_workers_hit_by_401_share_one_new_token() {
+    let server = start(ID).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = settings(&server.base_url);
+    s.concurrency = 16;
+    let sub = Submitter::connect(s, ID.into(), Ledger::open(dir.path()).unwrap())
+        .await
+        .unwrap();
+    // Revoke the token when the 16th request arrives: every request in flight then gets 401.
+    let fake = server.fake.clone();
+    server.fake.set_script(move |r| {
+        if r.nth_for_key == 1 && fake.documents().len() == 16 {
+            fake.revoke_tokens();
+        }
+        Action::Normal
+    });
+    let outcomes = sub.submit_all(docs("M", 64), |_| {}).await.unwrap();
+    assert!(outcomes.iter().all(Outcome::is_accepted), "{outcomes:?}");
+    let auths = server.fake.auths.load(std::sync::atomic::Ordering::SeqCst);
+    let refused = server.fake.answered_401.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(refused >= 1);
+    assert_eq!(
+        auths, 2,
+        "{refused} requests refused with 401 led to a single new token"
+    );
+}
+
 #[tokio::test]
 async fn two_401s_in_a_row_stop_the_run() {
     let server = start(ID).await;
@@ -555,4 +583,28 @@ async fn neither_secret_nor_token_reaches_logs_or_debug_output() {
     }
     assert!(!logs.contains("Maximum Speed Tech"), "no document body in the logs");
     assert_eq!(DocumentKind::Invoice.path_segment(), "invoices");
+}
+
+/// Throughput of the client side alone (the fake does no XML or signing). Run with
+/// `cargo test --test submit_client throughput -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, not a check"]
+async fn throughput_against_the_fake() {
+    let dir = tempfile::tempdir().unwrap();
+    for concurrency in [8, 32, 64, 128] {
+        let server = start(ID).await;
+        let mut s = settings(&server.base_url);
+        s.concurrency = concurrency;
+        let ledger = Ledger::open(&dir.path().join(concurrency.to_string())).unwrap();
+        let sub = Submitter::connect(s, ID.into(), ledger).await.unwrap();
+        let batch = docs(&format!("TP{concurrency}"), 3000);
+        let started = std::time::Instant::now();
+        let outcomes = sub.submit_all(batch, |_| {}).await.unwrap();
+        let elapsed = started.elapsed();
+        assert!(outcomes.iter().all(Outcome::is_accepted));
+        eprintln!(
+            "concurrency {concurrency}: 3000 documents in {elapsed:.2?} = {:.0}/s",
+            3000.0 / elapsed.as_secs_f64()
+        );
+    }
 }

@@ -5,7 +5,6 @@ use super::client::{AuthFailure, Reply};
 use super::ledger::{Decision, LedgerState, RecordAck, Replacement};
 use super::retry::{self, Probe, Transition};
 use super::submitter::Shared;
-use super::token::Bearer;
 use super::{CONFLICT_CODE, Outcome, SubmitError, SubmitEvent};
 use crate::model::{DocumentKind, InvoiceType, SubmissionResponse};
 use chrono::{NaiveDate, NaiveTime};
@@ -291,7 +290,6 @@ impl<'a> Run<'a> {
         let mut throttled = 0u32;
         let mut unauthorized_in_a_row = 0u32;
         let mut store_replacement: Option<Replacement> = None;
-        let mut bearer: Option<Bearer> = None;
         let mut last_reason = String::new();
         loop {
             let probe = match self.admit().await {
@@ -313,27 +311,25 @@ impl<'a> Run<'a> {
                 }
             };
             let was_probe = probe.is_some();
-            let b = match bearer.take() {
-                Some(b) => b,
-                None => match shared.tokens.bearer().await {
-                    Ok(b) => b,
-                    Err(f) => {
-                        let refused = matches!(f, AuthFailure::Unreachable { .. });
-                        let Ok(reason) = self.auth_failed(f) else {
-                            return doc.failed("not sent: the run stopped", attempts);
-                        };
-                        self.breaker_event(shared.breaker.unanswered(refused, was_probe));
-                        drop(probe);
-                        unknowns += 1;
-                        if unknowns >= max_attempts {
-                            return doc.failed(&reason, attempts);
-                        }
-                        self.emit(SubmitEvent::Retrying { reason: reason.clone() });
-                        last_reason = reason;
-                        tokio::time::sleep(delays.next().unwrap_or_default()).await;
-                        continue;
+            // Asked after every wait (backoff, pause, limiter), so it is never about to expire.
+            let b = match shared.tokens.bearer().await {
+                Ok(b) => b,
+                Err(f) => {
+                    let refused = matches!(f, AuthFailure::Unreachable { .. });
+                    let Ok(reason) = self.auth_failed(f) else {
+                        return doc.failed("not sent: the run stopped", attempts);
+                    };
+                    self.breaker_event(shared.breaker.unanswered(refused, was_probe));
+                    drop(probe);
+                    unknowns += 1;
+                    if unknowns >= max_attempts {
+                        return doc.failed(&reason, attempts);
                     }
-                },
+                    self.emit(SubmitEvent::Retrying { reason: reason.clone() });
+                    last_reason = reason;
+                    tokio::time::sleep(delays.next().unwrap_or_default()).await;
+                    continue;
+                }
             };
             attempts = match shared
                 .ledger
@@ -393,7 +389,6 @@ impl<'a> Run<'a> {
                         body = r.body.clone();
                         store_replacement = Some(r);
                         unknowns = 0;
-                        bearer = Some(b);
                         continue;
                     }
                     return Outcome::Rejected {
@@ -417,13 +412,11 @@ impl<'a> Run<'a> {
                         return doc.failed("not sent: credentials rejected", attempts);
                     }
                     tracing::debug!(number = %doc.number, "401: new token, then repeat once");
-                    match shared.tokens.after_unauthorized(&b).await {
-                        Ok(nb) => bearer = Some(nb),
-                        Err(f) => {
-                            if self.auth_failed(f).is_err() {
-                                return doc.failed("not sent: the run stopped", attempts);
-                            }
-                        }
+                    // The next round's `bearer()` hands out the new token.
+                    if let Err(f) = shared.tokens.after_unauthorized(&b).await
+                        && self.auth_failed(f).is_err()
+                    {
+                        return doc.failed("not sent: the run stopped", attempts);
                     }
                 }
                 Reply::UnknownDevice => {
@@ -452,7 +445,6 @@ impl<'a> Run<'a> {
                     if throttled > MAX_THROTTLED {
                         return doc.failed(&format!("the API answered 429 {throttled} times; not sent"), attempts);
                     }
-                    bearer = Some(b);
                 }
                 Reply::Unknown {
                     reason,
@@ -480,7 +472,6 @@ impl<'a> Run<'a> {
                     }
                     self.emit(SubmitEvent::Retrying { reason: reason.clone() });
                     last_reason = reason;
-                    bearer = Some(b);
                     drop(probe);
                     tokio::time::sleep(delays.next().unwrap_or_default()).await;
                 }

@@ -65,6 +65,7 @@ type NumberKey = (String, String, String);
 
 pub struct Fake {
     pub requests: Mutex<Vec<Recorded>>,
+    per_key: Mutex<HashMap<Option<String>, u32>>,
     pub auths: AtomicU32,
     pub answered_401: AtomicU32,
     pub token_ttl: AtomicU32,
@@ -127,6 +128,7 @@ impl Drop for FakeServer {
 pub async fn start(onboard_id: &str) -> FakeServer {
     let fake = Arc::new(Fake {
         requests: Mutex::new(Vec::new()),
+        per_key: Mutex::new(HashMap::new()),
         auths: AtomicU32::new(0),
         answered_401: AtomicU32::new(0),
         token_ttl: AtomicU32::new(3600),
@@ -261,7 +263,12 @@ async fn document(
     let idem = header("idempotency-key");
     let recorded = {
         let mut all = fake.requests.lock().unwrap();
-        let nth_for_key = all.iter().filter(|r| r.idempotency_key == idem).count() as u32 + 1;
+        let nth_for_key = {
+            let mut counts = fake.per_key.lock().unwrap();
+            let n = counts.entry(idem.clone()).or_insert(0);
+            *n += 1;
+            *n
+        };
         let r = Recorded {
             at: Instant::now(),
             raw_path: uri.path().to_string(),
