@@ -348,3 +348,86 @@ fn a_second_process_is_refused() {
     assert!(stdout.contains(&dir.path().display().to_string()), "{stdout}");
     assert!(stdout.contains(&format!("process {}", std::process::id())), "{stdout}");
 }
+
+/// Run in a child process by `a_killed_process_loses_nothing_and_sends_nothing_twice`: submits
+/// until it is killed.
+#[tokio::test]
+async fn child_submits_until_killed() {
+    let (Ok(url), Ok(dir)) = (std::env::var("SUBMIT_CRASH_URL"), std::env::var("SUBMIT_CRASH_DIR")) else {
+        return;
+    };
+    let mut s = settings(&url);
+    s.concurrency = 8;
+    let sub = Submitter::connect(s, ID.into(), Ledger::open(std::path::Path::new(&dir)).unwrap())
+        .await
+        .unwrap();
+    let batch: Vec<Outgoing> = (0..300).map(|i| invoice(&format!("CR-{i}"), i)).collect();
+    let _ = sub.submit_all(batch, |_| {}).await;
+    panic!("the parent kills this process before the batch is done");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_process_loses_nothing_and_sends_nothing_twice() {
+    let server = start(ID).await;
+    // Slow answers, so that the kill lands with requests in flight.
+    server
+        .fake
+        .set_script(|_| Action::AcceptThenDelay(Duration::from_millis(20)));
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_submits_until_killed",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("SUBMIT_CRASH_URL", &server.base_url)
+        .env("SUBMIT_CRASH_DIR", dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    server.fake.wait_for_requests(60).await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let seen_before = server.fake.documents().len();
+
+    let ledger = Ledger::open(dir.path()).expect("the lock dies with the process");
+    let stats = ledger.stats().unwrap();
+    assert_eq!(stats.accepted + stats.in_flight + stats.pending + stats.unknown, 300);
+    assert!(stats.in_flight >= 1, "killed with requests in flight: {stats:?}");
+
+    server.fake.set_script(|_| Action::Normal);
+    let sub = connect(&server.base_url, ledger).await;
+    let resumed = sub.resume_unresolved(|_| {}).await.unwrap();
+    assert_eq!(resumed.len() as u64, stats.in_flight);
+    assert!(resumed.iter().all(|(_, o)| o.is_accepted()));
+    let batch: Vec<Outgoing> = (0..300).map(|i| invoice(&format!("CR-{i}"), i)).collect();
+    let outcomes = sub.submit_all(batch, |_| {}).await.unwrap();
+    assert!(outcomes.iter().all(Outcome::is_accepted));
+    let from_ledger = outcomes
+        .iter()
+        .filter(|o| matches!(o, Outcome::Accepted { from_ledger: true, .. }))
+        .count() as u64;
+    assert_eq!(from_ledger, stats.accepted + stats.in_flight);
+
+    let requests = server.fake.documents();
+    assert_eq!(server.fake.accepted_count(), 300, "every document issued exactly once");
+    let mut bodies: std::collections::HashMap<String, Vec<u8>> = Default::default();
+    for r in &requests {
+        let key = r.idempotency_key.clone().unwrap();
+        let body = bodies.entry(key).or_insert_with(|| r.body.clone());
+        assert_eq!(*body, r.body, "a repeat carried other bytes");
+    }
+    assert_eq!(bodies.len(), 300, "one key per document, never a new one");
+    let repeats = requests.len() - 300;
+    assert_eq!(
+        repeats as u32,
+        server.fake.replays.load(std::sync::atomic::Ordering::SeqCst),
+        "every second request of a document was a replay of the first"
+    );
+    eprintln!(
+        "killed after {seen_before} requests: {} accepted, {} in flight, {} pending; {repeats} replays after restart",
+        stats.accepted, stats.in_flight, stats.pending
+    );
+}
