@@ -157,6 +157,7 @@ impl Submitter {
         shared.breaker.rearm();
         let count = docs.len();
         let mut outcomes: Vec<Option<Outcome>> = (0..count).map(|_| None).collect();
+        let tags: Vec<u64> = docs.iter().map(|o| o.tag).collect();
         let mut sort_keys = Vec::with_capacity(count);
         let mut prepared: Vec<Option<(BeginItem, u64)>> = Vec::with_capacity(count);
         for (slot, o) in docs.into_iter().enumerate() {
@@ -237,9 +238,10 @@ impl Submitter {
             .into_iter()
             .enumerate()
             .map(|(slot, o)| {
+                // Every slot is filled above; this only guards against a bug.
                 o.unwrap_or_else(|| Outcome::Failed {
-                    tag: slot as u64,
-                    reason: "not settled".into(),
+                    tag: tags[slot],
+                    reason: "not settled in this run (internal error); the next run settles it".into(),
                     attempts: 0,
                 })
             })
@@ -256,11 +258,7 @@ impl Submitter {
     ) -> Result<Vec<(DocumentKey, Outcome)>, SubmitError> {
         let shared = &self.shared;
         shared.breaker.rearm();
-        let ledger = shared.ledger.clone();
-        let onboard_id = shared.onboard_id.clone();
-        let entries = tokio::task::spawn_blocking(move || ledger.unresolved(&onboard_id))
-            .await
-            .map_err(|e| SubmitError::Config(format!("reading the ledger failed: {e}")))??;
+        let entries = shared.ledger.unresolved_async(&shared.onboard_id).await?;
         if entries.is_empty() {
             return Ok(Vec::new());
         }

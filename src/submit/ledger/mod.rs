@@ -371,6 +371,14 @@ impl Ledger {
         }
     }
 
+    /// [`Ledger::unresolved`] for async callers.
+    pub(crate) async fn unresolved_async(&self, onboard_id: &str) -> Result<Vec<LedgerEntry>, LedgerError> {
+        match self.ask(Request::Unresolved(onboard_id.to_string())).await? {
+            Answer::Entries(e) => Ok(e),
+            _ => Err(LedgerError::Closed),
+        }
+    }
+
     /// Store the onboard_id onboarding returned, so later runs need no flag (D9). Blocks briefly.
     pub fn remember_onboard_id(&self, onboard_id: &str) -> Result<(), LedgerError> {
         match self.ask_blocking(Request::SetMeta("onboard_id".into(), onboard_id.to_string()))? {
