@@ -85,6 +85,12 @@ pub enum MappingsAction {
 
 /// `invoicedrop sandbox`: the flags of D19 and issue 3.
 #[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "The account's secret is `sandbox-secret`, or the value of the environment variable \
+INVOICEDROP_SANDBOX_SECRET when set (never a flag). Faults can also be changed while it runs: \
+POST /sandbox/faults with {\"rate\", \"fail_rate\", \"drop_rate\", \"delay_ms\", \"token_ttl\"}; \
+GET /sandbox/stats gives per-device counts."
+)]
 pub struct SandboxArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1")]
