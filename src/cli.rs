@@ -56,6 +56,9 @@ pub struct CheckArgs {
     /// Common input flags.
     #[command(flatten)]
     pub input: InputArgs,
+    /// Check as if it were this time (RFC 3339), for the date rules; default now.
+    #[arg(long)]
+    pub now: Option<String>,
 }
 
 /// `invoicedrop mappings list | show NAME | detect FILE`

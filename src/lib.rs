@@ -9,10 +9,13 @@
 pub mod cli;
 pub mod commands;
 pub mod compute;
+pub mod config;
 pub mod ingest;
 pub mod logging;
 pub mod mapping;
 pub mod model;
+pub mod pipeline;
+pub mod results;
 pub mod sandbox;
 pub mod submit;
 pub mod validate;

@@ -2,6 +2,8 @@
 //! chain under concurrency, restarts with a state folder, faults, and the `invoicedrop sandbox`
 //! binary (its help and its logs). The server runs in-process on an ephemeral port.
 
+#[path = "sandbox_api/authority.rs"]
+mod authority;
 #[path = "sandbox_api/binary.rs"]
 mod binary;
 #[path = "sandbox_api/common.rs"]

@@ -1,9 +1,309 @@
-//! `invoicedrop check`.
+//! `invoicedrop check PATH...`: ingest, map, group, compute and validate, with no network; one
+//! result file per input and a summary.
 
 use super::Status;
 use crate::cli::*;
+use crate::config::Config;
+use crate::mapping::detect::Role;
+use crate::mapping::{Mapping, bundled, detect};
+use crate::pipeline::{self, CheckOptions, FileSummary};
+use crate::results::ResultWriter;
+use anyhow::Context as _;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Extensions read from folders.
+const EXTENSIONS: &[&str] = &["csv", "tsv", "txt", "xlsx", "xlsm", "xls", "xlsb", "ods"];
+
+#[derive(Serialize)]
+struct Report {
+    demo_seller: bool,
+    files: Vec<FileSummary>,
+    skipped_files: Vec<String>,
+    rows: u64,
+    documents: pipeline::Counts,
+    codes: BTreeMap<String, u64>,
+    exit_code: u8,
+}
+
+/// Files to check: files as given, folders' exports (non-recursive), without our own result
+/// files and the side files (lookups) the mappings declare.
+fn expand(
+    paths: &[PathBuf],
+    side_files: &[String],
+    skipped: &mut Vec<String>,
+    errors: &mut Vec<FileSummary>,
+) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut entries: Vec<PathBuf> = match std::fs::read_dir(p) {
+                Ok(rd) => rd
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.is_file())
+                    .collect(),
+                Err(e) => {
+                    errors.push(whole_file_error(p, format!("cannot list the folder: {e}")));
+                    continue;
+                }
+            };
+            entries.sort();
+            for f in entries {
+                let name = f
+                    .file_name()
+                    .map(|n| n.to_string_lossy().to_lowercase())
+                    .unwrap_or_default();
+                let ext = f
+                    .extension()
+                    .map(|e| e.to_string_lossy().to_lowercase())
+                    .unwrap_or_default();
+                if name.starts_with('.') || !EXTENSIONS.contains(&ext.as_str()) {
+                    continue;
+                }
+                if name.contains(".result.") {
+                    continue;
+                }
+                if side_files.contains(&name) {
+                    skipped.push(format!("{}: a lookup table of a mapping, not an export", f.display()));
+                    continue;
+                }
+                out.push(f);
+            }
+        } else if p.is_file() {
+            out.push(p.clone());
+        } else {
+            errors.push(whole_file_error(p, "no such file or folder".into()));
+        }
+    }
+    out
+}
+
+fn whole_file_error(p: &Path, message: String) -> FileSummary {
+    FileSummary {
+        file: p.display().to_string(),
+        error: Some(message),
+        ..Default::default()
+    }
+}
+
+fn parse_now(now: &Option<String>) -> anyhow::Result<DateTime<Utc>> {
+    match now {
+        Some(s) => Ok(DateTime::parse_from_rfc3339(s)
+            .with_context(|| format!("--now {s:?}: expected an RFC 3339 time such as 2026-11-21T09:00:00Z"))?
+            .with_timezone(&Utc)),
+        None => Ok(Utc::now()),
+    }
+}
+
+fn check_one(
+    path: &Path,
+    explicit: Option<&Arc<Mapping>>,
+    mappings: &[Mapping],
+    all_files: &[PathBuf],
+    config: &Config,
+    opts: &CheckOptions,
+    results: &Path,
+) -> Result<Option<FileSummary>, String> {
+    let mapping = match explicit {
+        Some(m) => m.clone(),
+        None => {
+            let ranked = pipeline::detect(path, mappings).map_err(|e| e.to_string())?;
+            let chosen = detect::choose(&path.display().to_string(), &ranked).map_err(|e| e.to_string())?;
+            let m = mappings
+                .iter()
+                .find(|m| m.name == chosen.mapping)
+                .cloned()
+                .ok_or_else(|| "internal: detected mapping vanished".to_string())?;
+            if chosen.role == Role::JoinHeader {
+                let partner = pipeline::open::join_lines_partner(&m, path);
+                return match partner {
+                    Some(p) if all_files.iter().any(|f| crate::mapping::lookup::same_file(f, &p)) => Ok(None),
+                    _ => Err(format!(
+                        "this is the header file of a {} export; check its lines file (the same name with {:?} in place of {:?}), which reads this one",
+                        m.name,
+                        m.join.as_ref().map(|j| j.file_replace[0].clone()).unwrap_or_default(),
+                        m.join.as_ref().map(|j| j.file_replace[1].clone()).unwrap_or_default()
+                    )),
+                };
+            }
+            Arc::new(m)
+        }
+    };
+    let prepared = pipeline::prepare(path, mapping.clone(), config).map_err(|e| e.to_string())?;
+    let mut summary = FileSummary {
+        file: path.display().to_string(),
+        mapping: mapping.name.clone(),
+        notes: prepared.notes.clone(),
+        ..Default::default()
+    };
+    let headers = prepared.bound.headers.names();
+    let mut writer = ResultWriter::create(results, path, &headers)
+        .map_err(|e| format!("cannot write the result file in {}: {e}", results.display()))?;
+    pipeline::check_stream(prepared.input, prepared.bound, opts, &mut writer, &mut summary)
+        .map_err(|e| format!("cannot write {}: {e}", writer.target().display()))?;
+    let target = writer
+        .finish()
+        .map_err(|e| format!("cannot finish the result file: {e}"))?;
+    summary.result_file = Some(target.display().to_string());
+    Ok(Some(summary))
+}
 
 /// Run `invoicedrop check`.
-pub fn check(_args: CheckArgs, _cli: &Cli) -> anyhow::Result<Status> {
-    anyhow::bail!("`invoicedrop check` is not built yet")
+pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
+    let config = Config::load(args.input.config.as_deref())?;
+    let (seller, demo) = config.seller();
+    let now = parse_now(&args.now)?;
+    let explicit = match &args.input.mapping {
+        Some(spec) => Some(Arc::new(pipeline::load_mapping(spec)?)),
+        None => None,
+    };
+    let mappings = bundled::all()?;
+    let mut side: Vec<Mapping> = mappings.clone();
+    side.extend(explicit.iter().map(|m| (**m).clone()));
+    let side_files = pipeline::lookup_file_names(&side);
+    let mut skipped_files = Vec::new();
+    let mut files_out = Vec::new();
+    let files = expand(&args.paths, &side_files, &mut skipped_files, &mut files_out);
+    let opts = CheckOptions::new(now, seller);
+    if demo && !cli.quiet && !cli.json {
+        eprintln!(
+            "note: no configuration ({}): the seller is the built-in demo seller of the sandbox, VAT {}. Put your company in a [seller] table to check your own documents.",
+            args.input
+                .config
+                .as_ref()
+                .map_or("./invoicedrop.toml not found".to_string(), |p| p.display().to_string()),
+            crate::model::example::SELLER_VAT
+        );
+    }
+    let mut used: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for f in &files {
+        let target = crate::results::result_path(&args.input.results, f);
+        if let Some((_, other)) = used.iter().find(|(t, _)| *t == target) {
+            files_out.push(whole_file_error(
+                f,
+                format!(
+                    "its result file {} would overwrite the one of {}; rename one of the two exports",
+                    target.display(),
+                    other.display()
+                ),
+            ));
+            continue;
+        }
+        used.push((target, f.clone()));
+        match check_one(
+            f,
+            explicit.as_ref(),
+            &mappings,
+            &files,
+            &config,
+            &opts,
+            &args.input.results,
+        ) {
+            Ok(Some(s)) => files_out.push(s),
+            Ok(None) => skipped_files.push(format!("{}: header file, read with its lines file", f.display())),
+            Err(e) => files_out.push(whole_file_error(f, e)),
+        }
+    }
+    let mut report = Report {
+        demo_seller: demo,
+        files: files_out,
+        skipped_files,
+        rows: 0,
+        documents: Default::default(),
+        codes: BTreeMap::new(),
+        exit_code: 0,
+    };
+    for f in &report.files {
+        report.rows += f.rows;
+        report.documents.valid += f.documents.valid;
+        report.documents.invalid += f.documents.invalid;
+        report.documents.skipped += f.documents.skipped;
+        for (c, n) in &f.codes {
+            *report.codes.entry(c.clone()).or_default() += n;
+        }
+    }
+    let status = if report.files.iter().any(|f| f.error.is_some()) || (files.is_empty() && report.files.is_empty()) {
+        Status::Error
+    } else if report.documents.invalid > 0 || report.files.iter().any(|f| f.rows_invalid > 0) {
+        Status::Failure
+    } else {
+        Status::Success
+    };
+    report.exit_code = match status {
+        Status::Success => 0,
+        Status::Failure => 1,
+        Status::Error => 2,
+    };
+    if files.is_empty() && !cli.json {
+        eprintln!(
+            "error: no export to check in {}",
+            args.paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if cli.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_human(&report, cli.quiet);
+    }
+    Ok(status)
+}
+
+fn print_human(r: &Report, quiet: bool) {
+    for f in &r.files {
+        if let Some(e) = &f.error {
+            if e.starts_with(&f.file) {
+                eprintln!("error: {e}");
+            } else {
+                eprintln!("error: {}: {e}", f.file);
+            }
+            continue;
+        }
+        if quiet {
+            continue;
+        }
+        println!(
+            "{}: mapping {}, {} rows, {} documents: {} valid, {} invalid, {} skipped -> {}",
+            f.file,
+            f.mapping,
+            f.rows,
+            f.documents.valid + f.documents.invalid + f.documents.skipped,
+            f.documents.valid,
+            f.documents.invalid,
+            f.documents.skipped,
+            f.result_file.as_deref().unwrap_or("-")
+        );
+        for n in &f.notes {
+            println!("  note: {n}");
+        }
+        for p in &f.problems {
+            println!("  {p}");
+        }
+    }
+    if quiet {
+        return;
+    }
+    for s in &r.skipped_files {
+        println!("skipped {s}");
+    }
+    println!(
+        "total: {} files, {} rows, documents: {} valid, {} invalid, {} skipped",
+        r.files.len(),
+        r.rows,
+        r.documents.valid,
+        r.documents.invalid,
+        r.documents.skipped
+    );
+    let mut top: Vec<(&String, &u64)> = r.codes.iter().collect();
+    top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    if !top.is_empty() {
+        let list: Vec<String> = top.iter().take(8).map(|(c, n)| format!("{c} ×{n}")).collect();
+        println!("top rule codes: {}", list.join(", "));
+    }
 }

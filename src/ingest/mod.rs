@@ -1,7 +1,131 @@
 //! Rows from CSV files and spreadsheets, streamed, with their source position.
 //!
-//! This module knows nothing about invoices: it yields header-keyed cells.
+//! This module knows nothing about invoices: it yields header-keyed cells. Open a file with
+//! [`RowReader::open`], look at [`RowReader::headers`] (and [`RowReader::notes`] for what to tell
+//! the user), then iterate over the rows. [`peek_headers`] reads only the header rows, for
+//! detecting which mapping fits a file.
+//!
+//! # Delimited text (CSV, TSV, `;`, `|`)
+//! - **Streaming**: memory does not grow with the number of rows; one record buffer is reused
+//!   and the input is decoded on the fly.
+//! - **Encoding** ([`ReadOptions::encoding`] wins when given): a byte-order mark (UTF-8,
+//!   UTF-16LE/BE) decides; else UTF-8 when the first 256 KiB are valid UTF-8; else
+//!   windows-1256, the fallback for legacy Arabic ERPs (with a note). A file that starts as
+//!   plain ASCII and later holds bytes that are not UTF-8 switches to windows-1256 from that
+//!   record on (with a note). In a file read as UTF-8, a later record that is not UTF-8 is a
+//!   per-row error. Characters that cannot be decoded become U+FFFD, counted in a note.
+//! - **Delimiter** ([`ReadOptions::delimiter`] wins when given): sniffed among `,` `;` tab `|`
+//!   over the first 20 non-blank records, respecting quotes.
+//! - Quoted fields may hold delimiters, doubled quotes and newlines. [`SourceRef::line`] is the
+//!   1-based physical line where a record starts, counting header and blank lines (`\n`, `\r\n`;
+//!   files that end lines with a lone `\r` are read correctly but all their rows say line 1).
+//! - Cells are [`Cell::Text`] exactly as written (spaces kept; trimming is the mapping's
+//!   business), or [`Cell::Empty`] for an empty field. Rows of only blank fields are skipped.
+//! - A binary file (NUL bytes without a UTF-16 byte-order mark, or a workbook signature under
+//!   a text name) is a whole-file error, not garbage rows.
+//!
+//! # Spreadsheets (xlsx, xlsm, xlsb, xls, ods)
+//! Read through calamine, which **loads the whole sheet into memory** (its design); rows are
+//! then moved out of it one by one. The sheet is [`ReadOptions::sheet`] or the first visible
+//! worksheet. Cells keep their type: text, numbers as exact decimals (the shortest decimal that
+//! the stored float stands for, see `sheet_cells::decimal_from_sheet_float`; an integer-valued
+//! number has scale 0), date-formatted cells as [`Cell::Date`] / [`Cell::DateTime`] (1904 date
+//! system handled), booleans; an unformatted date serial stays a number (the mapping converts
+//! it). Error cells (`#N/A`, ...) come out as their text, with a note. Formulas give their
+//! cached value (a workbook written by a program that did not compute them gives empty cells).
+//! [`SourceRef::line`] is the sheet's 1-based row number; cells are indexed by column from
+//! column A, even when the sheet's data starts further right.
 
+mod csv_source;
+mod encoding;
+mod error;
+mod reader;
+mod records;
 mod row;
+mod sheet_cells;
+mod sniff;
+mod workbook;
 
+pub use error::IngestError;
+pub use reader::RowReader;
 pub use row::{Cell, Row, SourceRef};
+
+use std::fmt;
+use std::path::Path;
+
+/// How to read a file. The default detects everything.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// Forced encoding label for text files ("windows-1256", "utf-16le", "utf-8", ...); `None`
+    /// detects it.
+    pub encoding: Option<String>,
+    /// Delimiter for text files; `None` sniffs among `,` `;` tab `|`.
+    pub delimiter: Option<u8>,
+    /// Spreadsheet sheet by name (exact, else ignoring case); `None` = the first worksheet.
+    pub sheet: Option<String>,
+    /// 1-based line (text) or row (spreadsheet) of the header; `None` = the first non-blank
+    /// one. If that line is blank, the next non-blank one is taken (with a note).
+    pub header_row: Option<usize>,
+    /// How many header rows (SAP Business One DTW files have 2: property names, then database
+    /// names); 0 is treated as 1. Blank rows between them are skipped.
+    pub header_rows: usize,
+}
+
+/// What kind of file was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    /// Delimited text.
+    Csv {
+        /// The field delimiter.
+        delimiter: u8,
+        /// The encoding's name ("UTF-8", "UTF-16LE", "windows-1256", ...).
+        encoding: &'static str,
+    },
+    /// Excel 2007+ workbook (also .xlsm).
+    Xlsx,
+    /// Excel binary workbook.
+    Xlsb,
+    /// Excel 97-2003 workbook.
+    Xls,
+    /// OpenDocument spreadsheet.
+    Ods,
+}
+
+impl FileFormat {
+    /// True for spreadsheets (typed cells), false for delimited text (text cells).
+    pub fn is_spreadsheet(&self) -> bool {
+        !matches!(self, FileFormat::Csv { .. })
+    }
+}
+
+impl fmt::Display for FileFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FileFormat::Csv { delimiter, encoding } => {
+                let d = match delimiter {
+                    b'\t' => "tab".to_owned(),
+                    other => format!("'{}'", char::from(*other)),
+                };
+                write!(f, "CSV ({d}-delimited, {encoding})")
+            }
+            FileFormat::Xlsx => f.write_str("Excel workbook (xlsx)"),
+            FileFormat::Xlsb => f.write_str("Excel binary workbook (xlsb)"),
+            FileFormat::Xls => f.write_str("Excel 97-2003 workbook (xls)"),
+            FileFormat::Ods => f.write_str("OpenDocument spreadsheet (ods)"),
+        }
+    }
+}
+
+/// The header rows of a file, as [`RowReader::header_rows`] gives them, reading as little as
+/// possible: for text, a 256 KiB sample and the header lines; for xlsx, the sheet's first rows
+/// (streamed); xls, ods and xlsb are loaded whole (calamine reads them so at open).
+pub fn peek_headers(path: &Path, opts: &ReadOptions) -> Result<Vec<Vec<String>>, IngestError> {
+    let file = path.display().to_string();
+    if reader::detect(path, &file, &mut Vec::new())? == reader::Kind::Book(Some(workbook::BookKind::Xlsx))
+        && let Some(rows) = workbook::peek_xlsx(path, &file, opts)
+    {
+        return Ok(rows);
+    }
+    let reader = RowReader::open(path, opts)?;
+    Ok(reader.header_rows().to_vec())
+}

@@ -1,2 +1,148 @@
 //! Mapping files: which columns of an ERP export feed which document fields, with transforms,
-//! rules and grouping. Mappings are data (TOML), bundled in `mappings/`.
+//! rules and grouping. Mappings are data (TOML), bundled in `mappings/` and documented in
+//! `mappings/README.md`.
+//!
+//! The flow for one export:
+//! 1. [`Mapping::from_toml`] / [`Mapping::from_file`] / [`bundled::get`] load and check a mapping
+//!    (unknown field names, bad formats, missing required fields are errors naming the key);
+//! 2. [`Bound::new`] binds it to the file's headers before any row is read (an unknown column is an
+//!    error naming it and the closest header), loads its lookup tables and its joined header file;
+//! 3. [`Grouper`] turns the stream of rows into [`Unit`]s: documents (rows sharing a number,
+//!    contiguous) and stray rows, keeping only the rows of the open document in memory;
+//! 4. [`build`] turns a document's rows into a [`Document`](crate::model::Document), with the
+//!    export's own totals ([`ErpTotals`]) and a [`Provenance`] that maps a finding's JSON path back
+//!    to the source row and column.
+
+mod apply;
+mod build;
+pub mod bundled;
+mod compiled;
+pub mod detect;
+pub mod fields;
+mod group;
+pub mod headers;
+mod load;
+pub mod lookup;
+pub mod spec;
+pub mod transform;
+
+pub use apply::{Bound, JoinRows, Value};
+pub use build::{Built, ErpTotals, Provenance, build};
+pub use group::{DocDraft, DraftRow, Grouper, RowNote, Unit};
+pub use load::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule, parse_template};
+
+use crate::validate::Severity;
+
+/// A mapping that cannot be used, or cannot be used with a file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MappingError {
+    /// The mapping file itself is wrong.
+    #[error("mapping {mapping}: {key}: expected {expected}")]
+    Invalid {
+        /// The mapping file (or bundled name).
+        mapping: String,
+        /// The key at fault (`fields."issue_date".format`).
+        key: String,
+        /// What was expected.
+        expected: String,
+    },
+    /// A column the mapping reads is not in the file.
+    #[error(
+        "{input}: no column {column:?} (needed by {key} of mapping {mapping}){}",
+        closest.as_ref().map(|c| format!("; the closest header is {c:?}")).unwrap_or_default()
+    )]
+    MissingColumn {
+        /// The export.
+        input: String,
+        /// The mapping.
+        mapping: String,
+        /// The mapping key that reads it.
+        key: String,
+        /// The column.
+        column: String,
+        /// The closest header present.
+        closest: Option<String>,
+    },
+    /// A lookup table or joined header file cannot be used.
+    #[error("{path}: {message}")]
+    Lookup {
+        /// The side file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// No mapping, or more than one, fits a file.
+    #[error("{input}: {message}")]
+    Detect {
+        /// The export.
+        input: String,
+        /// What was found.
+        message: String,
+    },
+}
+
+/// A problem with one row or document found while mapping: a value that cannot be read, a blank
+/// required field, an unknown tax code. Carries the source column and value for the result file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    /// `INV-MAP-...`.
+    pub code: String,
+    /// Error (the document is not issued) or warning.
+    pub severity: Severity,
+    /// The source column (or lookup, template) the value came from.
+    pub column: Option<String>,
+    /// The offending value.
+    pub value: Option<String>,
+    /// What is wrong, for a clerk.
+    pub message: String,
+}
+
+impl Issue {
+    /// An error.
+    pub fn error(code: &str, column: Option<String>, value: Option<String>, message: impl Into<String>) -> Self {
+        Issue {
+            code: code.into(),
+            severity: Severity::Error,
+            column,
+            value,
+            message: message.into(),
+        }
+    }
+
+    /// A warning.
+    pub fn warning(code: &str, column: Option<String>, value: Option<String>, message: impl Into<String>) -> Self {
+        Issue {
+            severity: Severity::Warning,
+            ..Issue::error(code, column, value, message)
+        }
+    }
+
+    /// True for errors.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// The form used in result files: `CODE column "value": message`.
+    pub fn render(&self) -> String {
+        let mut s = self.code.clone();
+        if let Some(c) = &self.column {
+            s.push(' ');
+            s.push_str(c);
+        }
+        if let Some(v) = &self.value {
+            s.push_str(&format!(" {v:?}"));
+        }
+        s.push_str(": ");
+        s.push_str(&self.message);
+        s
+    }
+}
+
+impl std::fmt::Display for Issue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.render())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -197,6 +197,19 @@ fn payment_means(doc: &Document, out: &mut Vec<Finding>) {
     match doc.payment_means.as_deref() {
         Some(given) if !blank(given) => {
             let code = codes::payment_means_code(given);
+            let is_code = code.eq_ignore_ascii_case("ZZZ")
+                || (!code.is_empty() && code.len() <= 3 && code.bytes().all(|b| b.is_ascii_digit()));
+            if !is_code {
+                out.push(INV_PAYMENT_MEANS_UNKNOWN.at(
+                    "payment_means",
+                    val(given),
+                    format!(
+                        "The payment means {given:?} is neither a payment code nor one of the words the API accepts; \
+                         map it to 10 (cash), 30 (credit), 42 (bank transfer), 48 (card) or 1 (not defined)."
+                    ),
+                ));
+                return;
+            }
             let (ksa, cl) = codes::payment_means_lists(code);
             let msg = format!(
                 "The payment means {given:?} is not a known code; use 10 (cash), 30 (credit), 42 (bank transfer), \
@@ -315,7 +328,9 @@ mod tests {
     rule_test!(br_ksa_16_payment_means, "BR-KSA-16", Warning, standard(),
         pass: |d| d.payment_means = Some("bank-payment".into()), fail: |d| d.payment_means = Some("69".into()));
     rule_test!(br_cl_16_payment_means, "BR-CL-16", Warning, standard(),
-        pass: |d| d.payment_means = Some("69".into()), fail: |d| d.payment_means = Some("cheque".into()));
+        pass: |d| d.payment_means = Some("69".into()), fail: |d| d.payment_means = Some("99".into()));
+    rule_test!(inv_payment_means_unknown, "INV-PAYMENT-MEANS-UNKNOWN", Error, standard(),
+        pass: |d| d.payment_means = Some(" Card ".into()), fail: |d| d.payment_means = Some("cheque".into()));
     rule_test!(inv_payment_means_required, "INV-PAYMENT-MEANS-REQUIRED", Error, standard(),
         pass: |d| d.payment_means = Some("CASH".into()), fail: |d| d.payment_means = None);
     rule_test!(br_ksa_17_note_reason, "BR-KSA-17", Error, credit(),

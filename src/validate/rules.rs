@@ -61,6 +61,7 @@ rule_table! {
     BR_KSA_16 = "BR-KSA-16", Warning, "The payment means code is from the authority's UNTDID 4461 subset.";
     BR_CL_16 = "BR-CL-16", Warning, "The payment means code is from UNTDID 4461.";
     INV_PAYMENT_MEANS_REQUIRED = "INV-PAYMENT-MEANS-REQUIRED", Error, "A standard document states its payment means (api.md 2.5).";
+    INV_PAYMENT_MEANS_UNKNOWN = "INV-PAYMENT-MEANS-UNKNOWN", Error, "The payment means is a UNTDID 4461 code or one of the words of D13 (cash, credit, bank-payment, card).";
     BR_KSA_17 = "BR-KSA-17", Error, "A credit or debit note states the reason for issuing it (KSA-10).";
     BR_KSA_56 = "BR-KSA-56", Warning, "A credit or debit note references the invoice it corrects (BT-25).";
     INV_BILLING_REFERENCE_FORM = "INV-BILLING-REFERENCE-FORM", Warning, "A note's billing reference has the form of D10 and a date not after the note's.";

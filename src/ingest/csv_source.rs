@@ -1,0 +1,533 @@
+//! Delimited text (CSV, TSV, semicolon, pipe): setup, header rows and streaming rows.
+//!
+//! Memory does not grow with the file: one [`Record`] buffer is reused for every record, the
+//! input is read through a 64 KiB buffer (decoded on the fly for non-UTF-8 encodings) and the
+//! only allocations per row are the [`Row`]'s own cells (none when the caller reuses a row with
+//! [`super::RowReader::read_row`]).
+
+use super::encoding::{self, TextEncoding};
+use super::error::IngestError;
+use super::records::{MAX_RECORD_BYTES, MAX_RECORD_FIELDS, Outcome, Record, RecordReader};
+use super::row::{Cell, Row, SourceRef};
+use super::{FileFormat, ReadOptions, sniff};
+use encoding_rs::{Encoding, WINDOWS_1256};
+use encoding_rs_io::DecodeReaderBytesBuilder;
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{self, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+use std::sync::Arc;
+
+/// How much of the file is looked at to decide encoding and delimiter.
+const SAMPLE_BYTES: usize = 256 * 1024;
+/// Read buffer of the streaming reader.
+const READ_BUFFER: usize = 64 * 1024;
+
+type Input = BufReader<Box<dyn Read + Send>>;
+
+/// How record bytes become text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// UTF-8, strictly: a record that is not UTF-8 is a row error.
+    Utf8,
+    /// UTF-8 while everything so far was ASCII; the first record that is not UTF-8 switches
+    /// the rest of the file to windows-1256.
+    Utf8Tentative,
+    /// A single-byte legacy encoding, decoded field by field (after the switch above).
+    Legacy(&'static Encoding),
+    /// Decoded to UTF-8 while streaming; U+FFFD marks bytes that could not be decoded.
+    Decoded,
+}
+
+/// Rows from a delimited text file.
+pub(crate) struct CsvSource {
+    file: Arc<str>,
+    records: RecordReader<Input>,
+    rec: Record,
+    mode: Mode,
+    scratch: String,
+    scratch_ends: Vec<usize>,
+    format: FileFormat,
+    width: usize,
+    replaced_rows: u64,
+    first_replaced_line: u64,
+    finished: bool,
+    notes: Vec<String>,
+}
+
+/// An opened file: the source positioned on the first data row, and its header rows.
+pub(crate) struct OpenedCsv {
+    pub(crate) source: CsvSource,
+    pub(crate) header_rows: Vec<Vec<String>>,
+    pub(crate) notes: Vec<String>,
+}
+
+fn delimiter_name(d: u8) -> String {
+    match d {
+        b',' => "comma".to_owned(),
+        b';' => "semicolon".to_owned(),
+        b'\t' => "tab".to_owned(),
+        b'|' => "pipe".to_owned(),
+        other => format!("{:?}", char::from(other)),
+    }
+}
+
+/// Reads up to [`SAMPLE_BYTES`]; `true` when that is the whole file.
+fn read_sample(f: &mut File) -> io::Result<(Vec<u8>, bool)> {
+    let mut sample = Vec::with_capacity(SAMPLE_BYTES);
+    f.by_ref().take(SAMPLE_BYTES as u64).read_to_end(&mut sample)?;
+    let complete = sample.len() < SAMPLE_BYTES;
+    Ok((sample, complete))
+}
+
+/// Refuses workbooks saved under a text name.
+fn check_not_workbook(file: &str, sample: &[u8]) -> Result<(), IngestError> {
+    let detail = if sample.starts_with(b"PK\x03\x04") {
+        "it is a zip archive, most likely an .xlsx or .ods workbook with a text name; rename it \
+         to .xlsx (or .ods) and try again"
+    } else if sample.starts_with(&[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1]) {
+        "it is an old-style Excel workbook (.xls) with a text name; rename it to .xls and try again"
+    } else {
+        return Ok(());
+    };
+    Err(IngestError::Binary {
+        file: file.to_owned(),
+        detail: detail.to_owned(),
+    })
+}
+
+/// Opens a delimited text file, decides encoding and delimiter, and reads the header rows.
+/// `default_delimiter` is used when sniffing finds none (a one-column file).
+pub(crate) fn open(
+    path: &Path,
+    file: Arc<str>,
+    opts: &ReadOptions,
+    default_delimiter: u8,
+) -> Result<OpenedCsv, IngestError> {
+    let open_err = |source| IngestError::Open {
+        file: file.to_string(),
+        source,
+    };
+    let mut f = File::open(path).map_err(open_err)?;
+    let (sample, complete) = read_sample(&mut f).map_err(open_err)?;
+    if sample.is_empty() {
+        return Err(IngestError::Empty {
+            file: file.to_string(),
+            detail: "the file has 0 bytes".to_owned(),
+        });
+    }
+    check_not_workbook(&file, &sample)?;
+    let forced = match opts.encoding.as_deref() {
+        Some(label) => Some(encoding::encoding_for_label(&file, label)?),
+        None => None,
+    };
+    encoding::check_text(&file, &sample, forced)?;
+    let choice = encoding::choose(&sample, complete, forced);
+    let mut notes = choice.notes;
+    let body = &sample[choice.bom_len..];
+    let text: Cow<[u8]> = match choice.encoding {
+        TextEncoding::Utf8 { .. } => Cow::Borrowed(body),
+        TextEncoding::Decode(enc) => Cow::Owned(enc.decode_without_bom_handling(body).0.into_owned().into_bytes()),
+    };
+    let header_line = opts.header_row.map_or(1, |n| n.max(1) as u64);
+    let delimiter = match opts.delimiter {
+        Some(d) => d,
+        None => match sniff::sniff_delimiter(&text, complete, header_line) {
+            Some(d) => {
+                notes.push(format!("delimiter: {} (detected)", delimiter_name(d)));
+                d
+            }
+            None => {
+                notes.push(format!(
+                    "delimiter: none of comma, semicolon, tab or pipe splits the first lines \
+                     into columns; read as one column ({} assumed)",
+                    delimiter_name(default_delimiter)
+                ));
+                default_delimiter
+            }
+        },
+    };
+    f.seek(SeekFrom::Start(choice.bom_len as u64)).map_err(open_err)?;
+    let (inner, mode): (Box<dyn Read + Send>, Mode) = match choice.encoding {
+        TextEncoding::Utf8 { legacy_fallback } => (
+            Box::new(f),
+            if legacy_fallback {
+                Mode::Utf8Tentative
+            } else {
+                Mode::Utf8
+            },
+        ),
+        TextEncoding::Decode(enc) => (
+            Box::new(
+                DecodeReaderBytesBuilder::new()
+                    .encoding(Some(enc))
+                    .bom_sniffing(false)
+                    .build(f),
+            ),
+            Mode::Decoded,
+        ),
+    };
+    let mut source = CsvSource {
+        file,
+        records: RecordReader::new(BufReader::with_capacity(READ_BUFFER, inner), delimiter),
+        rec: Record::default(),
+        mode,
+        scratch: String::new(),
+        scratch_ends: Vec::new(),
+        format: FileFormat::Csv {
+            delimiter,
+            encoding: choice.name,
+        },
+        width: 0,
+        replaced_rows: 0,
+        first_replaced_line: 0,
+        finished: false,
+        notes: Vec::new(),
+    };
+    let count = opts.header_rows.max(1);
+    let header_rows = source.read_headers(header_line, count, opts.header_row.is_some())?;
+    notes.append(&mut source.notes);
+    Ok(OpenedCsv {
+        source,
+        header_rows,
+        notes,
+    })
+}
+
+/// The current record as text: all fields back to back, and their end offsets.
+fn record_text<'a>(
+    rec: &'a Record,
+    mode: &mut Mode,
+    scratch: &'a mut String,
+    scratch_ends: &'a mut Vec<usize>,
+    notes: &mut Vec<String>,
+    format: &mut FileFormat,
+) -> Result<(&'a str, &'a [usize]), String> {
+    if !matches!(mode, Mode::Legacy(_)) {
+        match std::str::from_utf8(rec.as_bytes()) {
+            Ok(text) => {
+                if *mode == Mode::Utf8Tentative && !text.is_ascii() {
+                    *mode = Mode::Utf8;
+                }
+                return Ok((text, rec.ends()));
+            }
+            Err(_) if *mode == Mode::Utf8Tentative => {
+                *mode = Mode::Legacy(WINDOWS_1256);
+                notes.push(format!(
+                    "encoding: the file was plain ASCII up to line {}, where bytes that are not \
+                     UTF-8 appear; from there on it is read as windows-1256 (if the text looks \
+                     wrong, give the file's encoding)",
+                    rec.line()
+                ));
+                if let FileFormat::Csv { encoding, .. } = format {
+                    *encoding = WINDOWS_1256.name();
+                }
+            }
+            Err(e) => {
+                return Err(format!(
+                    "this record holds bytes that are not valid UTF-8 ({e} of the record), but \
+                     the file is read as UTF-8; if the file was written in a legacy encoding, \
+                     give that encoding (for example windows-1256), or save the file again as \
+                     UTF-8"
+                ));
+            }
+        }
+    }
+    let enc = match mode {
+        Mode::Legacy(enc) => *enc,
+        _ => WINDOWS_1256,
+    };
+    scratch.clear();
+    scratch_ends.clear();
+    for i in 0..rec.len() {
+        let (text, _) = enc.decode_without_bom_handling(rec.field(i));
+        scratch.push_str(&text);
+        scratch_ends.push(scratch.len());
+    }
+    Ok((scratch.as_str(), scratch_ends.as_slice()))
+}
+
+/// Puts the fields into `row.cells`, reusing the cells' strings. Trailing empty fields beyond
+/// `width` (the header count) are dropped; short rows are padded with [`Cell::Empty`]. `None`
+/// when a field boundary splits a character (bytes that are not UTF-8 around a delimiter).
+fn fill_cells(cells: &mut Vec<Cell>, text: &str, ends: &[usize], width: usize) -> Option<()> {
+    let mut keep = ends.len();
+    while keep > width {
+        let start = if keep >= 2 { ends[keep - 2] } else { 0 };
+        if ends[keep - 1] != start {
+            break;
+        }
+        keep -= 1;
+    }
+    let mut start = 0;
+    for (i, &end) in ends[..keep].iter().enumerate() {
+        let field = text.get(start..end)?;
+        start = end;
+        if field.is_empty() {
+            if i < cells.len() {
+                cells[i] = Cell::Empty;
+            } else {
+                cells.push(Cell::Empty);
+            }
+        } else if let Some(cell) = cells.get_mut(i) {
+            match cell {
+                Cell::Text(s) => {
+                    s.clear();
+                    s.push_str(field);
+                }
+                other => *other = Cell::Text(field.to_owned()),
+            }
+        } else {
+            cells.push(Cell::Text(field.to_owned()));
+        }
+    }
+    cells.truncate(keep);
+    cells.resize(keep.max(width), Cell::Empty);
+    Some(())
+}
+
+impl CsvSource {
+    /// The format as read so far (the encoding can switch, see [`Mode::Utf8Tentative`]).
+    pub(crate) fn format(&self) -> FileFormat {
+        self.format
+    }
+
+    /// Number of headers; rows are padded to it.
+    pub(crate) fn set_width(&mut self, width: usize) {
+        self.width = width;
+    }
+
+    fn at(&self, line: u64) -> SourceRef {
+        SourceRef {
+            file: self.file.clone(),
+            sheet: None,
+            line,
+        }
+    }
+
+    fn too_long(&self, line: u64) -> String {
+        format!(
+            "the record starting on line {line} is longer than {} MiB or has more than {} \
+             fields, most likely because a quote (\") is never closed; fix the quoting in the \
+             file and run again",
+            MAX_RECORD_BYTES / (1024 * 1024),
+            MAX_RECORD_FIELDS
+        )
+    }
+
+    fn read_error(&mut self, source: io::Error) -> IngestError {
+        self.finished = true;
+        IngestError::Read {
+            file: self.file.to_string(),
+            line: self.records.lines_seen(),
+            source,
+        }
+    }
+
+    /// Reads `count` non-blank header rows starting at or after `header_line`.
+    fn read_headers(
+        &mut self,
+        header_line: u64,
+        count: usize,
+        explicit: bool,
+    ) -> Result<Vec<Vec<String>>, IngestError> {
+        let mut rows: Vec<Vec<String>> = Vec::with_capacity(count);
+        while rows.len() < count {
+            let outcome = self.records.read(&mut self.rec);
+            let outcome = outcome.map_err(|e| self.read_error(e))?;
+            let line = self.rec.line();
+            match outcome {
+                Outcome::Record if line < header_line => continue,
+                Outcome::Record => {}
+                Outcome::TooLong => {
+                    return Err(IngestError::Header {
+                        file: self.file.to_string(),
+                        detail: format!("header: {}", self.too_long(line)),
+                    });
+                }
+                Outcome::End => return Err(self.missing_headers(&rows, header_line, count)),
+            }
+            let (text, ends) = record_text(
+                &self.rec,
+                &mut self.mode,
+                &mut self.scratch,
+                &mut self.scratch_ends,
+                &mut self.notes,
+                &mut self.format,
+            )
+            .map_err(|detail| IngestError::Header {
+                file: self.file.to_string(),
+                detail: format!("header line {line}: {detail}"),
+            })?;
+            if text.trim().is_empty() {
+                continue;
+            }
+            if rows.is_empty() && explicit && line != header_line {
+                self.notes.push(format!(
+                    "header: line {header_line} is blank; the header was taken from line {line}"
+                ));
+            }
+            let mut start = 0;
+            let mut names = Vec::with_capacity(ends.len());
+            for &end in ends {
+                let name = text
+                    .get(start..end)
+                    .map_or_else(|| String::from_utf8_lossy(&text.as_bytes()[start..end]), Cow::Borrowed);
+                start = end;
+                names.push(name.trim_start_matches('\u{feff}').trim().to_owned());
+            }
+            // A trailing delimiter on the header line names no column.
+            while names.last().is_some_and(String::is_empty) {
+                names.pop();
+            }
+            rows.push(names);
+        }
+        Ok(rows)
+    }
+
+    fn missing_headers(&self, rows: &[Vec<String>], header_line: u64, count: usize) -> IngestError {
+        let file = self.file.to_string();
+        if rows.is_empty() && header_line <= 1 {
+            return IngestError::Empty {
+                file,
+                detail: "it holds only blank lines".to_owned(),
+            };
+        }
+        let detail = if rows.is_empty() {
+            format!(
+                "there is no non-blank line at or after line {header_line}, where the header was \
+                 expected (the file has {} lines); check the header row setting",
+                self.records.lines_seen()
+            )
+        } else {
+            format!(
+                "{count} header rows were expected but the file has only {}; check the header \
+                 rows setting",
+                rows.len()
+            )
+        };
+        IngestError::Header { file, detail }
+    }
+
+    /// Reads the next non-blank record into `row`. `Ok(false)` at the end.
+    pub(crate) fn next_row(&mut self, row: &mut Row) -> Result<bool, IngestError> {
+        if self.finished {
+            return Ok(false);
+        }
+        loop {
+            let outcome = self.records.read(&mut self.rec);
+            let outcome = outcome.map_err(|e| self.read_error(e))?;
+            let line = self.rec.line();
+            match outcome {
+                Outcome::Record => {}
+                Outcome::TooLong => {
+                    return Err(IngestError::Record {
+                        at: self.at(line),
+                        detail: self.too_long(line),
+                    });
+                }
+                Outcome::End => {
+                    self.finished = true;
+                    if self.replaced_rows > 0 {
+                        self.notes.push(format!(
+                            "{} row(s) held bytes that are not valid {}; they were replaced by \
+                             the character U+FFFD (first on line {}); check the file's encoding",
+                            self.replaced_rows,
+                            self.encoding_name(),
+                            self.first_replaced_line
+                        ));
+                    }
+                    return Ok(false);
+                }
+            }
+            let decoded = record_text(
+                &self.rec,
+                &mut self.mode,
+                &mut self.scratch,
+                &mut self.scratch_ends,
+                &mut self.notes,
+                &mut self.format,
+            );
+            let (text, ends) = match decoded {
+                Ok(t) => t,
+                Err(detail) => {
+                    return Err(IngestError::Record {
+                        at: self.at(line),
+                        detail,
+                    });
+                }
+            };
+            if text.trim().is_empty() {
+                continue;
+            }
+            if self.mode == Mode::Decoded && text.contains('\u{FFFD}') {
+                if self.replaced_rows == 0 {
+                    self.first_replaced_line = line;
+                }
+                self.replaced_rows += 1;
+            }
+            if fill_cells(&mut row.cells, text, ends, self.width).is_none() {
+                return Err(IngestError::Record {
+                    at: self.at(line),
+                    detail: "this record holds bytes that are not valid UTF-8 next to a \
+                             delimiter; give the file's encoding (for example windows-1256) or \
+                             save it again as UTF-8"
+                        .to_owned(),
+                });
+            }
+            if !Arc::ptr_eq(&row.source.file, &self.file) {
+                row.source.file = self.file.clone();
+            }
+            row.source.sheet = None;
+            row.source.line = line;
+            return Ok(true);
+        }
+    }
+
+    fn encoding_name(&self) -> &'static str {
+        match self.format {
+            FileFormat::Csv { encoding, .. } => encoding,
+            _ => "text",
+        }
+    }
+
+    /// Notes gathered while reading (taken, so each is reported once).
+    pub(crate) fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fill(text: &str, ends: &[usize], width: usize) -> Vec<Cell> {
+        let mut cells = vec![Cell::Text("old".into()), Cell::Bool(true)];
+        fill_cells(&mut cells, text, ends, width)
+            .map(|_| cells)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn cells_are_padded_kept_and_trailing_empties_dropped() {
+        let t = |s: &str| Cell::Text(s.to_owned());
+        assert_eq!(fill("ab", &[1, 2], 3), vec![t("a"), t("b"), Cell::Empty]);
+        assert_eq!(fill("abc", &[1, 2, 3], 2), vec![t("a"), t("b"), t("c")]);
+        assert_eq!(fill("ab", &[1, 2, 2, 2], 2), vec![t("a"), t("b")]);
+        assert_eq!(fill("a b", &[1, 1, 3], 3), vec![t("a"), Cell::Empty, t(" b")]);
+        assert_eq!(fill("", &[], 0), Vec::<Cell>::new());
+    }
+
+    #[test]
+    fn split_character_is_refused() {
+        let text = "é";
+        let mut cells = Vec::new();
+        assert!(fill_cells(&mut cells, text, &[1, 2], 2).is_none());
+    }
+
+    #[test]
+    fn delimiter_names() {
+        assert_eq!(delimiter_name(b'\t'), "tab");
+        assert_eq!(delimiter_name(b'#'), "'#'");
+    }
+}

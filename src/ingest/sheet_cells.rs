@@ -1,0 +1,171 @@
+//! Spreadsheet cells (calamine's `Data`) as [`Cell`]s: typed, exact, never `f64`.
+
+use super::row::Cell;
+use calamine::Data;
+use chrono::{NaiveDate, NaiveDateTime, NaiveTime, Timelike};
+use rust_decimal::Decimal;
+use rust_decimal::prelude::FromPrimitive;
+
+/// **The one place where an `f64` becomes a decimal.** Spreadsheets store numbers as binary
+/// floating point; calamine hands them over as `f64`. `Decimal::from_f64` gives the shortest
+/// decimal that reads back as the same float (so a cell showing 0.1 gives 0.1, and 0.1+0.2
+/// stored as 0.30000000000000004 gives 0.3), never the float's full binary expansion
+/// (`from_f64_retain` would give 0.1000000000000000055511151231). The result is normalized, so
+/// an integer-valued float becomes an integer. `None` for NaN, infinities and magnitudes beyond
+/// a decimal's range.
+pub(crate) fn decimal_from_sheet_float(value: f64) -> Option<Decimal> {
+    Decimal::from_f64(value).map(|d| d.normalize())
+}
+
+/// `A`, `B`, ..., `Z`, `AA`, ... for a 0-based column.
+pub(crate) fn column_name(mut col: u32) -> String {
+    let mut name = Vec::new();
+    loop {
+        name.push(b'A' + (col % 26) as u8);
+        if col < 26 {
+            break;
+        }
+        col = col / 26 - 1;
+    }
+    name.reverse();
+    String::from_utf8(name).unwrap_or_default()
+}
+
+pub(crate) fn data_is_blank(d: &Data) -> bool {
+    match d {
+        Data::Empty => true,
+        Data::String(s) => s.trim().is_empty(),
+        _ => false,
+    }
+}
+
+/// A header cell as text.
+pub(crate) fn header_text(d: &Data) -> String {
+    let text = match d {
+        Data::Empty => String::new(),
+        Data::String(s) => s.clone(),
+        Data::Float(f) => decimal_from_sheet_float(*f).map_or_else(|| f.to_string(), |d| d.to_string()),
+        other => convert(other.clone()).0.to_text(),
+    };
+    text.trim().to_owned()
+}
+
+/// A data cell. The second value is set when the cell deserves a note (an error cell or a
+/// number that has no decimal form), with the text to quote.
+pub(crate) fn convert(d: Data) -> (Cell, Option<Problem>) {
+    match d {
+        Data::Empty => (Cell::Empty, None),
+        Data::String(s) if s.is_empty() => (Cell::Empty, None),
+        Data::String(s) => (Cell::Text(s), None),
+        Data::Int(i) => (Cell::Number(Decimal::from(i)), None),
+        Data::Float(f) => match decimal_from_sheet_float(f) {
+            Some(d) => (Cell::Number(d), None),
+            None => (Cell::Text(f.to_string()), Some(Problem::Number(f.to_string()))),
+        },
+        Data::Bool(b) => (Cell::Bool(b), None),
+        Data::DateTime(dt) => {
+            let serial = dt.as_f64();
+            if dt.is_duration() || (0.0..1.0).contains(&serial) {
+                (Cell::Text(clock_text(serial)), None)
+            } else {
+                match dt.as_datetime() {
+                    Some(t) if t.time() == NaiveTime::MIN => (Cell::Date(t.date()), None),
+                    Some(t) => (Cell::DateTime(t.with_nanosecond(0).unwrap_or(t)), None),
+                    None => (
+                        Cell::Text(serial.to_string()),
+                        Some(Problem::Number(serial.to_string())),
+                    ),
+                }
+            }
+        }
+        Data::DateTimeIso(s) => (iso_date(&s).unwrap_or(Cell::Text(s)), None),
+        Data::DurationIso(s) => (Cell::Text(s), None),
+        Data::Error(e) => {
+            let text = e.to_string();
+            (Cell::Text(text.clone()), Some(Problem::Error(text)))
+        }
+    }
+}
+
+pub(crate) enum Problem {
+    Error(String),
+    Number(String),
+}
+
+/// A time of day or duration (in days) as `H:MM:SS`.
+fn clock_text(days: f64) -> String {
+    let total = (days * 86_400.0).round();
+    let total = if total.is_finite() { total as i64 } else { 0 };
+    let sign = if total < 0 { "-" } else { "" };
+    let t = total.abs();
+    format!("{sign}{}:{:02}:{:02}", t / 3600, (t / 60) % 60, t % 60)
+}
+
+/// ODS dates come as ISO text.
+fn iso_date(s: &str) -> Option<Cell> {
+    if let Ok(d) = NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        return Some(Cell::Date(d));
+    }
+    let t = NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f").ok()?;
+    Some(if t.time() == NaiveTime::MIN {
+        Cell::Date(t.date())
+    } else {
+        Cell::DateTime(t)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    fn dec(s: &str) -> Decimal {
+        Decimal::from_str(s).unwrap_or_default()
+    }
+
+    #[test]
+    fn floats_become_shortest_decimals() {
+        let cases = [
+            (0.1 + 0.2, "0.3"),
+            (0.1, "0.1"),
+            (46096.0, "46096"),
+            (1234567.89, "1234567.89"),
+            (19.99, "19.99"),
+            (-2.675, "-2.675"),
+            (0.07 * 3.0, "0.21"),
+            (-0.0, "0"),
+        ];
+        for (f, want) in cases {
+            let got = decimal_from_sheet_float(f).map(|d| d.to_string());
+            assert_eq!(got.as_deref(), Some(want), "{f:?}");
+        }
+        assert_eq!(decimal_from_sheet_float(46096.0).map(|d| d.scale()), Some(0));
+        assert_eq!(decimal_from_sheet_float(f64::NAN), None);
+        assert_eq!(decimal_from_sheet_float(1e300), None);
+    }
+
+    #[test]
+    fn cells_convert() {
+        assert_eq!(convert(Data::Int(7)).0, Cell::Number(dec("7")));
+        assert_eq!(convert(Data::String(String::new())).0, Cell::Empty);
+        assert_eq!(convert(Data::Bool(true)).0, Cell::Bool(true));
+        let (cell, problem) = convert(Data::Error(calamine::CellErrorType::NA));
+        assert_eq!(cell, Cell::Text("#N/A".into()));
+        assert!(problem.is_some());
+        assert_eq!(
+            convert(Data::DateTimeIso("2025-03-04".into())).0,
+            Cell::Date(NaiveDate::from_ymd_opt(2025, 3, 4).unwrap_or_default())
+        );
+        assert_eq!(clock_text(0.5), "12:00:00");
+        assert_eq!(clock_text(1.5), "36:00:00");
+    }
+
+    #[test]
+    fn column_names() {
+        assert_eq!(column_name(0), "A");
+        assert_eq!(column_name(25), "Z");
+        assert_eq!(column_name(26), "AA");
+        assert_eq!(column_name(701), "ZZ");
+        assert_eq!(column_name(702), "AAA");
+    }
+}

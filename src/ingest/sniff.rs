@@ -1,0 +1,151 @@
+//! Delimiter sniffing: which of `,` `;` tab `|` splits the first lines into a consistent number
+//! of fields.
+//!
+//! Each candidate parses the sample with the real record parser (so quotes, embedded newlines
+//! and doubled quotes are respected), over up to [`SNIFF_RECORDS`] non-blank records. A candidate
+//! counts only when the most common field count is at least 2; the winner is the candidate whose
+//! most common field count covers the largest share of the records, then the one with more
+//! fields, then the earlier one in the list above. A title line above the header just lowers
+//! every candidate's share a little.
+
+use super::records::{Outcome, Record, RecordReader};
+
+/// The delimiters tried, in order of preference on a tie.
+pub(crate) const CANDIDATES: [u8; 4] = [b',', b';', b'\t', b'|'];
+
+/// How many records are looked at.
+pub(crate) const SNIFF_RECORDS: usize = 20;
+
+/// The delimiter that splits `sample` most consistently, or `None` when no candidate gives two
+/// or more fields (a one-column file). `complete` says whether the sample is the whole file (if
+/// not, its last record may be cut and is not counted). Records starting before `from_line`
+/// (a header row given by the user) are ignored.
+pub(crate) fn sniff_delimiter(sample: &[u8], complete: bool, from_line: u64) -> Option<u8> {
+    let mut best: Option<(u8, u64, usize)> = None;
+    for &delimiter in &CANDIDATES {
+        let counts = field_counts(sample, delimiter, complete, from_line);
+        let Some((fields, share)) = consistency(&counts) else {
+            continue;
+        };
+        let better = match best {
+            None => true,
+            Some((_, best_share, best_fields)) => share > best_share || (share == best_share && fields > best_fields),
+        };
+        if better {
+            best = Some((delimiter, share, fields));
+        }
+    }
+    best.map(|(d, _, _)| d)
+}
+
+/// Field counts of the first non-blank records.
+fn field_counts(sample: &[u8], delimiter: u8, complete: bool, from_line: u64) -> Vec<usize> {
+    let mut reader = RecordReader::new(sample, delimiter);
+    let mut rec = Record::default();
+    let mut counts = Vec::with_capacity(SNIFF_RECORDS + 1);
+    let mut reached_end = false;
+    while counts.len() <= SNIFF_RECORDS {
+        match reader.read(&mut rec) {
+            Ok(Outcome::Record) => {
+                if rec.line() >= from_line && !is_blank(&rec) {
+                    counts.push(rec.len());
+                }
+            }
+            Ok(Outcome::TooLong) => {}
+            Ok(Outcome::End) | Err(_) => {
+                reached_end = true;
+                break;
+            }
+        }
+    }
+    if reached_end && !complete {
+        // The sample stops mid-file: its last record may be cut short.
+        counts.pop();
+    }
+    counts.truncate(SNIFF_RECORDS);
+    counts
+}
+
+fn is_blank(rec: &Record) -> bool {
+    rec.as_bytes().iter().all(u8::is_ascii_whitespace)
+}
+
+/// The most common field count (if at least 2) and the share of records that have it, in
+/// millionths. On a tie between counts, the larger count.
+fn consistency(counts: &[usize]) -> Option<(usize, u64)> {
+    if counts.is_empty() {
+        return None;
+    }
+    let mut sorted = counts.to_vec();
+    sorted.sort_unstable();
+    let (mut mode, mut mode_freq) = (0, 0);
+    let mut i = 0;
+    while i < sorted.len() {
+        let j = i + sorted[i..].iter().take_while(|&&c| c == sorted[i]).count();
+        if j - i >= mode_freq {
+            mode = sorted[i];
+            mode_freq = j - i;
+        }
+        i = j;
+    }
+    if mode < 2 {
+        return None;
+    }
+    Some((mode, (mode_freq as u64 * 1_000_000) / counts.len() as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sniff(s: &str) -> Option<char> {
+        sniff_delimiter(s.as_bytes(), true, 1).map(char::from)
+    }
+
+    #[test]
+    fn each_delimiter() {
+        assert_eq!(sniff("a,b,c\n1,2,3\n"), Some(','));
+        assert_eq!(sniff("a;b;c\n1;2;3\n"), Some(';'));
+        assert_eq!(sniff("a\tb\tc\n1\t2\t3\n"), Some('\t'));
+        assert_eq!(sniff("a|b|c\n1|2|3\n"), Some('|'));
+    }
+
+    #[test]
+    fn decimal_commas_do_not_fool_it() {
+        let s = "Invoice;Amount;VAT\nINV-1;1,50;0,23\nINV-2;100,00;15,00\nINV-3;7;1,05\n";
+        assert_eq!(sniff(s), Some(';'));
+        // One decimal comma per line, consistently: more fields wins.
+        let s = "Invoice;Customer;Amount\nINV-1;Acme;1,50\nINV-2;Bolt;2,50\n";
+        assert_eq!(sniff(s), Some(';'));
+    }
+
+    #[test]
+    fn quotes_are_respected() {
+        let s = "a,b,c\n\"x;y;z\nw;v\",2,3\n\"p;q\",5,6\n";
+        assert_eq!(sniff(s), Some(','));
+    }
+
+    #[test]
+    fn title_line_and_blank_lines() {
+        let s = "Sales export March\n\nInvoiceNumber;Total;Tax\nA;1;2\nB;3;4\n";
+        assert_eq!(sniff(s), Some(';'));
+    }
+
+    #[test]
+    fn single_column_and_empty() {
+        assert_eq!(sniff("InvoiceNumber\nA\nB\n"), None);
+        assert_eq!(sniff(""), None);
+    }
+
+    #[test]
+    fn trailing_delimiters_and_ragged_rows() {
+        assert_eq!(sniff("a;b;c;\n1;2;3;\n4;5;6;\n"), Some(';'));
+        assert_eq!(sniff("a|b|c\n1|2\n4|5|6\n7|8|9\n"), Some('|'));
+    }
+
+    #[test]
+    fn cut_sample_ignores_last_record() {
+        // As a complete file the last line would have one field; cut, it is ignored.
+        assert_eq!(sniff_delimiter(b"a\tb\n1\t2\n3\t4\n5", false, 1), Some(b'\t'));
+    }
+}

@@ -1,0 +1,407 @@
+//! Spreadsheets (xlsx, xlsm, xlsb, xls, ods) through calamine.
+//!
+//! calamine loads a whole sheet into memory (that is its design); rows are then handed out one
+//! by one, each cell moved out of the sheet rather than copied. Cells keep their type: numbers
+//! become exact decimals (`sheet_cells::decimal_from_sheet_float`), date-formatted cells dates,
+//! error cells (`#N/A`, ...) their text plus a note.
+
+use super::error::IngestError;
+use super::row::{Cell, Row};
+use super::sheet_cells::{Problem, column_name, convert, data_is_blank, header_text};
+use super::{FileFormat, ReadOptions};
+use calamine::{Data, Ods, Range, Reader, SheetType, SheetVisible, Sheets, Xls, Xlsb, Xlsx, open_workbook};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The kind of workbook, from the file's signature and name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BookKind {
+    Xlsx,
+    Xlsb,
+    Xls,
+    Ods,
+}
+
+impl BookKind {
+    fn name(self) -> &'static str {
+        match self {
+            BookKind::Xlsx => "xlsx",
+            BookKind::Xlsb => "xlsb",
+            BookKind::Xls => "xls",
+            BookKind::Ods => "ods",
+        }
+    }
+
+    fn format(self) -> FileFormat {
+        match self {
+            BookKind::Xlsx => FileFormat::Xlsx,
+            BookKind::Xlsb => FileFormat::Xlsb,
+            BookKind::Xls => FileFormat::Xls,
+            BookKind::Ods => FileFormat::Ods,
+        }
+    }
+}
+
+/// Rows of one sheet.
+pub(crate) struct SheetSource {
+    file: Arc<str>,
+    sheet: Arc<str>,
+    range: Range<Data>,
+    /// Next row, relative to the range.
+    next: usize,
+    first_row: u32,
+    first_col: u32,
+    width: usize,
+    error_cells: u64,
+    first_error: String,
+    odd_numbers: u64,
+    first_odd_number: String,
+    finished: bool,
+    notes: Vec<String>,
+}
+
+/// An opened sheet, positioned on the first data row, and its header rows.
+pub(crate) struct OpenedSheet {
+    pub(crate) source: SheetSource,
+    pub(crate) header_rows: Vec<Vec<String>>,
+    pub(crate) notes: Vec<String>,
+    pub(crate) format: FileFormat,
+}
+
+fn workbook_error(file: &str, kind: BookKind, detail: impl ToString) -> IngestError {
+    IngestError::Workbook {
+        file: file.to_owned(),
+        kind: kind.name(),
+        detail: detail.to_string(),
+    }
+}
+
+fn open_kind(path: &Path, kind: BookKind) -> Result<Sheets<std::io::BufReader<std::fs::File>>, String> {
+    let opened = catch_unwind(AssertUnwindSafe(|| match kind {
+        BookKind::Xlsx => open_workbook::<Xlsx<_>, _>(path)
+            .map(Sheets::Xlsx)
+            .map_err(|e| e.to_string()),
+        BookKind::Xlsb => open_workbook::<Xlsb<_>, _>(path)
+            .map(Sheets::Xlsb)
+            .map_err(|e| e.to_string()),
+        BookKind::Xls => open_workbook::<Xls<_>, _>(path)
+            .map(Sheets::Xls)
+            .map_err(|e| e.to_string()),
+        BookKind::Ods => open_workbook::<Ods<_>, _>(path)
+            .map(Sheets::Ods)
+            .map_err(|e| e.to_string()),
+    }));
+    opened.unwrap_or_else(|_| Err("the spreadsheet reader failed on this file".to_owned()))
+}
+
+/// Picks the sheet: by name (exact, then ignoring case and surrounding spaces), or the first
+/// visible worksheet.
+fn choose_sheet<RS: std::io::Read + std::io::Seek>(
+    book: &Sheets<RS>,
+    file: &str,
+    wanted: Option<&str>,
+    notes: &mut Vec<String>,
+) -> Result<String, IngestError> {
+    let sheets = book.sheets_metadata();
+    let names: Vec<String> = sheets.iter().map(|s| s.name.clone()).collect();
+    if let Some(wanted) = wanted {
+        if let Some(n) = names.iter().find(|n| n.as_str() == wanted) {
+            return Ok(n.clone());
+        }
+        let key = wanted.trim().to_lowercase();
+        if let Some(n) = names.iter().find(|n| n.trim().to_lowercase() == key) {
+            return Ok(n.clone());
+        }
+        return Err(IngestError::SheetNotFound {
+            file: file.to_owned(),
+            sheet: wanted.to_owned(),
+            available: names,
+        });
+    }
+    let worksheet = |s: &&calamine::Sheet| s.typ == SheetType::WorkSheet;
+    let chosen = sheets
+        .iter()
+        .filter(worksheet)
+        .find(|s| s.visible == SheetVisible::Visible)
+        .or_else(|| sheets.iter().find(worksheet))
+        .or_else(|| sheets.first());
+    let Some(chosen) = chosen else {
+        return Err(IngestError::Empty {
+            file: file.to_owned(),
+            detail: "the workbook has no sheets".to_owned(),
+        });
+    };
+    if names.len() > 1 {
+        notes.push(format!(
+            "sheet: {:?}, the first worksheet of {} ({}); choose another sheet by name if needed",
+            chosen.name,
+            names.len(),
+            names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Ok(chosen.name.clone())
+}
+
+/// Opens a workbook of `kind` (or, for `None`, whichever of xlsx, ods and xlsb fits a zip
+/// file), picks the sheet, and reads the header rows.
+pub(crate) fn open(
+    path: &Path,
+    file: Arc<str>,
+    kind: Option<BookKind>,
+    opts: &ReadOptions,
+) -> Result<OpenedSheet, IngestError> {
+    let (mut book, kind) = match kind {
+        Some(kind) => (open_kind(path, kind).map_err(|e| workbook_error(&file, kind, e))?, kind),
+        None => {
+            let mut first_err = None;
+            let mut found = None;
+            for kind in [BookKind::Xlsx, BookKind::Ods, BookKind::Xlsb] {
+                match open_kind(path, kind) {
+                    Ok(book) => {
+                        found = Some((book, kind));
+                        break;
+                    }
+                    Err(e) => {
+                        first_err.get_or_insert(e);
+                    }
+                }
+            }
+            let err = || workbook_error(&file, BookKind::Xlsx, first_err.unwrap_or_default());
+            found.ok_or_else(err)?
+        }
+    };
+    let mut notes = Vec::new();
+    let sheet = choose_sheet(&book, &file, opts.sheet.as_deref(), &mut notes)?;
+    const FAILED: &str = "the spreadsheet reader failed on this sheet";
+    let range = catch_unwind(AssertUnwindSafe(|| book.worksheet_range(&sheet)))
+        .unwrap_or(Err(calamine::Error::Msg(FAILED)))
+        .map_err(|e| workbook_error(&file, kind, format!("sheet {sheet:?}: {e}")))?;
+    drop(book);
+    let Some((first_row, first_col)) = range.start() else {
+        return Err(IngestError::Empty {
+            file: file.to_string(),
+            detail: format!("sheet {sheet:?} has no cells"),
+        });
+    };
+    let mut source = SheetSource {
+        file,
+        sheet: Arc::from(sheet.as_str()),
+        range,
+        next: 0,
+        first_row,
+        first_col,
+        width: 0,
+        error_cells: 0,
+        first_error: String::new(),
+        odd_numbers: 0,
+        first_odd_number: String::new(),
+        finished: false,
+        notes: Vec::new(),
+    };
+    let header_rows = source.read_headers(opts.header_row, opts.header_rows.max(1))?;
+    notes.append(&mut source.notes);
+    Ok(OpenedSheet {
+        source,
+        header_rows,
+        notes,
+        format: kind.format(),
+    })
+}
+
+/// The header rows of an xlsx sheet, streaming only its first rows (calamine would otherwise
+/// load the whole sheet). `None` when anything is unusual (a missing header, a read error): the
+/// caller then opens the file fully, which reports the problem properly.
+pub(crate) fn peek_xlsx(path: &Path, file: &str, opts: &ReadOptions) -> Option<Vec<Vec<String>>> {
+    let book = open_kind(path, BookKind::Xlsx).ok()?;
+    let sheet = choose_sheet(&book, file, opts.sheet.as_deref(), &mut Vec::new()).ok()?;
+    let Sheets::Xlsx(mut xlsx) = book else {
+        return None;
+    };
+    let wanted = opts.header_row.map_or(1, |n| n.max(1) as u64);
+    let count = opts.header_rows.max(1);
+    let streamed = catch_unwind(AssertUnwindSafe(|| -> Option<Vec<Vec<String>>> {
+        let mut cells = xlsx.worksheet_cells_reader(&sheet).ok()?;
+        let mut rows: Vec<Vec<String>> = Vec::with_capacity(count);
+        let mut current: Option<u32> = None;
+        let mut names: Vec<String> = Vec::new();
+        loop {
+            let next = cells.next_cell().ok()?;
+            let row = next.as_ref().map(|c| c.get_position().0);
+            if row != current {
+                let number = current.map_or(0, |r| u64::from(r) + 1);
+                if number >= wanted && names.iter().any(|n| !n.is_empty()) {
+                    while names.last().is_some_and(String::is_empty) {
+                        names.pop();
+                    }
+                    rows.push(std::mem::take(&mut names));
+                    if rows.len() == count {
+                        return Some(rows);
+                    }
+                }
+                names.clear();
+                current = row;
+            }
+            let cell = next?;
+            let col = cell.get_position().1 as usize;
+            if names.len() <= col {
+                names.resize(col + 1, String::new());
+            }
+            names[col] = header_text(&Data::from(cell.get_value().clone()));
+        }
+    }));
+    streamed.ok().flatten()
+}
+
+impl SheetSource {
+    /// Number of headers; rows are padded to it.
+    pub(crate) fn set_width(&mut self, width: usize) {
+        self.width = width;
+    }
+
+    /// The sheet's name.
+    pub(crate) fn sheet(&self) -> &Arc<str> {
+        &self.sheet
+    }
+
+    fn row_is_blank(&self, i: usize) -> bool {
+        self.range[i].iter().all(data_is_blank)
+    }
+
+    fn read_headers(&mut self, header_row: Option<usize>, count: usize) -> Result<Vec<Vec<String>>, IngestError> {
+        let wanted = header_row.map_or(1, |n| n.max(1) as u64);
+        let height = self.range.height();
+        let mut rows: Vec<Vec<String>> = Vec::with_capacity(count);
+        while rows.len() < count {
+            let i = self.next;
+            if i >= height {
+                return Err(self.missing_headers(&rows, wanted, count));
+            }
+            self.next += 1;
+            let number = u64::from(self.first_row) + i as u64 + 1;
+            if number < wanted || self.row_is_blank(i) {
+                continue;
+            }
+            if rows.is_empty() && header_row.is_some() && number != wanted {
+                self.notes.push(format!(
+                    "header: row {wanted} of sheet {:?} is blank; the header was taken from row {number}",
+                    self.sheet
+                ));
+            }
+            // Cells are indexed by absolute column: column A is always index 0.
+            let lead = std::iter::repeat_n(String::new(), self.first_col as usize);
+            let mut names: Vec<String> = lead.chain(self.range[i].iter().map(header_text)).collect();
+            while names.last().is_some_and(String::is_empty) {
+                names.pop();
+            }
+            rows.push(names);
+        }
+        Ok(rows)
+    }
+
+    fn missing_headers(&self, rows: &[Vec<String>], wanted: u64, count: usize) -> IngestError {
+        let file = self.file.to_string();
+        if rows.is_empty() && wanted <= 1 {
+            return IngestError::Empty {
+                file,
+                detail: format!("sheet {:?} holds only blank rows", self.sheet),
+            };
+        }
+        let last = u64::from(self.first_row) + self.range.height() as u64;
+        let detail = if rows.is_empty() {
+            format!(
+                "sheet {:?} has no non-blank row at or after row {wanted}, where the header was \
+                 expected (its last row is {last}); check the header row setting",
+                self.sheet
+            )
+        } else {
+            format!(
+                "{count} header rows were expected but sheet {:?} has only {}; check the header \
+                 rows setting",
+                self.sheet,
+                rows.len()
+            )
+        };
+        IngestError::Header { file, detail }
+    }
+
+    /// Moves the next non-blank row into `row`. `Ok(false)` at the end.
+    pub(crate) fn next_row(&mut self, row: &mut Row) -> Result<bool, IngestError> {
+        let height = self.range.height();
+        while self.next < height {
+            let i = self.next;
+            self.next += 1;
+            if self.row_is_blank(i) {
+                continue;
+            }
+            let number = u64::from(self.first_row) + i as u64 + 1;
+            let first_col = self.first_col;
+            let cells = &mut row.cells;
+            cells.clear();
+            cells.resize(first_col as usize, Cell::Empty);
+            for (c, data) in self.range[i].iter_mut().enumerate() {
+                let (cell, problem) = convert(std::mem::take(data));
+                if let Some(problem) = problem {
+                    let at = format!("row {number}, column {}", column_name(first_col + c as u32));
+                    match problem {
+                        Problem::Error(text) => {
+                            if self.error_cells == 0 {
+                                self.first_error = format!("{at}: {text}");
+                            }
+                            self.error_cells += 1;
+                        }
+                        Problem::Number(text) => {
+                            if self.odd_numbers == 0 {
+                                self.first_odd_number = format!("{at}: {text}");
+                            }
+                            self.odd_numbers += 1;
+                        }
+                    }
+                }
+                cells.push(cell);
+            }
+            let keep = cells
+                .iter()
+                .rposition(|c| *c != Cell::Empty)
+                .map_or(0, |p| p + 1)
+                .max(self.width);
+            cells.truncate(keep);
+            cells.resize(keep, Cell::Empty);
+            if !Arc::ptr_eq(&row.source.file, &self.file) {
+                row.source.file = self.file.clone();
+            }
+            if row.source.sheet.as_ref().is_none_or(|s| !Arc::ptr_eq(s, &self.sheet)) {
+                row.source.sheet = Some(self.sheet.clone());
+            }
+            row.source.line = number;
+            return Ok(true);
+        }
+        if !self.finished {
+            self.finished = true;
+            self.finish_notes();
+        }
+        Ok(false)
+    }
+
+    fn finish_notes(&mut self) {
+        if self.error_cells > 0 {
+            self.notes.push(format!(
+                "sheet {:?}: {} cell(s) hold a spreadsheet error (first at {}); they are passed \
+                 on as that text; fix the formulas in the workbook if those cells matter",
+                self.sheet, self.error_cells, self.first_error
+            ));
+        }
+        if self.odd_numbers > 0 {
+            self.notes.push(format!(
+                "sheet {:?}: {} cell(s) hold a number that has no exact decimal form (first at \
+                 {}); they are passed on as text",
+                self.sheet, self.odd_numbers, self.first_odd_number
+            ));
+        }
+    }
+
+    /// Notes gathered while reading (taken, so each is reported once).
+    pub(crate) fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+}

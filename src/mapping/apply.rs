@@ -1,0 +1,534 @@
+//! A mapping bound to one file's headers ([`Bound`]), and the reading of a row's fields into typed
+//! [`Value`]s.
+
+use super::fields::{FIELDS, FieldId, FieldType, id};
+use super::headers::HeaderIndex;
+use super::load::{FieldRule, Mapping, Part, Source, norm_value, parse_invoice_type, parse_kind};
+use super::lookup::Table;
+use super::transform;
+use super::{Issue, MappingError};
+use crate::ingest::{Cell, Row};
+use crate::model::{DocumentKind, InvoiceType, TaxCategory};
+use chrono::{NaiveDate, NaiveTime};
+use rust_decimal::Decimal;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A typed field value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// Text.
+    Text(String),
+    /// A decimal or percentage.
+    Decimal(Decimal),
+    /// A date.
+    Date(NaiveDate),
+    /// A time.
+    Time(NaiveTime),
+    /// A boolean.
+    Bool(bool),
+    /// A document kind.
+    Kind(DocumentKind),
+    /// A document type.
+    Type(InvoiceType),
+    /// A VAT category.
+    Tax(TaxCategory),
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sourced {
+    /// The value.
+    pub value: Value,
+    /// The column (or template, lookup) it came from, for messages.
+    pub label: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+enum RPart {
+    Text(String),
+    Col(Option<usize>),
+}
+
+#[derive(Debug, Clone)]
+enum RSource {
+    Column(Option<usize>),
+    Constant(String),
+    Template(Vec<RPart>, String),
+    Lookup {
+        table: Option<usize>,
+        key: Vec<RPart>,
+        get: usize,
+        label: String,
+    },
+    DefaultOnly,
+}
+
+/// The rows of a joined header file, by key.
+#[derive(Debug, Clone, Default)]
+pub struct JoinRows {
+    /// The header file.
+    pub path: PathBuf,
+    /// Its header rows.
+    pub headers: Vec<Vec<String>>,
+    /// Its data rows.
+    pub rows: Vec<Row>,
+}
+
+/// A mapping bound to a file: every column resolved to an index, lookup tables loaded, the joined
+/// header file (if any) indexed by key.
+#[derive(Debug)]
+pub struct Bound {
+    /// The mapping.
+    pub mapping: Arc<Mapping>,
+    /// The file's headers.
+    pub headers: HeaderIndex,
+    join_headers: Option<HeaderIndex>,
+    join_rows: HashMap<String, Row>,
+    join_parent: Option<usize>,
+    /// The joined header file.
+    pub join_path: Option<PathBuf>,
+    fields: Vec<Option<RSource>>,
+    skip: Vec<Option<usize>>,
+    group_key: Option<usize>,
+    tables: Vec<Table>,
+    /// Things the user should know (a lookup file not found, a column absent).
+    pub notes: Vec<String>,
+}
+
+/// The cells of a row, plus those of its joined header row.
+struct View<'a> {
+    row: &'a Row,
+    width: usize,
+    header: Option<&'a Row>,
+}
+
+impl View<'_> {
+    fn get(&self, i: usize) -> &Cell {
+        if i < self.width {
+            self.row.get(i)
+        } else {
+            match self.header {
+                Some(h) => h.get(i - self.width),
+                None => &Cell::Empty,
+            }
+        }
+    }
+}
+
+impl Bound {
+    /// Bind a mapping to a file's header rows. `input` names the file for messages; `lookup_dirs`
+    /// are the folders where lookup files are searched, in order; `join` is the header file when
+    /// the mapping joins one.
+    pub fn new(
+        mapping: Arc<Mapping>,
+        header_rows: &[Vec<String>],
+        input: &str,
+        lookup_dirs: &[PathBuf],
+        join: Option<JoinRows>,
+    ) -> Result<Bound, MappingError> {
+        let headers = HeaderIndex::new(header_rows);
+        let width = headers.width();
+        let join_headers = join.as_ref().map(|j| HeaderIndex::new(&j.headers));
+        let header_cols: Vec<String> = mapping
+            .header_columns()
+            .iter()
+            .map(|c| super::headers::normalize(c))
+            .collect();
+        let missing = |key: &str, column: &str, idx: &HeaderIndex, file: &str| MappingError::MissingColumn {
+            input: file.to_string(),
+            mapping: mapping.origin.to_string(),
+            key: key.to_string(),
+            column: column.to_string(),
+            closest: idx.closest(column),
+        };
+        let join_name = join.as_ref().map(|j| j.path.display().to_string()).unwrap_or_default();
+        let resolve = |names: &[String], optional: bool, key: &str| -> Result<Option<usize>, MappingError> {
+            for n in names {
+                if header_cols.contains(&super::headers::normalize(n)) {
+                    if let Some(jh) = &join_headers {
+                        if let Some(i) = jh.find(n) {
+                            return Ok(Some(width + i));
+                        }
+                        if !optional && names.len() == 1 {
+                            return Err(missing(key, n, jh, &join_name));
+                        }
+                    }
+                    continue;
+                }
+                if let Some(i) = headers.find(n) {
+                    return Ok(Some(i));
+                }
+            }
+            if optional {
+                Ok(None)
+            } else {
+                Err(missing(key, &names[0], &headers, input))
+            }
+        };
+        let mut tables = Vec::new();
+        let mut table_index = HashMap::new();
+        let mut notes = Vec::new();
+        for (name, spec) in &mapping.lookups {
+            match Table::load(name, spec, lookup_dirs)? {
+                Some(t) => {
+                    table_index.insert(name.clone(), tables.len());
+                    tables.push(t);
+                }
+                None => notes.push(format!(
+                    "lookup file {} not found beside the export or the mapping: its fields are left blank",
+                    spec.file
+                )),
+            }
+        }
+        let parts = |parts: &[Part], optional: bool, key: &str| -> Result<Vec<RPart>, MappingError> {
+            parts
+                .iter()
+                .map(|p| match p {
+                    Part::Text(t) => Ok(RPart::Text(t.clone())),
+                    Part::Column(c) => resolve(std::slice::from_ref(c), optional, key).map(RPart::Col),
+                })
+                .collect()
+        };
+        let mut fields = Vec::with_capacity(FIELDS.len());
+        for rule in &mapping.fields {
+            let Some(rule) = rule else {
+                fields.push(None);
+                continue;
+            };
+            let key = format!("fields.{:?}", FIELDS[rule.field].name);
+            let rs = match &rule.source {
+                Source::Column { names, optional } => {
+                    let i = resolve(names, *optional, &key)?;
+                    if i.is_none() {
+                        notes.push(format!(
+                            "column {:?} is not in the file: {} is left blank",
+                            names[0], FIELDS[rule.field].name
+                        ));
+                    }
+                    RSource::Column(i)
+                }
+                Source::Constant(v) => RSource::Constant(v.clone()),
+                Source::Template { parts: p, optional } => {
+                    let label = p
+                        .iter()
+                        .map(|p| match p {
+                            Part::Text(t) => t.clone(),
+                            Part::Column(c) => format!("{{{c}}}"),
+                        })
+                        .collect::<String>();
+                    RSource::Template(parts(p, *optional, &key)?, label)
+                }
+                Source::Lookup { table, key: k, get } => {
+                    let key_parts = parts(k, false, &key)?;
+                    match table_index.get(table) {
+                        Some(&ti) => {
+                            let get_idx = tables[ti].column(get)?;
+                            let label = format!("{} {get}", tables[ti].file_name());
+                            RSource::Lookup {
+                                table: Some(ti),
+                                key: key_parts,
+                                get: get_idx,
+                                label,
+                            }
+                        }
+                        None => RSource::Lookup {
+                            table: None,
+                            key: key_parts,
+                            get: 0,
+                            label: String::new(),
+                        },
+                    }
+                }
+                Source::DefaultOnly => RSource::DefaultOnly,
+            };
+            fields.push(Some(rs));
+        }
+        let skip = mapping
+            .skip
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                resolve(
+                    std::slice::from_ref(&s.column),
+                    s.optional,
+                    &format!("skip[{i}].column"),
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let group_key = match &mapping.group_key {
+            Some(k) => resolve(std::slice::from_ref(k), false, "group.key")?,
+            None => None,
+        };
+        let (join_rows, join_parent, join_path) = match (&mapping.join, join) {
+            (Some(spec), Some(j)) => {
+                let jh = HeaderIndex::new(&j.headers);
+                let key_idx = jh
+                    .find(&spec.key)
+                    .ok_or_else(|| missing("join.key", &spec.key, &jh, &join_name))?;
+                let parent = resolve(std::slice::from_ref(&spec.parent), false, "join.parent")?;
+                let mut rows = HashMap::new();
+                for r in j.rows {
+                    let k = r.get(key_idx).to_text().trim().to_string();
+                    if !k.is_empty() {
+                        rows.entry(k).or_insert(r);
+                    }
+                }
+                (rows, parent, Some(j.path))
+            }
+            (Some(_), None) => {
+                return Err(MappingError::Lookup {
+                    path: input.to_string(),
+                    message: format!("mapping {} needs its header file", mapping.name),
+                });
+            }
+            _ => (HashMap::new(), None, None),
+        };
+        Ok(Bound {
+            mapping,
+            headers,
+            join_headers,
+            join_rows,
+            join_parent,
+            join_path,
+            fields,
+            skip,
+            group_key,
+            tables,
+            notes,
+        })
+    }
+
+    /// The lookup tables loaded.
+    pub fn tables(&self) -> &[Table] {
+        &self.tables
+    }
+
+    /// The joined header row of a lines row: `Ok(None)` without a join, `Err` when the row's parent
+    /// key is not in the header file.
+    pub fn header_row(&self, row: &Row) -> Result<Option<&Row>, Issue> {
+        let Some(p) = self.join_parent else {
+            return Ok(None);
+        };
+        let key = row.get(p).to_text().trim().to_string();
+        match self.join_rows.get(&key) {
+            Some(h) => Ok(Some(h)),
+            None => Err(Issue::error(
+                "INV-MAP-JOIN",
+                Some(self.headers.name(p)),
+                Some(key),
+                format!(
+                    "no header with this key in {}",
+                    self.join_path
+                        .as_ref()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default()
+                ),
+            )),
+        }
+    }
+
+    fn column_name(&self, i: usize) -> String {
+        let w = self.headers.width();
+        if i < w {
+            self.headers.name(i)
+        } else {
+            let name = self.join_headers.as_ref().map(|h| h.name(i - w)).unwrap_or_default();
+            let file = self
+                .join_path
+                .as_ref()
+                .and_then(|p| p.file_name())
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            format!("{file} {name}")
+        }
+    }
+
+    fn view<'a>(&self, row: &'a Row, header: Option<&'a Row>) -> View<'a> {
+        View {
+            row,
+            width: self.headers.width(),
+            header,
+        }
+    }
+
+    fn render(&self, parts: &[RPart], v: &View<'_>) -> String {
+        parts
+            .iter()
+            .map(|p| match p {
+                RPart::Text(t) => t.clone(),
+                RPart::Col(Some(i)) => v.get(*i).to_text().trim().to_string(),
+                RPart::Col(None) => String::new(),
+            })
+            .collect::<String>()
+            .trim()
+            .to_string()
+    }
+
+    /// The document key of a row: the group key column, else the `number` field's text.
+    pub fn key(&self, row: &Row, header: Option<&Row>) -> String {
+        let v = self.view(row, header);
+        if let Some(i) = self.group_key {
+            return v.get(i).to_text().trim().to_string();
+        }
+        match self.raw(id("number"), &v) {
+            Some((_, text, _)) => text.trim().to_string(),
+            None => String::new(),
+        }
+    }
+
+    /// The reason to skip a row's document, if a skip rule matches: (reason, column, value).
+    pub fn skip_reason(&self, row: &Row, header: Option<&Row>) -> Option<(String, String, String)> {
+        let v = self.view(row, header);
+        for (rule, idx) in self.mapping.skip.iter().zip(&self.skip) {
+            let Some(i) = idx else { continue };
+            let text = v.get(*i).to_text();
+            if rule.equals.contains(&norm_value(&text)) {
+                return Some((
+                    rule.reason.replace("{value}", text.trim()),
+                    self.column_name(*i),
+                    text.trim().to_string(),
+                ));
+            }
+        }
+        None
+    }
+
+    /// The raw source of a field: (cell, text, label). `None` when the field is not mapped.
+    fn raw<'a>(&self, f: FieldId, v: &View<'a>) -> Option<(Cell, String, Option<String>)> {
+        let src = self.fields[f].as_ref()?;
+        Some(match src {
+            RSource::Column(Some(i)) => {
+                let c = v.get(*i).clone();
+                let t = c.to_text();
+                (c, t, Some(self.column_name(*i)))
+            }
+            RSource::Column(None) => (Cell::Empty, String::new(), None),
+            RSource::Constant(s) => (Cell::Text(s.clone()), s.clone(), Some("(mapping constant)".into())),
+            RSource::Template(parts, label) => {
+                let t = self.render(parts, v);
+                (Cell::Text(t.clone()), t, Some(label.clone()))
+            }
+            RSource::Lookup { table, key, get, label } => {
+                let Some(ti) = table else {
+                    return Some((Cell::Empty, String::new(), None));
+                };
+                let k = self.render(key, v);
+                let t = if k.is_empty() {
+                    String::new()
+                } else {
+                    self.tables[*ti].get(&k, *get).unwrap_or("").to_string()
+                };
+                (Cell::Text(t.clone()), t, Some(label.clone()))
+            }
+            RSource::DefaultOnly => (Cell::Empty, String::new(), None),
+        })
+    }
+
+    /// When a lookup field's key is not in its loaded table: (the key, the table's file name).
+    pub fn lookup_miss(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Option<(String, String)> {
+        let v = self.view(row, header);
+        if let Some(RSource::Lookup {
+            table: Some(ti), key, ..
+        }) = &self.fields[f]
+        {
+            let k = self.render(key, &v);
+            if !k.is_empty() && self.tables[*ti].get(&k, 0).is_none() {
+                return Some((k, self.tables[*ti].file_name()));
+            }
+        }
+        None
+    }
+
+    /// Read one field of a row. `Ok(None)`: not mapped, or blank with no default.
+    pub fn field(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Result<Option<Sourced>, Issue> {
+        let v = self.view(row, header);
+        let Some((cell, text, label)) = self.raw(f, &v) else {
+            return Ok(None);
+        };
+        let rule = match &self.mapping.fields[f] {
+            Some(r) => r,
+            None => return Ok(None),
+        };
+        let def = FIELDS[f];
+        let trimmed = if rule.trim {
+            text.trim().to_string()
+        } else {
+            text.clone()
+        };
+        let (cell, text, label) = if cell.is_blank() && trimmed.is_empty() {
+            match &rule.default {
+                Some(d) => (
+                    Cell::Text(d.clone()),
+                    d.clone(),
+                    label.or(Some("(mapping default)".into())),
+                ),
+                None => return Ok(None),
+            }
+        } else if !rule.map.is_empty() || rule.map_other.is_some() {
+            let k = norm_value(&trimmed);
+            match rule.map.iter().find(|(mk, _)| *mk == k) {
+                Some((_, m)) => (Cell::Text(m.clone()), m.clone(), label),
+                None => match &rule.map_other {
+                    Some(m) => (Cell::Text(m.clone()), m.clone(), label),
+                    None => (cell, trimmed, label),
+                },
+            }
+        } else {
+            (cell, trimmed, label)
+        };
+        let shown = if text.is_empty() { cell.to_text() } else { text.clone() };
+        let fail = |msg: String| Issue::error("INV-MAP-VALUE", label.clone(), Some(shown.clone()), msg);
+        let value = match def.ty {
+            FieldType::Text => Value::Text(if text.is_empty() { cell.to_text() } else { text.clone() }),
+            FieldType::Date => Value::Date(transform::parse_date(&cell, &text, &rule.formats).map_err(fail)?),
+            FieldType::Time => Value::Time(transform::parse_time(&cell, &text, &rule.formats).map_err(fail)?),
+            FieldType::Decimal => Value::Decimal(transform::parse_decimal(&cell, &text, &rule.style).map_err(fail)?),
+            FieldType::Percent => Value::Decimal(transform::parse_percent(&cell, &text, &rule.style).map_err(fail)?),
+            FieldType::Bool => Value::Bool(transform::parse_bool(&cell, &text).map_err(fail)?),
+            FieldType::Kind => Value::Kind(parse_kind(&text).map_err(fail)?),
+            FieldType::InvoiceType => Value::Type(parse_invoice_type(&text).map_err(fail)?),
+            FieldType::Tax => Value::Tax(
+                self.tax(&cell, &text, rule)
+                    .map_err(|m| Issue::error("INV-MAP-TAX", label.clone(), Some(shown.clone()), m))?,
+            ),
+        };
+        Ok(Some(Sourced { value, label }))
+    }
+
+    fn tax(&self, cell: &Cell, text: &str, rule: &FieldRule) -> Result<TaxCategory, String> {
+        let k = norm_value(text);
+        if let Some((_, cat)) = self.mapping.taxes.iter().find(|(code, _)| *code == k) {
+            return Ok(cat.clone());
+        }
+        let known: Vec<&str> = self.mapping.taxes.iter().map(|(c, _)| c.as_str()).collect();
+        let unknown = || {
+            if known.is_empty() {
+                "not a tax rate (like 15%)".to_string()
+            } else {
+                format!("unknown tax code; the mapping knows {}", known.join(", "))
+            }
+        };
+        let pct = transform::parse_percent(cell, text, &rule.style).map_err(|_| unknown())?;
+        if pct > Decimal::ZERO {
+            Ok(TaxCategory::new("S", pct))
+        } else {
+            // A 0% rate says nothing about why: the mapping must name Z, E or O with a reason.
+            Err(format!(
+                "a 0% rate needs a [taxes] entry saying whether it is zero-rated (Z), exempt (E) or out of scope (O), with the reason code; {}",
+                unknown()
+            ))
+        }
+    }
+
+    /// The text of a field, ignoring errors (for keys and labels).
+    pub fn text(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Option<String> {
+        match self.field(f, row, header) {
+            Ok(Some(Sourced {
+                value: Value::Text(t), ..
+            })) => Some(t),
+            _ => None,
+        }
+    }
+}

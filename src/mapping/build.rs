@@ -1,0 +1,602 @@
+//! A document's rows into a [`Document`]: document fields from its first line row, one line per
+//! row, the kind and type rules, tax-inclusive prices, credit notes from negative amounts, the
+//! export's own totals ([`ErpTotals`]) and the [`Provenance`] of every field.
+
+use super::Issue;
+use super::apply::{Bound, Sourced, Value};
+use super::fields::{FIELDS, FieldId, id};
+use super::group::DocDraft;
+use super::load::TypeRule;
+use crate::compute::{net_from_inclusive_total, net_price_for_line, round2};
+use crate::ingest::Row;
+use crate::model::{
+    Address, AllowanceCharges, Document, DocumentKind, InvoiceType, Item, LegalMonetaryTotal, Line,
+    LineAllowanceCharge, LineTaxTotal, Party, PartyIdentification, Price, PriceAllowanceCharge, TaxCategory, TaxTotal,
+};
+use chrono::{NaiveDate, NaiveTime};
+use rust_decimal::Decimal;
+use std::collections::HashMap;
+
+/// The export's own figures, to be compared with the computed ones (not trusted).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ErpTotals {
+    /// Per line: the net amount the export printed.
+    pub line_net: Vec<Option<Decimal>>,
+    /// Per line: the VAT the export printed.
+    pub line_vat: Vec<Option<Decimal>>,
+    /// Per line: the amount with VAT the export printed.
+    pub line_gross: Vec<Option<Decimal>>,
+    /// Document total without VAT.
+    pub tax_exclusive: Option<Decimal>,
+    /// Document VAT.
+    pub tax_total: Option<Decimal>,
+    /// Document total with VAT.
+    pub tax_inclusive: Option<Decimal>,
+}
+
+impl ErpTotals {
+    /// True when the export carried no figure at all.
+    pub fn is_empty(&self) -> bool {
+        self.tax_exclusive.is_none()
+            && self.tax_total.is_none()
+            && self.tax_inclusive.is_none()
+            && self
+                .line_net
+                .iter()
+                .chain(&self.line_vat)
+                .chain(&self.line_gross)
+                .all(Option::is_none)
+    }
+}
+
+/// Where each field of a document came from: JSON path prefix → (row index in the document's
+/// rows, source column).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Provenance {
+    entries: Vec<(String, usize, Option<String>)>,
+}
+
+impl Provenance {
+    fn add(&mut self, path: String, row: usize, label: Option<String>) {
+        self.entries.push((path, row, label));
+    }
+
+    /// The row and column that fed a JSON path (`invoice_lines[2].price.price_per_unit`): the
+    /// longest recorded prefix of the path.
+    pub fn locate(&self, path: &str) -> Option<(usize, Option<&str>)> {
+        self.entries
+            .iter()
+            .filter(|(p, _, _)| {
+                path == p
+                    || (path.starts_with(p.as_str()) && matches!(path.as_bytes().get(p.len()), Some(b'.') | Some(b'[')))
+            })
+            .max_by_key(|(p, _, label)| (p.len(), label.is_some()))
+            .map(|(_, row, label)| (*row, label.as_deref()))
+    }
+}
+
+/// A document built from its rows.
+#[derive(Debug, Clone)]
+pub struct Built {
+    /// The document, totals not yet computed; `None` when the rows cannot make one.
+    pub document: Option<Document>,
+    /// Problems, with the index of the row they concern (`None`: the whole document).
+    pub issues: Vec<(Option<usize>, Issue)>,
+    /// Where each field came from.
+    pub provenance: Provenance,
+    /// The export's own totals.
+    pub erp: ErpTotals,
+}
+
+struct Ctx<'a> {
+    bound: &'a Bound,
+    issues: Vec<(Option<usize>, Issue)>,
+    prov: Provenance,
+}
+
+impl Ctx<'_> {
+    /// A document field of the first row, recording its provenance.
+    fn get(&mut self, f: FieldId, row: &Row, header: Option<&Row>, idx: usize) -> Option<Value> {
+        match self.bound.field(f, row, header) {
+            Ok(Some(Sourced { value, label })) => {
+                for p in FIELDS[f].paths {
+                    self.prov.add((*p).to_string(), idx, label.clone());
+                }
+                Some(value)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                self.issues.push((Some(idx), e));
+                None
+            }
+        }
+    }
+}
+
+fn text(v: Option<Value>) -> Option<String> {
+    match v {
+        Some(Value::Text(t)) if !t.trim().is_empty() => Some(t.trim().to_string()),
+        _ => None,
+    }
+}
+
+fn dec(v: Option<Value>) -> Option<Decimal> {
+    match v {
+        Some(Value::Decimal(d)) => Some(d),
+        _ => None,
+    }
+}
+
+fn date(v: Option<Value>) -> Option<NaiveDate> {
+    match v {
+        Some(Value::Date(d)) => Some(d),
+        _ => None,
+    }
+}
+
+struct RawLine {
+    idx: usize,
+    id: Option<String>,
+    name: Option<String>,
+    quantity: Decimal,
+    unit_price: Option<Decimal>,
+    unit_code: String,
+    discount_percent: Option<Decimal>,
+    discount_amount: Option<Decimal>,
+    amount: Option<Decimal>,
+    tax_amount: Option<Decimal>,
+    gross_amount: Option<Decimal>,
+    tax: Option<TaxCategory>,
+}
+
+/// Build one document from its rows.
+pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
+    let mut cx = Ctx {
+        bound,
+        issues: Vec::new(),
+        prov: Provenance::default(),
+    };
+    let lines_rows: Vec<(usize, &Row)> = draft
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.is_line())
+        .filter_map(|(i, r)| r.row.as_ref().map(|row| (i, row)))
+        .collect();
+    for (i, r) in draft.rows.iter().enumerate() {
+        for issue in &r.issues {
+            cx.issues.push((Some(i), issue.clone()));
+        }
+    }
+    if let Some(first) = draft.duplicate_of {
+        cx.issues.push((
+            None,
+            Issue::error(
+                "INV-MAP-DUPLICATE",
+                None,
+                Some(draft.key.clone()),
+                format!(
+                    "this document number already appeared earlier in the file (from line {first}); the rows of one document must be together, and a number is issued once"
+                ),
+            ),
+        ));
+    }
+    let Some(&(first_idx, first)) = lines_rows.first() else {
+        return Built {
+            document: None,
+            issues: cx.issues,
+            provenance: cx.prov,
+            erp: ErpTotals::default(),
+        };
+    };
+    let header = |row: &Row| bound.header_row(row).ok().flatten();
+    let h0 = header(first);
+    let mut docv: HashMap<FieldId, Option<Value>> = HashMap::new();
+    for (f, def) in FIELDS.iter().enumerate() {
+        if !def.line {
+            let v = cx.get(f, first, h0, first_idx);
+            docv.insert(f, v);
+        }
+    }
+    let mut take = |name: &str| docv.remove(&id(name)).flatten();
+
+    // Lines.
+    let mut raw = Vec::new();
+    for (n, &(idx, row)) in lines_rows.iter().enumerate() {
+        let h = header(row);
+        cx.prov.add(format!("invoice_lines[{n}]"), idx, None);
+        let mut get = |name: &str| {
+            let f = id(name);
+            match bound.field(f, row, h) {
+                Ok(Some(Sourced { value, label })) => {
+                    for p in FIELDS[f].paths {
+                        cx.prov.add(format!("invoice_lines[{n}].{p}"), idx, label.clone());
+                    }
+                    Some(value)
+                }
+                Ok(None) => None,
+                Err(e) => {
+                    cx.issues.push((Some(idx), e));
+                    None
+                }
+            }
+        };
+        let mut tax = match get("line.tax") {
+            Some(Value::Tax(t)) => Some(t),
+            _ => None,
+        };
+        let cat = text(get("line.tax_category"));
+        let pct = dec(get("line.tax_percent"));
+        let code = text(get("line.exemption_code"));
+        let reason = text(get("line.exemption_reason"));
+        if cat.is_some() || pct.is_some() {
+            let base = tax.clone().unwrap_or_else(|| TaxCategory::new("S", Decimal::ZERO));
+            let id_ = cat.map(|c| c.to_ascii_uppercase()).unwrap_or_else(|| {
+                if pct.is_some_and(|p| p.is_zero()) && base.id == "S" {
+                    "Z".into()
+                } else {
+                    base.id.clone()
+                }
+            });
+            tax = Some(TaxCategory {
+                id: id_,
+                percent: pct.unwrap_or(base.percent),
+                ..base
+            });
+        }
+        if let Some(t) = &mut tax {
+            if code.is_some() {
+                t.exemption_reason_code = code;
+            }
+            if reason.is_some() {
+                t.exemption_reason = reason;
+            }
+        }
+        raw.push(RawLine {
+            idx,
+            id: text(get("line.id")),
+            name: text(get("line.item_name")),
+            quantity: dec(get("line.quantity")).unwrap_or(Decimal::ONE),
+            unit_price: dec(get("line.unit_price")),
+            unit_code: text(get("line.unit_code")).unwrap_or_else(|| "PCE".into()),
+            discount_percent: dec(get("line.discount_percent")),
+            discount_amount: dec(get("line.discount_amount")),
+            amount: dec(get("line.amount")),
+            tax_amount: dec(get("line.tax_amount")),
+            gross_amount: dec(get("line.gross_amount")),
+            tax,
+        });
+    }
+
+    // Kind, and notes from negative amounts.
+    let number = text(take("number")).unwrap_or_else(|| draft.key.clone());
+    let mut kind = match take("kind") {
+        Some(Value::Kind(k)) => k,
+        _ => DocumentKind::Invoice,
+    };
+    let sign = |l: &RawLine| {
+        l.amount
+            .or_else(|| l.unit_price.and_then(|p| p.checked_mul(l.quantity)))
+            .unwrap_or(Decimal::ZERO)
+    };
+    let negatives = raw.iter().filter(|l| sign(l) < Decimal::ZERO).count();
+    let positives = raw.iter().filter(|l| sign(l) > Decimal::ZERO).count();
+    let mut erp_total = dec(take("erp.total"));
+    let mut erp_tax = dec(take("erp.tax_total"));
+    let mut erp_excl = dec(take("erp.tax_exclusive"));
+    if negatives > 0 && (kind.is_note() || bound.mapping.credit_note_when_negative) {
+        if positives > 0 {
+            cx.issues.push((
+                None,
+                Issue::error(
+                    "INV-MAP-SIGN",
+                    None,
+                    None,
+                    "some lines are negative and others positive: a document is either an invoice or a credit note",
+                ),
+            ));
+        }
+        if kind == DocumentKind::Invoice {
+            kind = DocumentKind::CreditNote;
+        }
+        for l in &mut raw {
+            for v in [
+                &mut l.unit_price,
+                &mut l.amount,
+                &mut l.tax_amount,
+                &mut l.discount_amount,
+            ] {
+                *v = v.map(|d| d.abs());
+            }
+            l.quantity = l.quantity.abs();
+        }
+        for v in [&mut erp_total, &mut erp_tax, &mut erp_excl] {
+            *v = v.map(|d| d.abs());
+        }
+    }
+
+    let inclusive = matches!(take("prices_include_tax"), Some(Value::Bool(true)));
+    let currency = text(take("currency")).unwrap_or_else(|| "SAR".into());
+    let mut erp = ErpTotals {
+        tax_exclusive: erp_excl,
+        tax_total: erp_tax,
+        tax_inclusive: erp_total,
+        ..Default::default()
+    };
+    let mut lines = Vec::with_capacity(raw.len());
+    for (n, l) in raw.into_iter().enumerate() {
+        let row_err = |issues: &mut Vec<(Option<usize>, Issue)>, code: &str, msg: String| {
+            issues.push((Some(l.idx), Issue::error(code, None, None, msg)));
+        };
+        let Some(tax) = l.tax.clone() else {
+            row_err(
+                &mut cx.issues,
+                "INV-MAP-MISSING",
+                "no VAT category for this line (the tax column is blank)".into(),
+            );
+            continue;
+        };
+        let name = l.name.clone().unwrap_or_default();
+        if name.is_empty() {
+            row_err(
+                &mut cx.issues,
+                "INV-MAP-MISSING",
+                "no item name or description in this line".into(),
+            );
+        }
+        let hundred = Decimal::ONE_HUNDRED;
+        let mut price_ac = None;
+        let mut line_acs = Vec::new();
+        let mut erp_net = None;
+        let mut erp_gross = l.gross_amount;
+        let mut inclusive_amount = None;
+        let price = if inclusive {
+            erp_gross = l.amount.or(l.gross_amount);
+            let disc_factor = l
+                .discount_percent
+                .and_then(|d| hundred.checked_sub(d)?.checked_div(hundred))
+                .unwrap_or(Decimal::ONE);
+            let incl_total = match (l.amount, l.unit_price) {
+                (Some(a), _) => Some(a),
+                (None, Some(p)) => p
+                    .checked_mul(l.quantity)
+                    .and_then(|v| v.checked_mul(disc_factor))
+                    .map(round2)
+                    .and_then(|v| v.checked_sub(l.discount_amount.unwrap_or_default())),
+                (None, None) => None,
+            };
+            inclusive_amount = incl_total;
+            incl_total.and_then(|t| net_from_inclusive_total(l.quantity, t, tax.percent).map(|np| np.unit_price))
+        } else {
+            erp_net = l.amount;
+            match l.unit_price {
+                Some(p) => match l.discount_percent.filter(|d| !d.is_zero()) {
+                    Some(d) => {
+                        let net = hundred
+                            .checked_sub(d)
+                            .and_then(|f| p.checked_mul(f))
+                            .and_then(|v| v.checked_div(hundred));
+                        let off = net.and_then(|n| p.checked_sub(n));
+                        match (net, off) {
+                            (Some(net), Some(off)) => {
+                                price_ac = Some(PriceAllowanceCharge {
+                                    charge_indicator: false,
+                                    reason: format!("discount {}%", d.normalize()),
+                                    amount: off.normalize(),
+                                    base_amount: p,
+                                    currency: currency.clone(),
+                                });
+                                Some(net.normalize())
+                            }
+                            _ => None,
+                        }
+                    }
+                    None => Some(p),
+                },
+                None => l
+                    .amount
+                    .and_then(|a| a.checked_add(l.discount_amount.unwrap_or_default()))
+                    .and_then(|a| net_price_for_line(l.quantity, a).map(|np| np.unit_price)),
+            }
+        };
+        if let (false, Some(a)) = (inclusive, l.discount_amount.filter(|a| !a.is_zero())) {
+            line_acs.push(LineAllowanceCharge {
+                charge_indicator: false,
+                reason: "discount".into(),
+                reason_code: Some("95".into()),
+                amount: a,
+            });
+        }
+        let Some(price) = price else {
+            row_err(
+                &mut cx.issues,
+                "INV-MAP-MISSING",
+                if l.unit_price.is_some() || l.amount.is_some() {
+                    "the price, quantity or discount of this line is too large to compute exactly".into()
+                } else {
+                    "no unit price (and no line amount to derive it from) in this line".into()
+                },
+            );
+            continue;
+        };
+        erp.line_net.push(erp_net);
+        erp.line_vat.push(l.tax_amount);
+        erp.line_gross.push(erp_gross);
+        lines.push(Line {
+            id: l.id.clone().unwrap_or_else(|| (n + 1).to_string()),
+            unit_code: l.unit_code.clone(),
+            quantity: l.quantity,
+            amount: Decimal::ZERO,
+            tax_total: LineTaxTotal {
+                currency: currency.clone(),
+                ..Default::default()
+            },
+            item: Item {
+                name,
+                classified_tax_category: tax,
+            },
+            price: Price {
+                currency: currency.clone(),
+                price_per_unit: price,
+                base_unit_code: l.unit_code,
+                base_quantity: None,
+                allowance_charge: price_ac,
+            },
+            allowance_charges: line_acs,
+            inclusive_amount,
+        });
+    }
+
+    // Parties. A buyer missing from the lookup table is worth a word: it loses its VAT number.
+    for name in ["buyer.vat_number", "buyer.name"] {
+        if let Some((key, file)) = bound.lookup_miss(id(name), first, h0) {
+            cx.issues.push((
+                Some(first_idx),
+                Issue::warning(
+                    "INV-MAP-LOOKUP",
+                    None,
+                    Some(key),
+                    format!("not found in {file}: the buyer has no VAT number or address from it (a simplified document unless the mapping says otherwise)"),
+                ),
+            ));
+            break;
+        }
+    }
+    let buyer_vat = text(take("buyer.vat_number")).map(|v| v.split_whitespace().collect::<String>());
+    let addr = |take: &mut dyn FnMut(&str) -> Option<Value>, name: &str| text(take(name)).unwrap_or_default();
+    let mut address = Address {
+        street_name: addr(&mut take, "buyer.street"),
+        building_number: addr(&mut take, "buyer.building_number"),
+        plot_identification: addr(&mut take, "buyer.plot"),
+        city_subdivision_name: addr(&mut take, "buyer.district"),
+        city_name: addr(&mut take, "buyer.city"),
+        postal_zone: addr(&mut take, "buyer.postal_zone"),
+        country: addr(&mut take, "buyer.country"),
+        country_subentity: addr(&mut take, "buyer.subentity"),
+    };
+    if address.country.is_empty() && address != Address::default() {
+        address.country = "SA".into();
+    }
+    let buyer_id = text(take("buyer.id"));
+    let scheme = text(take("buyer.id_scheme"));
+    let customer = Party {
+        vat_number: buyer_vat.clone(),
+        tax_type: "VAT".into(),
+        registration_name: text(take("buyer.name")).unwrap_or_default(),
+        address,
+        party_identification: buyer_id.map(|id| PartyIdentification {
+            scheme: scheme.unwrap_or_else(|| "CRN".into()),
+            id,
+        }),
+    };
+    let invoice_type = match take("invoice_type") {
+        Some(Value::Type(t)) => t,
+        _ => match bound.mapping.type_rule {
+            TypeRule::Standard => InvoiceType::Standard,
+            TypeRule::Simplified => InvoiceType::Simplified,
+            TypeRule::Auto if buyer_vat.is_some() => InvoiceType::Standard,
+            TypeRule::Auto => InvoiceType::Simplified,
+        },
+    };
+
+    // Dates.
+    let issue_date = date(take("issue_date"));
+    let Some(issue_date) = issue_date else {
+        if !cx.issues.iter().any(|(_, i)| i.is_error()) {
+            cx.issues.push((
+                Some(first_idx),
+                Issue::error(
+                    "INV-MAP-MISSING",
+                    None,
+                    None,
+                    "no issue date in the document's first row",
+                ),
+            ));
+        }
+        return Built {
+            document: None,
+            issues: cx.issues,
+            provenance: cx.prov,
+            erp,
+        };
+    };
+    let issue_time = match take("issue_time") {
+        Some(Value::Time(t)) => t,
+        _ => NaiveTime::MIN,
+    };
+    let delivery = date(take("delivery_date")).unwrap_or(issue_date);
+
+    // Notes: the corrected invoice and the reason.
+    let note_reason = text(take("note_reason"));
+    let payment_note = text(take("payment_note"));
+    let original = text(take("original_number"));
+    let original_date = date(take("original_date")).or(draft.original_date);
+    let billing_reference = if kind.is_note() {
+        match (&original, original_date) {
+            (Some(n), Some(d)) => Some(Document::billing_reference_for(n, d)),
+            (Some(n), None) => {
+                cx.issues.push((
+                    Some(first_idx),
+                    Issue::warning(
+                        "INV-MAP-REFERENCE",
+                        None,
+                        Some(n.clone()),
+                        "the issue date of the corrected invoice is unknown (map original_date, or keep the invoice in the same file)",
+                    ),
+                ));
+                Some(format!("Invoice Number: {n}"))
+            }
+            (None, _) => {
+                cx.issues.push((
+                    Some(first_idx),
+                    Issue::error(
+                        "INV-MAP-REFERENCE",
+                        None,
+                        None,
+                        format!(
+                            "a {} must name the invoice it corrects: map original_number",
+                            kind.label()
+                        ),
+                    ),
+                ));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let exchange_rate = dec(take("exchange_rate"));
+    let document = Document {
+        kind,
+        number,
+        invoice_type,
+        issue_date,
+        actual_delivery_date: delivery,
+        issue_time,
+        note: text(take("note")),
+        doc_currency_code: currency.clone(),
+        tax_currency_code: "SAR".into(),
+        customer_info: customer,
+        supplier_info: seller.clone(),
+        payment_means: Some(text(take("payment_means")).unwrap_or_else(|| "1".into())),
+        payment_means_instruction_note: if kind.is_note() { note_reason } else { payment_note },
+        allowance_charge: AllowanceCharges::default(),
+        tax_total: TaxTotal {
+            currency,
+            tax_amount: Decimal::ZERO,
+            tax_subtotal: None,
+            tax_subtotals: None,
+            tax_amount_in_tax_currency: None,
+        },
+        legal_monitory_total: LegalMonetaryTotal::default(),
+        invoice_lines: lines,
+        billing_reference,
+        tax_exchange_rate: exchange_rate,
+    };
+    Built {
+        document: Some(document),
+        issues: cx.issues,
+        provenance: cx.prov,
+        erp,
+    }
+}

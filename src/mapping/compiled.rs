@@ -1,0 +1,222 @@
+//! A checked mapping, as [`super::load`] builds it from a mapping file.
+
+use super::MappingError;
+use super::fields::{FIELDS, FieldId, id};
+use super::spec::{InputSpec, JoinSpec, LookupSpec};
+use super::transform::NumberStyle;
+use crate::model::TaxCategory;
+use std::path::{Path, PathBuf};
+
+/// Where a mapping came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Bundled in the binary, by name.
+    Bundled(String),
+    /// A file on disk.
+    File(PathBuf),
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Bundled(n) => write!(f, "mappings/{n}.toml (bundled)"),
+            Origin::File(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+/// A piece of a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// Literal text.
+    Text(String),
+    /// A column's value.
+    Column(String),
+}
+
+/// Where a field's value comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A column; alternatives are tried in order and the first present in the file is used.
+    Column {
+        /// The names.
+        names: Vec<String>,
+        /// The column may be absent.
+        optional: bool,
+    },
+    /// A constant.
+    Constant(String),
+    /// Columns combined.
+    Template {
+        /// The pieces.
+        parts: Vec<Part>,
+        /// Columns may be absent.
+        optional: bool,
+    },
+    /// A value from a side table.
+    Lookup {
+        /// The table.
+        table: String,
+        /// The key: a column or a template.
+        key: Vec<Part>,
+        /// The table's column giving the value.
+        get: String,
+    },
+    /// Nothing but the default.
+    DefaultOnly,
+}
+
+/// How one field is filled.
+#[derive(Debug, Clone)]
+pub struct FieldRule {
+    /// The field.
+    pub field: FieldId,
+    /// Where from.
+    pub source: Source,
+    /// Date or time formats.
+    pub formats: Vec<String>,
+    /// Number style.
+    pub style: NumberStyle,
+    /// Value map, keys normalised (trimmed, lower case).
+    pub map: Vec<(String, String)>,
+    /// The map's catch-all (`"*"`).
+    pub map_other: Option<String>,
+    /// Used when the source is blank.
+    pub default: Option<String>,
+    /// Trim white space.
+    pub trim: bool,
+}
+
+/// A `[[skip]]` rule.
+#[derive(Debug, Clone)]
+pub struct SkipRule {
+    /// The column tested.
+    pub column: String,
+    /// Normalised values that skip.
+    pub equals: Vec<String>,
+    /// Why (with `{value}`).
+    pub reason: String,
+    /// The column may be absent.
+    pub optional: bool,
+}
+
+/// The document type rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeRule {
+    /// Standard when the buyer has a VAT number, else simplified.
+    Auto,
+    /// Always standard.
+    Standard,
+    /// Always simplified.
+    Simplified,
+}
+
+/// A checked mapping.
+#[derive(Debug, Clone)]
+pub struct Mapping {
+    /// Short name.
+    pub name: String,
+    /// What it reads.
+    pub description: String,
+    /// Where it came from.
+    pub origin: Origin,
+    /// Reading options.
+    pub input: InputSpec,
+    /// Per field (indexed by [`FieldId`]).
+    pub fields: Vec<Option<FieldRule>>,
+    /// Tax codes (normalised key) → category.
+    pub taxes: Vec<(String, TaxCategory)>,
+    /// Skip rules.
+    pub skip: Vec<SkipRule>,
+    /// Document type rule.
+    pub type_rule: TypeRule,
+    /// Negative documents are credit notes.
+    pub credit_note_when_negative: bool,
+    /// Blank-number rows continue the document above.
+    pub continuation: bool,
+    /// The grouping column, when not the `number` field.
+    pub group_key: Option<String>,
+    /// Header file join.
+    pub join: Option<JoinSpec>,
+    /// Side tables.
+    pub lookups: Vec<(String, LookupSpec)>,
+}
+
+impl Mapping {
+    /// Load a mapping file from disk.
+    pub fn from_file(path: &Path) -> Result<Mapping, MappingError> {
+        let text = std::fs::read_to_string(path).map_err(|e| MappingError::Invalid {
+            mapping: path.display().to_string(),
+            key: "file".into(),
+            expected: format!("a readable UTF-8 TOML file ({e})"),
+        })?;
+        Mapping::from_toml(&text, Origin::File(path.to_path_buf()))
+    }
+
+    /// The rule of a field, by name.
+    pub fn rule(&self, name: &str) -> Option<&FieldRule> {
+        self.fields[id(name)].as_ref()
+    }
+
+    /// Every column the mapping reads, as (alternatives, optional, key for messages). Columns the
+    /// join declares as header-file columns are listed separately by [`Mapping::header_columns`].
+    pub fn columns(&self) -> Vec<(Vec<String>, bool, String)> {
+        let mut out = Vec::new();
+        let mut push = |names: Vec<String>, optional: bool, key: String| {
+            if !out.iter().any(|(n, _, _): &(Vec<String>, bool, String)| *n == names) {
+                out.push((names, optional, key));
+            }
+        };
+        for r in self.fields.iter().flatten() {
+            let key = format!("fields.{:?}", FIELDS[r.field].name);
+            match &r.source {
+                Source::Column { names, optional } => push(names.clone(), *optional, key),
+                Source::Template { parts, optional } => {
+                    for p in parts {
+                        if let Part::Column(c) = p {
+                            push(vec![c.clone()], *optional, key.clone());
+                        }
+                    }
+                }
+                Source::Lookup { key: k, .. } => {
+                    for p in k {
+                        if let Part::Column(c) = p {
+                            push(vec![c.clone()], false, key.clone());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (i, s) in self.skip.iter().enumerate() {
+            push(vec![s.column.clone()], s.optional, format!("skip[{i}].column"));
+        }
+        if let Some(k) = &self.group_key {
+            push(vec![k.clone()], false, "group.key".into());
+        }
+        if let Some(j) = &self.join {
+            push(vec![j.parent.clone()], false, "join.parent".into());
+        }
+        let header = self.header_columns();
+        out.retain(|(names, _, _)| {
+            !names.iter().any(|n| {
+                header
+                    .iter()
+                    .any(|h| super::headers::normalize(h) == super::headers::normalize(n))
+            })
+        });
+        out
+    }
+
+    /// The columns that come from the joined header file (empty without a join).
+    pub fn header_columns(&self) -> Vec<String> {
+        match &self.join {
+            Some(j) => {
+                let mut cols = vec![j.key.clone()];
+                cols.extend(j.header_columns.iter().cloned());
+                cols
+            }
+            None => Vec::new(),
+        }
+    }
+}

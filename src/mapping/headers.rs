@@ -1,0 +1,168 @@
+//! Matching a mapping's column names to a file's headers: case, spaces, punctuation and the
+//! leading `*` of Xero's import template are ignored; several header rows (SAP DTW: property
+//! names, then database names) all count. An unknown column is reported with the closest header.
+
+use crate::ingest::Cell;
+
+/// The comparable form of a header: letters and digits only (any script), lower case.
+pub fn normalize(header: &str) -> String {
+    header
+        .trim()
+        .trim_start_matches('*')
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Levenshtein distance between two strings, by characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// The candidate closest to `name` (compared in normalised form), if any is reasonably close.
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let n = normalize(name);
+    candidates
+        .into_iter()
+        .filter(|c| !c.trim().is_empty())
+        .map(|c| (edit_distance(&n, &normalize(c)), c))
+        .min_by_key(|(d, _)| *d)
+        .filter(|(d, _)| *d <= n.chars().count().max(3) / 2 + 1)
+        .map(|(_, c)| c)
+}
+
+/// A file's header rows, ready for lookups.
+#[derive(Debug, Clone, Default)]
+pub struct HeaderIndex {
+    rows: Vec<Vec<String>>,
+    normalized: Vec<Vec<String>>,
+    width: usize,
+}
+
+impl HeaderIndex {
+    /// Index the header rows of a file (one or more rows).
+    pub fn new(rows: &[Vec<String>]) -> Self {
+        let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+        HeaderIndex {
+            rows: rows.to_vec(),
+            normalized: rows.iter().map(|r| r.iter().map(|h| normalize(h)).collect()).collect(),
+            width,
+        }
+    }
+
+    /// The number of columns.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// The first header row (the names shown to people).
+    pub fn names(&self) -> Vec<String> {
+        (0..self.width).map(|i| self.name(i)).collect()
+    }
+
+    /// The display name of a column.
+    pub fn name(&self, index: usize) -> String {
+        self.rows
+            .iter()
+            .filter_map(|r| r.get(index))
+            .find(|h| !h.trim().is_empty())
+            .cloned()
+            .unwrap_or_else(|| format!("column {}", index + 1))
+    }
+
+    /// The index of a column, matching any header row (earlier rows first).
+    pub fn find(&self, column: &str) -> Option<usize> {
+        let n = normalize(column);
+        if n.is_empty() {
+            return None;
+        }
+        self.normalized.iter().find_map(|row| row.iter().position(|h| *h == n))
+    }
+
+    /// The header closest to an unknown column name.
+    pub fn closest(&self, column: &str) -> Option<String> {
+        let all: Vec<&str> = self.rows.iter().flatten().map(String::as_str).collect();
+        closest(column, all).map(str::to_string)
+    }
+
+    /// True when a data row repeats the headers (concatenated exports). Cheap for ordinary rows:
+    /// the first named column is compared before any other.
+    pub fn is_header_repeat(&self, cells: &[Cell]) -> bool {
+        self.normalized.iter().any(|row| {
+            row.iter().filter(|h| !h.is_empty()).count() > 1
+                && row
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, h)| !h.is_empty())
+                    .all(|(i, h)| match cells.get(i) {
+                        Some(Cell::Text(t)) => normalize(t) == *h,
+                        _ => false,
+                    })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn idx(rows: &[&[&str]]) -> HeaderIndex {
+        HeaderIndex::new(
+            &rows
+                .iter()
+                .map(|r| r.iter().map(|s| s.to_string()).collect())
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    #[test]
+    fn ignores_case_spaces_punctuation_and_xero_stars() {
+        assert_eq!(normalize("*ContactName"), "contactname");
+        assert_eq!(normalize("Item(Product/Service)"), "itemproductservice");
+        assert_eq!(normalize(" Item Quantity "), "itemquantity");
+        assert_eq!(normalize("invoice_line_ids/price_unit"), "invoicelineidspriceunit");
+        assert_eq!(normalize("رقم الفاتورة"), "رقمالفاتورة");
+        let h = idx(&[&["*ContactName", "*InvoiceNumber", "Item Quantity"]]);
+        assert_eq!(h.find("ContactName"), Some(0));
+        assert_eq!(h.find("invoicenumber"), Some(1));
+        assert_eq!(h.find("ItemQuantity"), Some(2));
+        assert_eq!(h.find("Missing"), None);
+    }
+
+    #[test]
+    fn two_header_rows_both_match() {
+        let h = idx(&[&["ParentKey", "ItemDescription"], &["DocNum", "Dscription"]]);
+        assert_eq!(h.find("ParentKey"), Some(0));
+        assert_eq!(h.find("Dscription"), Some(1));
+        assert_eq!(h.name(1), "ItemDescription");
+    }
+
+    #[test]
+    fn closest_header_for_a_typo() {
+        let h = idx(&[&["ContactName", "InvoiceNumber", "InvoiceDate"]]);
+        assert_eq!(h.closest("InvoiceNumbr").as_deref(), Some("InvoiceNumber"));
+        assert_eq!(h.closest("Zzzzzzzzzzzzzzzzzzzzzzzz"), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn repeated_header_lines_are_recognised() {
+        let h = idx(&[&["A", "B", "C"]]);
+        let cells = |v: &[&str]| v.iter().map(|s| Cell::Text(s.to_string())).collect::<Vec<_>>();
+        assert!(h.is_header_repeat(&cells(&["a", "B", "c"])));
+        assert!(!h.is_header_repeat(&cells(&["1", "B", "c"])));
+    }
+}

@@ -1,0 +1,189 @@
+//! Side tables (`[lookups.NAME]`): small CSV files keyed by one column, such as a customers file
+//! giving the buyer's VAT number, address, building number and district that exports lack.
+//! A table is read whole into memory; it is meant for master data, not for exports.
+
+use super::MappingError;
+use super::headers::{HeaderIndex, normalize};
+use super::spec::LookupSpec;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// A loaded side table.
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// The name in the mapping.
+    pub name: String,
+    /// The file read.
+    pub path: PathBuf,
+    headers: HeaderIndex,
+    rows: HashMap<String, Vec<String>>,
+}
+
+/// The comparable form of a key: trimmed, lower case, inner white space collapsed.
+pub fn key_form(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
+/// Where a lookup file is: the first existing candidate of `file` (absolute, or relative to each
+/// folder in `dirs`, in order).
+pub fn resolve(file: &str, dirs: &[PathBuf]) -> Option<PathBuf> {
+    let p = Path::new(file);
+    if p.is_absolute() {
+        return p.exists().then(|| p.to_path_buf());
+    }
+    dirs.iter().map(|d| d.join(p)).find(|c| c.is_file())
+}
+
+impl Table {
+    /// Load a table. A missing optional file gives `Ok(None)`.
+    pub fn load(name: &str, spec: &LookupSpec, dirs: &[PathBuf]) -> Result<Option<Table>, MappingError> {
+        let Some(path) = resolve(&spec.file, dirs) else {
+            if spec.optional.unwrap_or(false) {
+                return Ok(None);
+            }
+            let looked: Vec<String> = dirs.iter().map(|d| d.join(&spec.file).display().to_string()).collect();
+            return Err(MappingError::Lookup {
+                path: spec.file.clone(),
+                message: format!("lookup table {name:?} not found (looked for {})", looked.join(", ")),
+            });
+        };
+        let err = |message: String| MappingError::Lookup {
+            path: path.display().to_string(),
+            message,
+        };
+        let bytes = std::fs::read(&path).map_err(|e| err(format!("cannot read: {e}")))?;
+        let text = String::from_utf8(bytes).map_err(|_| err("not UTF-8 text: save it as \"CSV UTF-8\"".into()))?;
+        let delimiter = [b',', b';', b'\t']
+            .into_iter()
+            .max_by_key(|d| text.lines().next().unwrap_or("").bytes().filter(|b| b == d).count())
+            .unwrap_or(b',');
+        let mut rdr = csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .flexible(true)
+            .from_reader(text.as_bytes());
+        let header: Vec<String> = rdr
+            .headers()
+            .map_err(|e| err(format!("cannot read the header line: {e}")))?
+            .iter()
+            .map(|h| h.trim_start_matches('\u{feff}').to_string())
+            .collect();
+        let headers = HeaderIndex::new(&[header]);
+        let key_idx = headers.find(&spec.key_column).ok_or_else(|| {
+            err(format!(
+                "no key column {:?}{}",
+                spec.key_column,
+                headers
+                    .closest(&spec.key_column)
+                    .map(|c| format!(" (closest header: {c:?})"))
+                    .unwrap_or_default()
+            ))
+        })?;
+        let mut rows = HashMap::new();
+        for (i, rec) in rdr.records().enumerate() {
+            let rec = rec.map_err(|e| err(format!("record {}: {e}", i + 2)))?;
+            let cells: Vec<String> = rec.iter().map(|c| c.trim().to_string()).collect();
+            let key = key_form(cells.get(key_idx).map(String::as_str).unwrap_or(""));
+            if !key.is_empty() {
+                rows.entry(key).or_insert(cells);
+            }
+        }
+        Ok(Some(Table {
+            name: name.to_string(),
+            path,
+            headers,
+            rows,
+        }))
+    }
+
+    /// The index of a column, or an error naming the closest header.
+    pub fn column(&self, column: &str) -> Result<usize, MappingError> {
+        self.headers.find(column).ok_or_else(|| MappingError::Lookup {
+            path: self.path.display().to_string(),
+            message: format!(
+                "no column {column:?}{}",
+                self.headers
+                    .closest(column)
+                    .map(|c| format!(" (closest header: {c:?})"))
+                    .unwrap_or_default()
+            ),
+        })
+    }
+
+    /// The value at (key, column index); `None` when the key is not in the table.
+    pub fn get(&self, key: &str, column: usize) -> Option<&str> {
+        self.rows
+            .get(&key_form(key))
+            .map(|r| r.get(column).map(String::as_str).unwrap_or(""))
+    }
+
+    /// The file name, for messages.
+    pub fn file_name(&self) -> String {
+        self.path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    /// True when `path` is this table's file.
+    pub fn is_file(&self, path: &Path) -> bool {
+        same_file(&self.path, path)
+    }
+}
+
+/// True when two paths name the same file.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// True when a header is the lookup's key column (used by detection to ignore side files).
+pub fn has_key_column(headers: &[String], key_column: &str) -> bool {
+    let k = normalize(key_column);
+    headers.iter().any(|h| normalize(h) == k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loads_a_customers_table_and_finds_keys_ignoring_case_and_spaces() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("customers.csv"),
+            "\u{feff}name,vat_number,district\nAl Noor  Trading,300000000000003,Al Olaya\n",
+        )
+        .unwrap();
+        let spec = LookupSpec {
+            file: "customers.csv".into(),
+            key_column: "Name".into(),
+            optional: None,
+        };
+        let t = Table::load("customers", &spec, &[dir.path().to_path_buf()])
+            .unwrap()
+            .unwrap();
+        let vat = t.column("VAT Number").unwrap();
+        assert_eq!(t.get(" al noor trading ", vat), Some("300000000000003"));
+        assert_eq!(t.get("nobody", vat), None);
+        let e = t.column("distrct").unwrap_err().to_string();
+        assert!(e.contains("\"district\""), "{e}");
+    }
+
+    #[test]
+    fn a_missing_file_is_an_error_unless_optional() {
+        let spec = LookupSpec {
+            file: "nowhere.csv".into(),
+            key_column: "name".into(),
+            optional: None,
+        };
+        let e = Table::load("customers", &spec, &[PathBuf::from("/nonexistent")]).unwrap_err();
+        assert!(e.to_string().contains("nowhere.csv"), "{e}");
+        let spec = LookupSpec {
+            optional: Some(true),
+            ..spec
+        };
+        assert!(Table::load("customers", &spec, &[]).unwrap().is_none());
+    }
+}

@@ -1,0 +1,366 @@
+//! Engine tests over rows built in memory: loading checks, binding, grouping, building.
+
+use super::*;
+use crate::ingest::{Cell, Row, SourceRef};
+use crate::model::{DocumentKind, InvoiceType};
+use rust_decimal_macros::dec;
+use std::sync::Arc;
+
+/// Rows from CSV text (test helper; real files go through `crate::ingest`).
+pub(crate) fn rows_from_csv(text: &str, header_rows: usize) -> (Vec<Vec<String>>, Vec<Row>) {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut headers = Vec::new();
+    let mut rows = Vec::new();
+    for (i, rec) in rdr.records().enumerate() {
+        let rec = rec.unwrap();
+        let cells: Vec<String> = rec.iter().map(str::to_string).collect();
+        if i < header_rows {
+            headers.push(cells);
+            continue;
+        }
+        if cells.iter().all(|c| c.trim().is_empty()) {
+            continue;
+        }
+        rows.push(Row {
+            source: SourceRef {
+                file: Arc::from("test.csv"),
+                sheet: None,
+                line: i as u64 + 1,
+            },
+            cells: cells
+                .into_iter()
+                .map(|c| if c.is_empty() { Cell::Empty } else { Cell::Text(c) })
+                .collect(),
+        });
+    }
+    (headers, rows)
+}
+
+pub(crate) fn bound(toml_text: &str, headers: &[Vec<String>]) -> Arc<Bound> {
+    let m = Mapping::from_toml(toml_text, Origin::File("test.toml".into())).unwrap();
+    Arc::new(Bound::new(Arc::new(m), headers, "test.csv", &[], None).unwrap())
+}
+
+pub(crate) fn group_all(b: &Arc<Bound>, rows: Vec<Row>) -> Vec<Unit> {
+    let mut g = Grouper::new(b.clone());
+    let mut out = Vec::new();
+    for r in rows {
+        out.extend(g.push(r));
+    }
+    out.extend(g.finish());
+    out
+}
+
+fn docs(units: &[Unit]) -> Vec<&DocDraft> {
+    units
+        .iter()
+        .filter_map(|u| match u {
+            Unit::Document(d) => Some(d),
+            _ => None,
+        })
+        .collect()
+}
+
+const SIMPLE: &str = r#"
+[defaults]
+date_format = "%d/%m/%Y"
+[fields]
+number = "No"
+issue_date = "Date"
+buyer.name = "Customer"
+buyer.vat_number = { column = "VAT", optional = true }
+line.item_name = "Item"
+line.quantity = "Qty"
+line.unit_price = "Price"
+line.tax = { column = "Tax", default = "15%" }
+[taxes]
+"Zero" = { category = "Z", reason_code = "VATEX-SA-32", reason = "Export" }
+"#;
+
+fn seller() -> crate::model::Party {
+    crate::model::example::seller()
+}
+
+#[test]
+fn rows_sharing_a_number_form_one_document_with_its_lines() {
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+         A1,05/11/2026,Al Ofuq,310122393500003,Pen,2,10.00,\n\
+         A1,05/11/2026,Al Ofuq,310122393500003,Crate,1,100,Zero\n\
+         A2,06/11/2026,Walk-in,,Book,1,\"1,150.00\",15%\n",
+        1,
+    );
+    let b = bound(SIMPLE, &h);
+    let units = group_all(&b, rows);
+    let ds = docs(&units);
+    assert_eq!(ds.len(), 2);
+    let a1 = build(ds[0], &b, &seller());
+    assert!(a1.issues.is_empty(), "{:?}", a1.issues);
+    let mut doc = a1.document.unwrap();
+    assert_eq!(doc.invoice_type, InvoiceType::Standard);
+    assert_eq!(doc.invoice_lines.len(), 2);
+    assert_eq!(doc.invoice_lines[1].item.classified_tax_category.id, "Z");
+    crate::compute::compute_document(&mut doc).unwrap();
+    assert_eq!(doc.legal_monitory_total.payable_amount, dec!(123.00));
+    let a2 = build(ds[1], &b, &seller()).document.unwrap();
+    assert_eq!(a2.invoice_type, InvoiceType::Simplified);
+    assert_eq!(a2.invoice_lines[0].price.price_per_unit, dec!(1150.00));
+}
+
+#[test]
+fn provenance_maps_paths_back_to_rows_and_columns() {
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax\nA1,05/11/2026,X,,Pen,2,10,\nA1,05/11/2026,X,,Cup,1,5,\n",
+        1,
+    );
+    let b = bound(SIMPLE, &h);
+    let units = group_all(&b, rows);
+    let built = build(docs(&units)[0], &b, &seller());
+    assert_eq!(
+        built.provenance.locate("invoice_lines[1].price.price_per_unit"),
+        Some((1, Some("Price")))
+    );
+    assert_eq!(
+        built.provenance.locate("customer_info.registration_name"),
+        Some((0, Some("Customer")))
+    );
+    assert_eq!(
+        built.provenance.locate("invoice_lines[1].tax_total.tax_amount"),
+        Some((1, None))
+    );
+    assert_eq!(built.provenance.locate("issue_date"), Some((0, Some("Date"))));
+}
+
+#[test]
+fn a_bad_value_is_an_issue_naming_the_column_and_value() {
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax\nA1,31/02/2026,X,,Pen,two,10,Weird\n",
+        1,
+    );
+    let b = bound(SIMPLE, &h);
+    let units = group_all(&b, rows);
+    let built = build(docs(&units)[0], &b, &seller());
+    let text: Vec<String> = built.issues.iter().map(|(_, i)| i.render()).collect();
+    assert!(
+        text.iter().any(|t| t.starts_with("INV-MAP-VALUE Date \"31/02/2026\"")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter().any(|t| t.starts_with("INV-MAP-VALUE Qty \"two\"")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter()
+            .any(|t| t.contains("INV-MAP-TAX Tax \"Weird\"") && t.contains("zero")),
+        "{text:?}"
+    );
+    assert!(built.document.is_none());
+}
+
+#[test]
+fn a_number_that_reappears_later_is_reported_not_merged() {
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+         A1,05/11/2026,X,,Pen,1,1,\nA2,05/11/2026,X,,Pen,1,1,\nA1,05/11/2026,X,,Pen,1,1,\n",
+        1,
+    );
+    let b = bound(SIMPLE, &h);
+    let units = group_all(&b, rows);
+    let ds = docs(&units);
+    assert_eq!(ds.len(), 3);
+    assert_eq!(ds[2].duplicate_of, Some(2));
+    let built = build(ds[2], &b, &seller());
+    assert!(
+        built
+            .issues
+            .iter()
+            .any(|(_, i)| i.code == "INV-MAP-DUPLICATE" && i.message.contains("line 2"))
+    );
+}
+
+#[test]
+fn continuation_rows_belong_to_the_document_above() {
+    let m = SIMPLE.replace("[defaults]", "[group]\ncontinuation = true\n[defaults]");
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax\n,,,,Orphan,1,1,\nA1,05/11/2026,X,,Pen,1,1,\n,,,,Cup,2,3,\nA2,06/11/2026,Y,,Mug,1,4,\n",
+        1,
+    );
+    let b = bound(&m, &h);
+    let units = group_all(&b, rows);
+    assert!(matches!(&units[0], Unit::Stray(r) if r.issues[0].code == "INV-MAP-NUMBER"));
+    let ds = docs(&units);
+    assert_eq!(ds.len(), 2);
+    assert_eq!(ds[0].rows.len(), 2);
+    let doc = build(ds[0], &b, &seller()).document.unwrap();
+    assert_eq!(doc.invoice_lines[1].item.name, "Cup");
+}
+
+#[test]
+fn negative_documents_become_credit_notes_with_positive_amounts() {
+    let m = SIMPLE.replace(
+        "[taxes]",
+        "original_number = { column = \"Ref\", optional = true }\n[rules]\ncredit_note_when_negative = true\n[taxes]",
+    );
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax,Ref\nA1,05/11/2026,X,,Pen,2,10,,\nC1,06/11/2026,X,,Pen,-1,10,,A1\n",
+        1,
+    );
+    let b = bound(&m, &h);
+    let units = group_all(&b, rows);
+    let ds = docs(&units);
+    let built = build(ds[1], &b, &seller());
+    let doc = built.document.unwrap();
+    assert_eq!(doc.kind, DocumentKind::CreditNote);
+    assert_eq!(doc.invoice_lines[0].quantity, dec!(1));
+    assert_eq!(
+        doc.billing_reference.as_deref(),
+        Some("Invoice Number: A1; Invoice Issue Date: 2026-11-05")
+    );
+}
+
+#[test]
+fn tax_inclusive_prices_give_net_prices() {
+    let m = SIMPLE.replace("[taxes]", "prices_include_tax = { value = true }\n[taxes]");
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax\nA1,05/11/2026,X,,Pen,7,9.99,\n",
+        1,
+    );
+    let b = bound(&m, &h);
+    let units = group_all(&b, rows);
+    let mut doc = build(docs(&units)[0], &b, &seller()).document.unwrap();
+    crate::compute::compute_document(&mut doc).unwrap();
+    assert_eq!(doc.invoice_lines[0].amount, dec!(60.81));
+    assert_eq!(doc.legal_monitory_total.payable_amount, dec!(69.93));
+}
+
+#[test]
+fn skip_rules_and_repeated_headers() {
+    let m = format!("{SIMPLE}\n[[skip]]\ncolumn = \"Status\"\nequals = [\"Voided\"]\n");
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax,Status\nA1,05/11/2026,X,,Pen,1,1,,VOIDED\nNo,Date,Customer,VAT,Item,Qty,Price,Tax,Status\nA2,05/11/2026,X,,Pen,1,1,,Paid\n",
+        1,
+    );
+    let b = bound(&m, &h);
+    let units = group_all(&b, rows);
+    let ds = docs(&units);
+    assert!(ds[0].skip.as_ref().unwrap().0.contains("VOIDED"));
+    assert_eq!(ds[0].rows[1].note, Some(RowNote::HeaderRepeat));
+    assert!(ds[1].skip.is_none());
+}
+
+#[test]
+fn loading_reports_the_key_and_what_was_expected() {
+    let cases = [
+        ("[fields]\nnumbr = \"No\"", "did you mean \"number\""),
+        (
+            "[fields]\nnumber = \"No\"\nissue_date = { column = \"D\", format = \"%Q\" }\nline.item_name = \"I\"\nline.unit_price = \"P\"",
+            "fields.\"issue_date\".format",
+        ),
+        (
+            "[fields]\nnumber = \"No\"\nissue_date = \"D\"\nline.item_name = \"I\"\nline.unit_price = \"P\"",
+            "dates are never guessed",
+        ),
+        ("[fields]\nnumber = \"No\"", "fields.\"issue_date\": expected required"),
+        (
+            "[defaults]\ndate_format=\"%d/%m/%Y\"\n[fields]\nnumber = \"No\"\nissue_date = \"D\"\nline.item_name = \"I\"\nline.unit_price = \"P\"\n[taxes]\nZ = { category = \"Z\" }",
+            "reason_code",
+        ),
+        ("[fields]\nnumber = { colum = \"No\" }", "unknown field `colum`"),
+        ("[feilds]\n", "unknown field `feilds`"),
+        ("name = \n", "line 1"),
+    ];
+    for (text, want) in cases {
+        let e = Mapping::from_toml(text, Origin::File("my.toml".into()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("my.toml"), "{e}");
+        assert!(e.contains(want), "want {want:?} in {e}");
+    }
+}
+
+#[test]
+fn binding_names_the_missing_column_and_the_closest_header() {
+    let m = Mapping::from_toml(SIMPLE, Origin::File("m.toml".into())).unwrap();
+    let headers = vec![vec![
+        "No".to_string(),
+        "Dat".into(),
+        "Customer".into(),
+        "Item".into(),
+        "Qty".into(),
+        "Price".into(),
+        "Tax".into(),
+    ]];
+    let e = Bound::new(Arc::new(m), &headers, "in.csv", &[], None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("in.csv") && e.contains("\"Date\"") && e.contains("closest header is \"Dat\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_readme_example_is_a_valid_mapping() {
+    let readme = include_str!("../../mappings/README.md");
+    let start = readme.find("```toml\n").expect("a toml block") + 8;
+    let end = start + readme[start..].find("```").expect("closed");
+    let m = Mapping::from_toml(&readme[start..end], Origin::File("README.md".into())).unwrap();
+    assert_eq!(m.name, "my-erp");
+    assert_eq!(m.taxes.len(), 5);
+    assert!(m.rule("buyer.district").is_some());
+}
+
+#[test]
+fn huge_numbers_are_errors_not_panics() {
+    let big = "79228162514264337593543950335";
+    for extra in ["", "prices_include_tax = { value = true }\n"] {
+        let m = SIMPLE.replace("[taxes]", &format!("{extra}line.discount_percent = \"Disc\"\n[taxes]"));
+        let csv = format!(
+            "No,Date,Customer,VAT,Item,Qty,Price,Tax,Disc\nA1,05/11/2026,X,,Pen,{big},{big},,50\nA2,05/11/2026,X,,Pen,-{big},{big},,{big}\n"
+        );
+        let (h, rows) = rows_from_csv(&csv, 1);
+        let b = bound(&m, &h);
+        for u in group_all(&b, rows) {
+            if let Unit::Document(d) = u {
+                let built = build(&d, &b, &seller());
+                if let Some(mut doc) = built.document {
+                    let _ = crate::compute::compute_document(&mut doc);
+                    let _ = crate::validate::validate(&doc, &crate::validate::Context::new(chrono::Utc::now()));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_buyer_missing_from_the_lookup_table_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("customers.csv"),
+        "name,vat_number\nKnown Co,310122393500003\n",
+    )
+    .unwrap();
+    let m = SIMPLE.replace(
+        "buyer.vat_number = { column = \"VAT\", optional = true }",
+        "buyer.vat_number = { lookup = \"customers\", key = \"Customer\", get = \"vat_number\" }",
+    ) + "\n[lookups.customers]\nfile = \"customers.csv\"\nkey_column = \"name\"\n";
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,Item,Qty,Price,Tax\nA1,05/11/2026,known co,Pen,1,1,\nA2,05/11/2026,Stranger,Pen,1,1,\n",
+        1,
+    );
+    let mapping = Mapping::from_toml(&m, Origin::File("t.toml".into())).unwrap();
+    let b = Arc::new(Bound::new(Arc::new(mapping), &h, "t.csv", &[dir.path().to_path_buf()], None).unwrap());
+    let units = group_all(&b, rows);
+    let ds = docs(&units);
+    let known = build(ds[0], &b, &seller());
+    assert_eq!(known.document.unwrap().invoice_type, InvoiceType::Standard);
+    assert!(known.issues.is_empty());
+    let stranger = build(ds[1], &b, &seller());
+    assert_eq!(stranger.document.unwrap().invoice_type, InvoiceType::Simplified);
+    let w = &stranger.issues[0].1;
+    assert_eq!(w.code, "INV-MAP-LOOKUP");
+    assert!(!w.is_error() && w.message.contains("customers.csv"), "{w}");
+}

@@ -1,0 +1,392 @@
+//! Turning cell text into typed values: dates and times (chrono strftime formats, Excel serial
+//! numbers, typed spreadsheet cells), decimals (decimal comma, thousands separators, Arabic-Indic
+//! digits, `(12.50)` negatives), percentages (`15%`), booleans.
+//!
+//! Every parser returns `Err(message)` with words a clerk understands; the caller adds the file,
+//! row, column and value.
+
+use crate::ingest::Cell;
+use chrono::format::{Item, StrftimeItems};
+use chrono::{Duration, NaiveDate, NaiveTime};
+use rust_decimal::Decimal;
+
+/// The pseudo-format for Excel serial day numbers (1900 date system).
+pub const EXCEL: &str = "excel";
+
+/// Check a chrono strftime format (or `excel`) when the mapping is loaded.
+pub fn check_format(format: &str, want_date: bool) -> Result<(), String> {
+    if format.eq_ignore_ascii_case(EXCEL) {
+        return if want_date {
+            Ok(())
+        } else {
+            Err("`excel` is a date format, not a time format".into())
+        };
+    }
+    if format.trim().is_empty() {
+        return Err("an empty format".into());
+    }
+    let mut has = (false, false, false, false);
+    for item in StrftimeItems::new(format) {
+        match item {
+            Item::Error => {
+                return Err(format!(
+                    "{format:?} is not a valid strftime format (see chrono::format::strftime)"
+                ));
+            }
+            Item::Numeric(n, _) => {
+                use chrono::format::Numeric::*;
+                match n {
+                    Year | YearMod100 => has.0 = true,
+                    Month => has.1 = true,
+                    Day | Ordinal => has.2 = true,
+                    Hour | Hour12 => has.3 = true,
+                    _ => {}
+                }
+            }
+            Item::Fixed(f) => {
+                use chrono::format::Fixed::*;
+                match f {
+                    ShortMonthName | LongMonthName => has.1 = true,
+                    RFC3339 | RFC2822 => has = (true, true, true, true),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    if want_date && !(has.0 && has.1 && has.2) {
+        return Err(format!("{format:?} needs a year, a month and a day (%Y, %m, %d)"));
+    }
+    if !want_date && !has.3 {
+        return Err(format!("{format:?} needs an hour (%H)"));
+    }
+    Ok(())
+}
+
+/// A date from an Excel serial day number (1900 system; 60 is Excel's phantom 1900-02-29).
+pub fn excel_serial_date(serial: Decimal) -> Option<NaiveDate> {
+    let days = serial.trunc();
+    if days < Decimal::ONE || days > Decimal::from(2_958_465) {
+        return None;
+    }
+    let days: i64 = days.to_string().parse().ok()?;
+    let base = NaiveDate::from_ymd_opt(1899, 12, 30)?;
+    let days = if days < 60 { days + 1 } else { days };
+    base.checked_add_signed(Duration::days(days))
+}
+
+/// Parse a date from a cell with the given formats.
+pub fn parse_date(cell: &Cell, text: &str, formats: &[String]) -> Result<NaiveDate, String> {
+    match cell {
+        Cell::Date(d) => return Ok(*d),
+        Cell::DateTime(dt) => return Ok(dt.date()),
+        Cell::Number(n) => {
+            // A number in a date column: YYYYMMDD (SAP) or an Excel serial.
+            let digits = n.normalize().to_string();
+            if digits.len() == 8
+                && !digits.contains('.')
+                && let Ok(d) = NaiveDate::parse_from_str(&digits, "%Y%m%d")
+            {
+                return Ok(d);
+            }
+            return excel_serial_date(*n).ok_or_else(|| format!("{digits} is not an Excel date serial number"));
+        }
+        _ => {}
+    }
+    let t = text.trim();
+    for f in formats {
+        if f.eq_ignore_ascii_case(EXCEL) {
+            if let Ok(n) = t.parse::<Decimal>()
+                && let Some(d) = excel_serial_date(n)
+            {
+                return Ok(d);
+            }
+            continue;
+        }
+        if let Ok((d, rest)) = NaiveDate::parse_and_remainder(t, f) {
+            // Accept a trailing time (`05/11/2026 00:00:00`, `2026-11-05T10:00:00`).
+            let rest = rest.trim_start_matches(['T', ' ']);
+            if rest.is_empty() || rest.chars().next().is_some_and(|c| c.is_ascii_digit()) && rest.contains(':') {
+                return Ok(d);
+            }
+        }
+    }
+    Err(format!("not a date in the format {}", formats.join(" or ")))
+}
+
+/// Default time formats.
+pub const TIME_FORMATS: &[&str] = &["%H:%M:%S", "%H:%M", "%I:%M:%S %p", "%I:%M %p"];
+
+/// Parse a time of day.
+pub fn parse_time(cell: &Cell, text: &str, formats: &[String]) -> Result<NaiveTime, String> {
+    match cell {
+        Cell::DateTime(dt) => return Ok(dt.time()),
+        Cell::Number(n) if *n >= Decimal::ZERO && *n < Decimal::ONE => {
+            let secs = (*n * Decimal::from(86_400)).round();
+            let secs: u32 = secs.to_string().parse().unwrap_or(0);
+            return NaiveTime::from_num_seconds_from_midnight_opt(secs.min(86_399), 0)
+                .ok_or_else(|| "not a time".to_string());
+        }
+        _ => {}
+    }
+    let t = text.trim();
+    for f in formats {
+        if let Ok(tm) = NaiveTime::parse_from_str(t, f) {
+            return Ok(tm);
+        }
+    }
+    Err(format!("not a time in the format {}", formats.join(" or ")))
+}
+
+/// How numbers are written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NumberStyle {
+    /// `,` is the decimal separator.
+    pub decimal_comma: bool,
+    /// The thousands separator, when one is declared.
+    pub thousands: Option<char>,
+}
+
+/// Arabic-Indic and Eastern Arabic-Indic digits and separators to ASCII.
+fn ascii_digits(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\u{0660}'..='\u{0669}' => char::from(b'0' + (c as u32 - 0x0660) as u8),
+            '\u{06F0}'..='\u{06F9}' => char::from(b'0' + (c as u32 - 0x06F0) as u8),
+            '\u{066B}' => '.', // Arabic decimal separator
+            '\u{066C}' => ',', // Arabic thousands separator
+            '\u{2212}' => '-',
+            c => c,
+        })
+        .collect()
+}
+
+/// True when `s` is digits grouped by `sep` in threes (`1,234,567`).
+fn grouped(s: &str, sep: char) -> bool {
+    let mut parts = s.split(sep);
+    let first = parts.next().unwrap_or("");
+    if first.is_empty() || first.len() > 3 || !first.chars().all(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    let mut any = false;
+    for p in parts {
+        any = true;
+        if p.len() != 3 || !p.chars().all(|c| c.is_ascii_digit()) {
+            return false;
+        }
+    }
+    any
+}
+
+/// Parse a decimal number written by an ERP.
+pub fn parse_decimal(cell: &Cell, text: &str, style: &NumberStyle) -> Result<Decimal, String> {
+    if let Cell::Number(n) = cell {
+        return Ok(*n);
+    }
+    let t = ascii_digits(text.trim());
+    let mut s: String = t
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '\u{a0}' && *c != '\u{202f}')
+        .collect();
+    // Currency words and symbols ERPs put around numbers.
+    for sym in ["SAR", "SR", "ر.س", "USD", "$", "€", "£", "﷼"] {
+        if let Some(rest) = s.strip_prefix(sym) {
+            s = rest.to_string();
+        }
+        if let Some(rest) = s.strip_suffix(sym) {
+            s = rest.to_string();
+        }
+    }
+    let mut negative = false;
+    if s.starts_with('(') && s.ends_with(')') && s.len() > 2 {
+        negative = true;
+        s = s[1..s.len() - 1].to_string();
+    }
+    if let Some(rest) = s.strip_suffix('-') {
+        // SAP writes `12.50-`.
+        negative = !negative;
+        s = rest.to_string();
+    }
+    if let Some(rest) = s.strip_prefix('-') {
+        negative = !negative;
+        s = rest.to_string();
+    } else if let Some(rest) = s.strip_prefix('+') {
+        s = rest.to_string();
+    }
+    let (dec_sep, default_thousands) = if style.decimal_comma { (',', '.') } else { ('.', ',') };
+    let thousands = style.thousands.unwrap_or(default_thousands);
+    let (int_part, frac_part) = match s.rfind(dec_sep) {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s.as_str(), None),
+    };
+    let int_clean: String = if int_part.contains(thousands) {
+        if !grouped(int_part, thousands) {
+            return Err(format!(
+                "not a number (the {thousands:?} is neither a decimal separator nor a thousands separator)"
+            ));
+        }
+        int_part.chars().filter(|c| *c != thousands).collect()
+    } else {
+        int_part.to_string()
+    };
+    let plain = match frac_part {
+        Some(f) => format!("{int_clean}.{f}"),
+        None => int_clean,
+    };
+    let plain = if plain.starts_with('.') {
+        format!("0{plain}")
+    } else {
+        plain
+    };
+    if plain.is_empty()
+        || !plain
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-')
+    {
+        return Err(if style.decimal_comma {
+            "not a number (decimal comma expected, e.g. 1.234,50)".into()
+        } else {
+            "not a number".into()
+        });
+    }
+    let value = crate::model::amount::parse_exact(&plain).ok_or_else(|| "not a number".to_string())?;
+    Ok(if negative { -value } else { value })
+}
+
+/// Parse a percentage: `15`, `15%`, `15 %`, `VAT 15%` (the number next to `%`).
+pub fn parse_percent(cell: &Cell, text: &str, style: &NumberStyle) -> Result<Decimal, String> {
+    if let Cell::Number(n) = cell {
+        return Ok(*n);
+    }
+    let t = ascii_digits(text.trim());
+    if let Some(i) = t.find(['%', '٪']) {
+        let before = t[..i].trim_end();
+        let start = before
+            .rfind(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+            .map(|j| j + before[j..].chars().next().map_or(1, char::len_utf8))
+            .unwrap_or(0);
+        let number = &before[start..];
+        return parse_decimal(&Cell::Empty, number, style).map_err(|_| "not a percentage (like 15%)".to_string());
+    }
+    parse_decimal(&Cell::Empty, &t, style).map_err(|_| "not a percentage (like 15%)".to_string())
+}
+
+/// Parse a yes/no value.
+pub fn parse_bool(cell: &Cell, text: &str) -> Result<bool, String> {
+    if let Cell::Bool(b) = cell {
+        return Ok(*b);
+    }
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "y" | "1" | "t" | "x" | "نعم" => Ok(true),
+        "false" | "no" | "n" | "0" | "f" | "لا" => Ok(false),
+        _ => Err("not true/false (or yes/no, 1/0)".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rust_decimal_macros::dec;
+
+    fn d(y: i32, m: u32, day: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(y, m, day).unwrap()
+    }
+
+    fn f(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn dates_follow_the_mapping_format() {
+        let t = |s: &str, fmts: &[&str]| parse_date(&Cell::Text(s.into()), s, &f(fmts));
+        assert_eq!(t("03/04/2026", &["%d/%m/%Y"]), Ok(d(2026, 4, 3)));
+        assert_eq!(t("03/04/2026", &["%m/%d/%Y"]), Ok(d(2026, 3, 4)));
+        assert_eq!(t("3/4/2026", &["%d/%m/%Y"]), Ok(d(2026, 4, 3)));
+        assert_eq!(t("20261105", &["%Y%m%d"]), Ok(d(2026, 11, 5)));
+        assert_eq!(t("2026-11-05", &["%Y-%m-%d"]), Ok(d(2026, 11, 5)));
+        assert_eq!(t("1-Apr-2024", &["%d-%b-%Y"]), Ok(d(2024, 4, 1)));
+        assert_eq!(t("05-11-2026", &["%d-%m-%Y", "%d-%b-%Y"]), Ok(d(2026, 11, 5)));
+        assert_eq!(t("5-Nov-2026", &["%d-%m-%Y", "%d-%b-%Y"]), Ok(d(2026, 11, 5)));
+        assert_eq!(t("05/11/2026 00:00:00", &["%d/%m/%Y"]), Ok(d(2026, 11, 5)));
+        assert_eq!(t("46000", &["%d/%m/%Y", "excel"]), Ok(d(2025, 12, 9)));
+        assert!(t("31/02/2026", &["%d/%m/%Y"]).is_err());
+        assert!(t("2026-11-05", &["%d/%m/%Y"]).is_err());
+        assert!(t("05/11/2026 junk", &["%d/%m/%Y"]).is_err());
+    }
+
+    #[test]
+    fn spreadsheet_date_cells_and_serials() {
+        assert_eq!(parse_date(&Cell::Date(d(2026, 11, 5)), "", &[]), Ok(d(2026, 11, 5)));
+        assert_eq!(parse_date(&Cell::Number(dec!(46331)), "", &[]), Ok(d(2026, 11, 5)));
+        assert_eq!(parse_date(&Cell::Number(dec!(20261105)), "", &[]), Ok(d(2026, 11, 5)));
+        assert_eq!(excel_serial_date(dec!(1)), Some(d(1900, 1, 1)));
+        assert_eq!(excel_serial_date(dec!(61)), Some(d(1900, 3, 1)));
+        assert!(parse_date(&Cell::Number(dec!(-5)), "", &[]).is_err());
+    }
+
+    #[test]
+    fn formats_are_checked() {
+        assert!(check_format("%d/%m/%Y", true).is_ok());
+        assert!(check_format("%d-%b-%Y", true).is_ok());
+        assert!(check_format("excel", true).is_ok());
+        assert!(check_format("%d/%m", true).is_err());
+        assert!(check_format("%Q/%m/%Y", true).is_err());
+        assert!(check_format("%H:%M", false).is_ok());
+        assert!(check_format("%M", false).is_err());
+    }
+
+    #[test]
+    fn times() {
+        let t = |s: &str| parse_time(&Cell::Text(s.into()), s, &f(TIME_FORMATS));
+        assert_eq!(t("10:30:00"), Ok(NaiveTime::from_hms_opt(10, 30, 0).unwrap()));
+        assert_eq!(t("10:30"), Ok(NaiveTime::from_hms_opt(10, 30, 0).unwrap()));
+        assert_eq!(t("2:05 PM"), Ok(NaiveTime::from_hms_opt(14, 5, 0).unwrap()));
+        assert!(t("25:00").is_err());
+    }
+
+    #[test]
+    fn numbers_in_every_style() {
+        let us = NumberStyle::default();
+        let eu = NumberStyle {
+            decimal_comma: true,
+            thousands: None,
+        };
+        let p = |s: &str, st: &NumberStyle| parse_decimal(&Cell::Text(s.into()), s, st);
+        assert_eq!(p(" 1,234.50 ", &us), Ok(dec!(1234.50)));
+        assert_eq!(p("1234.5", &us), Ok(dec!(1234.5)));
+        assert_eq!(p("-12.5", &us), Ok(dec!(-12.5)));
+        assert_eq!(p("(12.50)", &us), Ok(dec!(-12.50)));
+        assert_eq!(p("12.50-", &us), Ok(dec!(-12.50)));
+        assert_eq!(p("SAR 100", &us), Ok(dec!(100)));
+        assert_eq!(p(".5", &us), Ok(dec!(0.5)));
+        assert_eq!(p("1.234,50", &eu), Ok(dec!(1234.50)));
+        assert_eq!(p("1 234,50", &eu), Ok(dec!(1234.50)));
+        assert_eq!(p("12,5", &eu), Ok(dec!(12.5)));
+        assert_eq!(p("١٢٣٫٤٥", &us), Ok(dec!(123.45)));
+        assert!(p("12,5", &us).is_err());
+        assert!(p("abc", &us).is_err());
+        assert!(p("1.2.3", &us).is_err());
+        assert!(p("", &us).is_err());
+        assert_eq!(parse_decimal(&Cell::Number(dec!(3.3)), "", &us), Ok(dec!(3.3)));
+    }
+
+    #[test]
+    fn percentages() {
+        let us = NumberStyle::default();
+        let p = |s: &str| parse_percent(&Cell::Text(s.into()), s, &us);
+        assert_eq!(p("15%"), Ok(dec!(15)));
+        assert_eq!(p("15 %"), Ok(dec!(15)));
+        assert_eq!(p("VAT 15%"), Ok(dec!(15)));
+        assert_eq!(p("5"), Ok(dec!(5)));
+        assert_eq!(p("12.5%"), Ok(dec!(12.5)));
+        assert!(p("fifteen").is_err());
+    }
+
+    #[test]
+    fn booleans() {
+        assert_eq!(parse_bool(&Cell::Empty, "TRUE"), Ok(true));
+        assert_eq!(parse_bool(&Cell::Empty, "no"), Ok(false));
+        assert_eq!(parse_bool(&Cell::Bool(true), ""), Ok(true));
+        assert!(parse_bool(&Cell::Empty, "maybe").is_err());
+    }
+}

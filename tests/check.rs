@@ -1,0 +1,407 @@
+//! `invoicedrop check` and `invoicedrop mappings`, driving the real binary in temporary folders.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const NOW: &str = "2026-11-21T09:00:00Z";
+
+fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples")
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_invoicedrop"))
+}
+
+/// Run in `dir` (no invoicedrop.toml there), results in `dir/results`.
+fn run(dir: &Path, args: &[&str]) -> Output {
+    bin().current_dir(dir).args(args).output().expect("run invoicedrop")
+}
+
+fn check_json(dir: &Path, args: &[&str]) -> (i32, Value, String) {
+    let mut all = vec!["check", "--json", "--now", NOW];
+    all.extend_from_slice(args);
+    let out = run(dir, &all);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let json = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    (
+        out.status.code().unwrap_or(-1),
+        json,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn result_rows(path: &Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.starts_with('\u{feff}'), "result files start with a BOM");
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
+    rdr.records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect()
+}
+
+fn file<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["file"].as_str().unwrap().ends_with(name))
+        .unwrap_or_else(|| panic!("{name} not in the report"))
+}
+
+fn payable(f: &Value, number: &str) -> String {
+    let d = f["document_list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["number"] == number)
+        .unwrap_or_else(|| panic!("{number}"));
+    d["payable"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn every_bundled_sample_passes_with_its_detected_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, r, err) = check_json(dir.path(), &[samples().to_str().unwrap()]);
+    assert_eq!(code, 0, "{r:#}\n{err}");
+    assert_eq!(r["documents"]["invalid"], 0);
+    assert_eq!(r["demo_seller"], true);
+    // (file, mapping, documents by kind/type, (a document, its payable amount))
+    type Expect<'a> = (&'a str, &'a str, &'a [(&'a str, u64)], (&'a str, &'a str));
+    let expect: &[Expect] = &[
+        (
+            "xero_sales_invoices.csv",
+            "xero",
+            &[
+                ("credit_note/standard", 1),
+                ("invoice/simplified", 2),
+                ("invoice/standard", 2),
+            ],
+            ("INV-0101", "8423.75"),
+        ),
+        (
+            "quickbooks_invoices.xlsx",
+            "quickbooks-online",
+            &[("invoice/simplified", 1), ("invoice/standard", 2)],
+            ("1001", "9157.30"),
+        ),
+        (
+            "zoho_invoices.csv",
+            "zoho-books",
+            &[("invoice/simplified", 1), ("invoice/standard", 2)],
+            ("INV-000202", "477.25"),
+        ),
+        (
+            "odoo_account_move.csv",
+            "odoo",
+            &[
+                ("credit_note/standard", 1),
+                ("invoice/simplified", 1),
+                ("invoice/standard", 1),
+            ],
+            ("INV/2026/00031", "9980.95"),
+        ),
+        (
+            "erpnext_sales_invoice.csv",
+            "erpnext",
+            &[("credit_note/standard", 1), ("invoice/standard", 2)],
+            ("ACC-SINV-2026-00013-RET", "1811.25"),
+        ),
+        (
+            "SAP_B1_OINV_Document_Lines.txt",
+            "sap-b1-dtw",
+            &[("invoice/standard", 2)],
+            ("500101", "6950.89"),
+        ),
+        (
+            "sage50_invoices.csv",
+            "sage50",
+            &[
+                ("credit_note/standard", 1),
+                ("invoice/simplified", 1),
+                ("invoice/standard", 1),
+            ],
+            ("SCN-2001", "1322.50"),
+        ),
+        (
+            "tally_sales_register.xlsx",
+            "tally",
+            &[
+                ("credit_note/standard", 1),
+                ("invoice/simplified", 1),
+                ("invoice/standard", 1),
+            ],
+            ("TS/101", "1736.50"),
+        ),
+        (
+            "legacy_arabic_erp.csv",
+            "legacy-arabic",
+            &[
+                ("credit_note/standard", 1),
+                ("invoice/simplified", 1),
+                ("invoice/standard", 1),
+            ],
+            ("ف-2026-055", "222561.35"),
+        ),
+    ];
+    assert_eq!(r["files"].as_array().unwrap().len(), expect.len(), "{r:#}");
+    for (name, mapping, kinds, (number, amount)) in expect {
+        let f = file(&r, name);
+        assert_eq!(f["mapping"], *mapping, "{name}");
+        assert_eq!(f["error"], Value::Null, "{name}");
+        for (k, n) in *kinds {
+            assert_eq!(f["by_kind"][k], *n, "{name} {k}: {}", f["by_kind"]);
+        }
+        assert_eq!(
+            f["by_kind"].as_object().unwrap().len(),
+            kinds.len(),
+            "{name}: {}",
+            f["by_kind"]
+        );
+        let got: f64 = payable(f, number).parse().unwrap();
+        let want: f64 = amount.parse().unwrap();
+        assert!(
+            (got - want).abs() < 0.001,
+            "{name} {number}: payable {got}, expected {want}"
+        );
+        let rows = result_rows(&dir.path().join(f["result_file"].as_str().unwrap()));
+        let status_col = rows[0].iter().position(|h| h == "result_status").unwrap();
+        for row in &rows[1..] {
+            assert!(
+                ["valid", "skipped"].contains(&row[status_col].as_str()),
+                "{name}: {row:?}"
+            );
+        }
+    }
+    // Drafts and voided invoices are skipped with the reason.
+    let xero = file(&r, "xero_sales_invoices.csv");
+    assert_eq!(xero["documents"]["skipped"], 2);
+    let skipped = r["skipped_files"].as_array().unwrap();
+    assert!(skipped.iter().any(|s| s.as_str().unwrap().contains("customers.csv")));
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s.as_str().unwrap().contains("SAP_B1_OINV_Documents.txt"))
+    );
+}
+
+#[test]
+fn the_result_file_repeats_every_input_row_once_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(samples().join("xero_sales_invoices.csv")).unwrap();
+    let mut lines: Vec<&str> = src.lines().collect();
+    let header = lines[0].trim_start_matches('\u{feff}').to_string();
+    // Concatenated exports: the header repeated, and INV-0101 again at the end.
+    lines.insert(6, &header);
+    let again = lines[1].to_string();
+    lines.push(&again);
+    let input = dir.path().join("messy.csv");
+    std::fs::write(&input, lines.join("\r\n")).unwrap();
+    let (code, r, _) = check_json(dir.path(), &["--mapping", "xero", input.to_str().unwrap()]);
+    assert_eq!(code, 1, "{r:#}");
+    let rows = result_rows(&dir.path().join("results/messy.result.csv"));
+    let input_rows: Vec<Vec<String>> = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(lines.join("\n").trim_start_matches('\u{feff}').as_bytes())
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .filter(|r: &Vec<String>| r.iter().any(|c| !c.trim().is_empty()))
+        .collect();
+    assert_eq!(rows.len() - 1, input_rows.len());
+    let status = rows[0].iter().position(|h| h == "result_status").unwrap();
+    for (out, inp) in rows[1..].iter().zip(&input_rows) {
+        assert_eq!(&out[..inp.len()], &inp[..], "input columns unchanged and in order");
+        assert!(!out[status].is_empty());
+    }
+    assert_eq!(rows[6][status], "skipped", "the repeated header line");
+    let last = rows.last().unwrap();
+    assert_eq!(last[status], "invalid");
+    let errors = rows[0].iter().position(|h| h == "result_errors").unwrap();
+    assert!(
+        last[errors].contains("INV-MAP-DUPLICATE") && last[errors].contains("line 2"),
+        "{}",
+        last[errors]
+    );
+}
+
+#[test]
+fn header_variants_xero_stars_and_quickbooks_spaced_names_are_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(samples().join("xero_sales_invoices.csv")).unwrap();
+    let starred = src
+        .replacen("ContactName,", "*ContactName,", 1)
+        .replacen(",InvoiceNumber,", ",*InvoiceNumber,", 1);
+    std::fs::write(dir.path().join("xero_template.csv"), starred).unwrap();
+    std::fs::write(
+        dir.path().join("qb.csv"),
+        "Invoice number,Customer,Invoice date,Item description,Item Quantity,Item Rate,Item Amount,Item tax code\n\
+         Q-1,Al Ofuq Trading Co.,11/05/2026,Desk,2,100.00,200.00,VAT 15%\n\
+         Q-1,Al Ofuq Trading Co.,11/05/2026,Chair,1,50.00,50.00,VAT 15%\n",
+    )
+    .unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    let (code, r, err) = check_json(dir.path(), &[dir.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{r:#}\n{err}");
+    assert_eq!(file(&r, "xero_template.csv")["mapping"], "xero");
+    let qb = file(&r, "qb.csv");
+    assert_eq!(qb["mapping"], "quickbooks-online");
+    // MM/DD/YYYY: 11/05/2026 is November 5th; the buyer from customers.csv makes it standard.
+    assert_eq!(qb["by_kind"]["invoice/standard"], 1);
+    assert_eq!(payable(qb, "Q-1"), "287.50");
+}
+
+#[test]
+fn a_missing_column_names_it_and_the_closest_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(samples().join("xero_sales_invoices.csv")).unwrap();
+    std::fs::write(
+        dir.path().join("x.csv"),
+        src.replacen(",InvoiceDate,", ",InvoiceDat,", 1),
+    )
+    .unwrap();
+    let out = run(dir.path(), &["check", "--mapping", "xero", "--now", NOW, "x.csv"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("x.csv") && err.contains("\"InvoiceDate\"") && err.contains("closest header is \"InvoiceDat\""),
+        "{err}"
+    );
+    // Detection says which mapping came closest and what it misses.
+    let out = run(dir.path(), &["check", "--now", NOW, "x.csv"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("xero") && err.contains("InvoiceDate"), "{err}");
+}
+
+#[test]
+fn a_bad_date_or_number_invalidates_that_document_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(samples().join("sage50_invoices.csv")).unwrap();
+    let bad = src.replacen("03/11/2026", "31/02/2026", 1).replacen("7.50", "7.5O", 1);
+    std::fs::write(dir.path().join("sage.csv"), bad).unwrap();
+    for side in ["customers.csv", "credit_notes.csv"] {
+        std::fs::copy(samples().join(side), dir.path().join(side)).unwrap();
+    }
+    let out = run(dir.path(), &["check", "--now", NOW, "sage.csv"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout
+            .contains("sage.csv line 2: INV-MAP-VALUE INVOICE_DATE \"31/02/2026\": not a date in the format %d/%m/%Y"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("sage.csv line 4: INV-MAP-VALUE UNIT_PRICE \"7.5O\": not a number"),
+        "{stdout}"
+    );
+    let rows = result_rows(&dir.path().join("results/sage.result.csv"));
+    let status: Vec<&str> = rows[1..].iter().map(|r| r[12].as_str()).collect();
+    assert_eq!(status, ["invalid", "invalid", "invalid", "invalid", "valid"]);
+}
+
+#[test]
+fn whole_file_errors_exit_2_and_the_other_files_go_on() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.csv"), "").unwrap();
+    std::fs::write(dir.path().join("binary.csv"), [0u8, 159, 146, 150, 0, 1, 2, 3, 255, 0]).unwrap();
+    let xlsx = std::fs::read(samples().join("quickbooks_invoices.xlsx")).unwrap();
+    std::fs::write(dir.path().join("truncated.xlsx"), &xlsx[..xlsx.len() / 2]).unwrap();
+    std::fs::copy(samples().join("odoo_account_move.csv"), dir.path().join("odoo.csv")).unwrap();
+    let (code, r, err) = check_json(dir.path(), &[dir.path().to_str().unwrap()]);
+    assert_eq!(code, 2, "{r:#}");
+    assert!(!err.contains("panicked"), "{err}");
+    for name in ["empty.csv", "binary.csv", "truncated.xlsx"] {
+        let e = file(&r, name)["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}: {r:#}"))
+            .to_string();
+        assert!(e.contains(name), "{e}");
+    }
+    assert_eq!(file(&r, "odoo.csv")["documents"]["valid"], 3);
+}
+
+#[test]
+fn a_configured_seller_replaces_the_demo_seller() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("invoicedrop.toml"),
+        "[seller]\nname = \"مؤسسة الاختبار | Test Est.\"\nvat_number = \"301234567890003\"\ncrn = \"1010999999\"\nstreet = \"Olaya St\"\nbuilding_number = \"1234\"\ndistrict = \"Olaya\"\ncity = \"Riyadh\"\npostal_zone = \"12345\"\n",
+    )
+    .unwrap();
+    let (code, r, _) = check_json(dir.path(), &[samples().join("odoo_account_move.csv").to_str().unwrap()]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["demo_seller"], false);
+    std::fs::write(
+        dir.path().join("invoicedrop.toml"),
+        "[seller]\nname = \"x\"\nvat_number = \"12\"\n",
+    )
+    .unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "check",
+            "--now",
+            NOW,
+            samples().join("odoo_account_move.csv").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invoicedrop.toml"));
+}
+
+#[test]
+fn mappings_list_show_and_detect() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["mappings", "list", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 9);
+    let out = run(dir.path(), &["mappings", "show", "sage50"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("credit_note_when_negative = true"));
+    let out = run(
+        dir.path(),
+        &[
+            "mappings",
+            "detect",
+            "--json",
+            samples().join("zoho_invoices.csv").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(d["chosen"], "zoho-books");
+    let top = &d["candidates"][0];
+    assert_eq!(top["score"], 1.0);
+    assert!(top["missing"].as_array().unwrap().is_empty());
+    let out = run(
+        dir.path(),
+        &[
+            "mappings",
+            "detect",
+            samples().join("SAP_B1_OINV_Documents.txt").to_str().unwrap(),
+        ],
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("sap-b1-dtw (as its header file)"));
+}
+
+#[test]
+fn a_continuation_row_with_no_document_above_is_invalid_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(samples().join("odoo_account_move.csv")).unwrap();
+    let mut lines: Vec<&str> = src.lines().collect();
+    lines.insert(1, ",,,,,,,Stray line,Stray,1,10.00,0,15%");
+    std::fs::write(dir.path().join("odoo.csv"), lines.join("\n")).unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    let (code, r, _) = check_json(dir.path(), &["odoo.csv"]);
+    assert_eq!(code, 1, "{r:#}");
+    let f = file(&r, "odoo.csv");
+    assert_eq!(f["documents"]["valid"], 3);
+    assert_eq!(f["rows_invalid"], 1);
+    let rows = result_rows(&dir.path().join("results/odoo.result.csv"));
+    assert_eq!(rows.len(), 8);
+    assert_eq!(rows[1][13], "invalid");
+    assert!(rows[1][19].starts_with("INV-MAP-NUMBER"), "{:?}", rows[1]);
+}

@@ -1,0 +1,339 @@
+//! Spreadsheets: xlsx written here by rust_xlsxwriter, xls and ods fixtures from
+//! `tests/fixtures/make_fixtures.py`.
+
+use super::*;
+use chrono::{NaiveDate, NaiveDateTime};
+use rust_xlsxwriter::{ExcelDateTime, Format, Formula, Workbook};
+
+fn date(y: i32, m: u32, d: u32) -> Cell {
+    Cell::Date(NaiveDate::from_ymd_opt(y, m, d).unwrap_or_else(|| panic!("date")))
+}
+
+/// The Arabic customer name in the python-made fixtures.
+const FIXTURE_ARABIC: &str = "شركة الأمل";
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+/// A workbook like an ERP's: two blank rows, the header on row 3, a blank row among the data.
+pub(crate) fn sample_xlsx() -> Vec<u8> {
+    let result = (|| -> Result<Vec<u8>, rust_xlsxwriter::XlsxError> {
+        let mut book = Workbook::new();
+        let date_fmt = Format::new().set_num_format("yyyy-mm-dd");
+        let datetime_fmt = Format::new().set_num_format("yyyy-mm-dd hh:mm");
+        let sheet = book.add_worksheet();
+        sheet.set_name("Invoices")?;
+        let headers = [
+            "InvoiceNumber",
+            "InvoiceDate",
+            "DueSerial",
+            "Customer",
+            "Amount",
+            "Qty",
+            "Paid",
+            "Check",
+            "Issued",
+        ];
+        for (c, h) in headers.iter().enumerate() {
+            sheet.write_string(2, c as u16, *h)?;
+        }
+        sheet.write_string(3, 0, "INV-1")?;
+        sheet.write_date_with_format(3, 1, &ExcelDateTime::from_ymd(2025, 3, 4)?, &date_fmt)?;
+        sheet.write_number(3, 2, 45720.0)?;
+        sheet.write_string(3, 3, ARABIC)?;
+        sheet.write_number(3, 4, 0.1 + 0.2)?;
+        sheet.write_number(3, 5, 3.0)?;
+        sheet.write_boolean(3, 6, true)?;
+        sheet.write_formula(3, 7, Formula::new("=NA()").set_result("#N/A"))?;
+        let issued = ExcelDateTime::from_ymd(2025, 3, 4)?.and_hms(13, 45, 0)?;
+        sheet.write_datetime_with_format(3, 8, &issued, &datetime_fmt)?;
+        sheet.write_string(5, 0, "INV-2")?;
+        sheet.write_date_with_format(5, 1, &ExcelDateTime::from_ymd(2024, 12, 31)?, &date_fmt)?;
+        sheet.write_number(5, 2, 45657.0)?;
+        sheet.write_string(5, 3, "  Acme Ltd ")?;
+        sheet.write_number(5, 4, 1234.56)?;
+        sheet.write_number(5, 5, 2.5)?;
+        sheet.write_boolean(5, 6, false)?;
+        let other = book.add_worksheet();
+        other.set_name("Other")?;
+        other.write_string(0, 0, "Title")?;
+        other.write_string(1, 0, "A")?;
+        book.save_to_buffer()
+    })();
+    result.unwrap_or_else(|e| panic!("rust_xlsxwriter: {e}"))
+}
+
+#[test]
+fn xlsx_typed_cells_read_back_exactly() {
+    let (_d, p) = write("book.xlsx", &sample_xlsx());
+    let mut r = open(&p, &ReadOptions::default());
+    assert_eq!(r.format(), FileFormat::Xlsx);
+    assert_eq!(r.headers()[0], "InvoiceNumber");
+    assert_eq!(r.headers().len(), 9);
+    let all = rows(&mut r);
+    assert_eq!(all.len(), 2);
+    let first = &all[0];
+    assert_eq!(first.source.line, 4);
+    assert_eq!(first.source.sheet.as_deref(), Some("Invoices"));
+    assert_eq!(first.source.to_string(), format!("{} [Invoices] row 4", p.display()));
+    let issued =
+        NaiveDateTime::parse_from_str("2025-03-04 13:45:00", "%Y-%m-%d %H:%M:%S").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        first.cells,
+        vec![
+            text("INV-1"),
+            date(2025, 3, 4),
+            dec("45720"),
+            text(ARABIC),
+            dec("0.3"),
+            dec("3"),
+            Cell::Bool(true),
+            text("#N/A"),
+            Cell::DateTime(issued),
+        ]
+    );
+    if let Cell::Number(n) = &first.cells[2] {
+        assert_eq!(n.scale(), 0, "an integer-valued float is an integer decimal");
+    }
+    let second = &all[1];
+    assert_eq!(second.source.line, 6);
+    assert_eq!(
+        second.cells,
+        vec![
+            text("INV-2"),
+            date(2024, 12, 31),
+            dec("45657"),
+            text("  Acme Ltd "),
+            dec("1234.56"),
+            dec("2.5"),
+            Cell::Bool(false),
+            Cell::Empty,
+            Cell::Empty,
+        ]
+    );
+    let notes = r.notes().join("\n");
+    assert!(notes.contains("row 4, column H: #N/A"), "{notes}");
+    assert!(notes.contains("\"Invoices\""), "{notes}");
+}
+
+#[test]
+fn explicit_header_row_and_sheet_by_name() {
+    let (_d, p) = write("book.xlsx", &sample_xlsx());
+    let opts = ReadOptions {
+        sheet: Some("other".into()),
+        header_row: Some(2),
+        ..Default::default()
+    };
+    let mut r = open(&p, &opts);
+    assert_eq!(r.headers(), strings(&["A"]));
+    assert!(r.next().is_none());
+    let opts = ReadOptions {
+        sheet: Some("Sales".into()),
+        ..Default::default()
+    };
+    let e = open_err(&p, &opts);
+    let msg = e.to_string();
+    assert!(matches!(e, IngestError::SheetNotFound { .. }));
+    assert!(
+        msg.contains("book.xlsx") && msg.contains("\"Invoices\", \"Other\""),
+        "{msg}"
+    );
+}
+
+#[test]
+fn no_float_noise_ever_appears() {
+    let (_d, p) = write("book.xlsx", &sample_xlsx());
+    for path in [p, fixture("invoices.ods"), fixture("invoices.xls")] {
+        let all = rows(&mut open(&path, &ReadOptions::default()));
+        assert!(!all.is_empty());
+        for row in all {
+            for cell in &row.cells {
+                let shown = format!("{} {cell:?}", cell.to_text());
+                assert!(!shown.contains("0000000000"), "{}: {shown}", path.display());
+            }
+        }
+    }
+}
+
+fn check_fixture(name: &str, format: FileFormat) {
+    let path = fixture(name);
+    let mut r = open(&path, &ReadOptions::default());
+    assert_eq!(r.format(), format);
+    assert_eq!(
+        r.headers(),
+        strings(&["InvoiceNumber", "InvoiceDate", "Customer", "Amount", "Qty", "Paid"])
+    );
+    let all = rows(&mut r);
+    let lines: Vec<u64> = all.iter().map(|r| r.source.line).collect();
+    assert_eq!(lines, vec![3, 4, 6], "{name}");
+    assert_eq!(
+        all[0].cells,
+        vec![
+            text("INV-1"),
+            date(2025, 3, 4),
+            text(FIXTURE_ARABIC),
+            dec("0.3"),
+            dec("3"),
+            Cell::Bool(true)
+        ],
+        "{name}"
+    );
+    assert_eq!(
+        all[1].cells,
+        vec![
+            text("INV-2"),
+            date(2024, 12, 31),
+            text("Acme Ltd"),
+            dec("1234.56"),
+            dec("1"),
+            Cell::Bool(false)
+        ],
+        "{name}"
+    );
+    assert_eq!(
+        all[2].cells,
+        vec![
+            text("INV-3"),
+            dec("45720"),
+            text("Zed"),
+            dec("19.99"),
+            dec("2.5"),
+            Cell::Empty
+        ],
+        "{name}"
+    );
+    let opts = ReadOptions {
+        sheet: Some("Missing".into()),
+        ..Default::default()
+    };
+    let msg = open_err(&path, &opts).to_string();
+    assert!(msg.contains("\"Invoices\", \"Notes\""), "{msg}");
+}
+
+#[test]
+fn ods_fixture() {
+    check_fixture("invoices.ods", FileFormat::Ods);
+}
+
+#[test]
+fn xls_fixture() {
+    check_fixture("invoices.xls", FileFormat::Xls);
+}
+
+#[test]
+fn truncated_xlsx_is_a_whole_file_error() {
+    let bytes = sample_xlsx();
+    let (_d, p) = write("cut.xlsx", &bytes[..bytes.len() / 2]);
+    let e = open_err(&p, &ReadOptions::default());
+    assert!(matches!(e, IngestError::Workbook { .. }), "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains("cut.xlsx") && msg.contains("truncated"), "{msg}");
+}
+
+#[test]
+fn workbook_signature_decides_over_the_name() {
+    let (_d, p) = write("export", &sample_xlsx());
+    assert_eq!(open(&p, &ReadOptions::default()).format(), FileFormat::Xlsx);
+    let (_d, p) = write("export.xls", &sample_xlsx());
+    let r = open(&p, &ReadOptions::default());
+    assert_eq!(r.format(), FileFormat::Xlsx);
+    assert!(r.notes().iter().any(|n| n.contains("zip workbook")));
+}
+
+#[test]
+fn empty_sheet_is_an_error() {
+    let (_d, p) = write("book.xlsx", &sample_xlsx());
+    let opts = ReadOptions {
+        sheet: Some("Other".into()),
+        header_row: Some(9),
+        ..Default::default()
+    };
+    let e = open_err(&p, &opts);
+    assert!(matches!(e, IngestError::Header { .. }), "{e}");
+    let mut book = Workbook::new();
+    book.add_worksheet();
+    let bytes = book.save_to_buffer().unwrap_or_else(|e| panic!("{e}"));
+    let (_d, p) = write("blank.xlsx", &bytes);
+    assert!(matches!(
+        open_err(&p, &ReadOptions::default()),
+        IngestError::Empty { .. }
+    ));
+}
+
+#[test]
+fn peek_headers_streams_xlsx_and_agrees_with_open() {
+    let (_d, p) = write("book.xlsx", &sample_xlsx());
+    let cases = [
+        ReadOptions::default(),
+        ReadOptions {
+            header_rows: 2,
+            ..Default::default()
+        },
+        ReadOptions {
+            sheet: Some("Other".into()),
+            header_row: Some(2),
+            ..Default::default()
+        },
+    ];
+    for opts in cases {
+        let peeked = peek_headers(&p, &opts).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(peeked, open(&p, &opts).header_rows(), "{opts:?}");
+    }
+    // Errors come from the full open, with its message.
+    let opts = ReadOptions {
+        sheet: Some("Nope".into()),
+        ..Default::default()
+    };
+    assert!(matches!(
+        peek_headers(&p, &opts),
+        Err(IngestError::SheetNotFound { .. })
+    ));
+}
+
+#[test]
+fn columns_are_indexed_from_column_a() {
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    let written = (|| -> Result<(), rust_xlsxwriter::XlsxError> {
+        sheet.write_string(1, 2, "No")?;
+        sheet.write_string(1, 3, "Total")?;
+        sheet.write_string(2, 2, "A")?;
+        sheet.write_number(2, 3, 5.0)?;
+        Ok(())
+    })();
+    written.unwrap_or_else(|e| panic!("{e}"));
+    let bytes = book.save_to_buffer().unwrap_or_else(|e| panic!("{e}"));
+    let (_d, p) = write("offset.xlsx", &bytes);
+    let mut r = open(&p, &ReadOptions::default());
+    assert_eq!(r.headers(), strings(&["Column 1", "Column 2", "No", "Total"]));
+    assert_eq!(r.header_rows()[0], strings(&["", "", "No", "Total"]));
+    assert_eq!(
+        peek_headers(&p, &ReadOptions::default()).ok(),
+        Some(r.header_rows().to_vec())
+    );
+    let all = rows(&mut r);
+    assert_eq!(all[0].cells, vec![Cell::Empty, Cell::Empty, text("A"), dec("5")]);
+    assert_eq!(all[0].source.line, 3);
+}
+
+#[test]
+fn default_sheet_is_the_first_visible_worksheet() {
+    let mut book = Workbook::new();
+    let written = (|| -> Result<(), rust_xlsxwriter::XlsxError> {
+        let hidden = book.add_worksheet();
+        hidden.set_name("Lookup")?.write_string(0, 0, "Code")?;
+        hidden.set_hidden(true);
+        let data = book.add_worksheet();
+        data.set_name("Data")?.write_string(0, 0, "InvoiceNumber")?;
+        data.write_string(1, 0, "INV-9")?;
+        data.set_active(true);
+        Ok(())
+    })();
+    written.unwrap_or_else(|e| panic!("{e}"));
+    let bytes = book.save_to_buffer().unwrap_or_else(|e| panic!("{e}"));
+    let (_d, p) = write("hidden.xlsx", &bytes);
+    let mut r = open(&p, &ReadOptions::default());
+    assert_eq!(r.headers(), strings(&["InvoiceNumber"]));
+    assert_eq!(rows(&mut r)[0].source.sheet.as_deref(), Some("Data"));
+}
