@@ -17,4 +17,5 @@ pub mod model;
 pub mod pipeline;
 pub mod results;
 pub mod sandbox;
+pub mod submit;
 pub mod validate;
