@@ -24,8 +24,13 @@ pub struct Cli {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Read exports, check them and get the valid documents issued through the API (the built-in
+    /// sandbox when no API is configured); result files per input.
+    Run(RunArgs),
     /// Read exports, map, compute and validate, with no network: findings and result files only.
     Check(CheckArgs),
+    /// Register this device with the API once; the onboard_id is kept in the state folder.
+    Onboard(OnboardArgs),
     /// List, show and detect the mappings of ERP export layouts.
     Mappings(MappingsArgs),
     /// Run the sandbox authority: the whole API as a local server.
@@ -130,4 +135,66 @@ pub struct SandboxArgs {
     /// The OTP onboarding accepts.
     #[arg(long, default_value = "123456")]
     pub otp: String,
+}
+
+/// Flags of the commands that talk to the API.
+#[derive(Debug, Clone, Args)]
+pub struct ApiArgs {
+    /// State folder: the ledger of every document sent, the onboard_id, the built-in sandbox's
+    /// state.
+    #[arg(long, default_value = ".invoicedrop")]
+    pub state: PathBuf,
+    /// Documents per second sent to the API (default: 5 for a real API, no limit for the
+    /// built-in sandbox).
+    #[arg(long)]
+    pub rate: Option<u32>,
+    /// Requests in flight at once (default: 8 for a real API, 16 for the built-in sandbox).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Seconds to wait for an answer before the outcome counts as unknown (and is repeated).
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
+    /// Allow plain http:// to a host other than loopback (D3). Never for production.
+    #[arg(long)]
+    pub insecure: bool,
+}
+
+/// `invoicedrop run PATH...`
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Files or folders to issue.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Common input flags.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// API flags.
+    #[command(flatten)]
+    pub api: ApiArgs,
+}
+
+/// `invoicedrop onboard --otp OTP --device-id ID`
+#[derive(Debug, Clone, Args)]
+pub struct OnboardArgs {
+    /// The one-time password from the provider's portal.
+    #[arg(long)]
+    pub otp: String,
+    /// This device's identifier, chosen by you (one per installation or branch).
+    #[arg(long)]
+    pub device_id: String,
+    /// Which documents the device issues.
+    #[arg(long, default_value = "both", value_parser = ["standard", "simplified", "both"])]
+    pub invoice_type: String,
+    /// Contact e-mail for the onboarding.
+    #[arg(long, default_value = "einvoicing@example.com")]
+    pub email: String,
+    /// Industry category (for example IT, Retail).
+    #[arg(long, default_value = "Retail")]
+    pub business_category: String,
+    /// Configuration file with the seller profile (default ./invoicedrop.toml when present).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// API flags.
+    #[command(flatten)]
+    pub api: ApiArgs,
 }

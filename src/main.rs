@@ -9,7 +9,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     invoicedrop::logging::init(cli.quiet, cli.verbose);
     let result = match &cli.command {
+        Command::Run(a) => commands::run(a.clone(), &cli),
         Command::Check(a) => commands::check(a.clone(), &cli),
+        Command::Onboard(a) => commands::onboard(a.clone(), &cli),
         Command::Mappings(a) => commands::mappings(a.clone(), &cli),
         Command::Sandbox(a) => commands::sandbox(a.clone(), &cli),
     };

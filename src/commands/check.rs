@@ -6,7 +6,7 @@ use crate::cli::*;
 use crate::config::Config;
 use crate::mapping::detect::Role;
 use crate::mapping::{Mapping, bundled, detect};
-use crate::pipeline::{self, CheckOptions, FileSummary};
+use crate::pipeline::{self, CheckOptions, Dispatch, FileSummary};
 use crate::results::ResultWriter;
 use anyhow::Context as _;
 use chrono::{DateTime, Utc};
@@ -18,8 +18,9 @@ use std::sync::Arc;
 /// Extensions read from folders.
 const EXTENSIONS: &[&str] = &["csv", "tsv", "txt", "xlsx", "xlsm", "xls", "xlsb", "ods"];
 
+/// What a `check` or `run` over several files gave.
 #[derive(Serialize)]
-struct Report {
+pub(super) struct Report {
     demo_seller: bool,
     files: Vec<FileSummary>,
     skipped_files: Vec<String>,
@@ -89,7 +90,7 @@ fn whole_file_error(p: &Path, message: String) -> FileSummary {
     }
 }
 
-fn parse_now(now: &Option<String>) -> anyhow::Result<DateTime<Utc>> {
+pub(super) fn parse_now(now: &Option<String>) -> anyhow::Result<DateTime<Utc>> {
     match now {
         Some(s) => Ok(DateTime::parse_from_rfc3339(s)
             .with_context(|| format!("--now {s:?}: expected an RFC 3339 time such as 2026-11-21T09:00:00Z"))?
@@ -98,6 +99,7 @@ fn parse_now(now: &Option<String>) -> anyhow::Result<DateTime<Utc>> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn check_one(
     path: &Path,
     explicit: Option<&Arc<Mapping>>,
@@ -106,6 +108,7 @@ fn check_one(
     config: &Config,
     opts: &CheckOptions,
     results: &Path,
+    dispatch: Option<&mut (dyn Dispatch + '_)>,
 ) -> Result<Option<FileSummary>, String> {
     let mapping = match explicit {
         Some(m) => m.clone(),
@@ -142,8 +145,15 @@ fn check_one(
     let headers = prepared.bound.headers.names();
     let mut writer = ResultWriter::create(results, path, &headers)
         .map_err(|e| format!("cannot write the result file in {}: {e}", results.display()))?;
-    pipeline::check_stream(prepared.input, prepared.bound, opts, &mut writer, &mut summary)
-        .map_err(|e| format!("cannot write {}: {e}", writer.target().display()))?;
+    pipeline::check_stream(
+        prepared.input,
+        prepared.bound,
+        opts,
+        &mut writer,
+        &mut summary,
+        dispatch,
+    )
+    .map_err(|e| format!("cannot write {}: {e}", writer.target().display()))?;
     let target = writer
         .finish()
         .map_err(|e| format!("cannot finish the result file: {e}"))?;
@@ -154,8 +164,23 @@ fn check_one(
 /// Run `invoicedrop check`.
 pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
     let config = Config::load(args.input.config.as_deref())?;
-    let (seller, demo) = config.seller();
     let now = parse_now(&args.now)?;
+    process(&args.paths, &args.input, &config, now, cli, None)
+}
+
+/// Check every export of `paths` (files, or folders' exports), handing valid documents to
+/// `dispatch` when there is one, write the result files, print the summary, and give the exit
+/// status. Shared by `check` and `run`.
+pub(super) fn process(
+    paths: &[PathBuf],
+    input: &InputArgs,
+    config: &Config,
+    now: DateTime<Utc>,
+    cli: &Cli,
+    mut dispatch: Option<&mut (dyn Dispatch + '_)>,
+) -> anyhow::Result<Status> {
+    let args = ProcessArgs { paths, input };
+    let (seller, demo) = config.seller();
     let explicit = match &args.input.mapping {
         Some(spec) => Some(Arc::new(pipeline::load_mapping(spec)?)),
         None => None,
@@ -166,7 +191,7 @@ pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
     let side_files = pipeline::lookup_file_names(&side);
     let mut skipped_files = Vec::new();
     let mut files_out = Vec::new();
-    let files = expand(&args.paths, &side_files, &mut skipped_files, &mut files_out);
+    let files = expand(args.paths, &side_files, &mut skipped_files, &mut files_out);
     let opts = CheckOptions::new(now, seller);
     if demo && !cli.quiet && !cli.json {
         eprintln!(
@@ -198,9 +223,10 @@ pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
             explicit.as_ref(),
             &mappings,
             &files,
-            &config,
+            config,
             &opts,
             &args.input.results,
+            dispatch.as_deref_mut(),
         ) {
             Ok(Some(s)) => files_out.push(s),
             Ok(None) => skipped_files.push(format!("{}: header file, read with its lines file", f.display())),
@@ -218,16 +244,14 @@ pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
     };
     for f in &report.files {
         report.rows += f.rows;
-        report.documents.valid += f.documents.valid;
-        report.documents.invalid += f.documents.invalid;
-        report.documents.skipped += f.documents.skipped;
+        report.documents.merge(&f.documents);
         for (c, n) in &f.codes {
             *report.codes.entry(c.clone()).or_default() += n;
         }
     }
     let status = if report.files.iter().any(|f| f.error.is_some()) || (files.is_empty() && report.files.is_empty()) {
         Status::Error
-    } else if report.documents.invalid > 0 || report.files.iter().any(|f| f.rows_invalid > 0) {
+    } else if report.documents.bad() > 0 || report.files.iter().any(|f| f.rows_invalid > 0) {
         Status::Failure
     } else {
         Status::Success
@@ -269,14 +293,12 @@ fn print_human(r: &Report, quiet: bool) {
             continue;
         }
         println!(
-            "{}: mapping {}, {} rows, {} documents: {} valid, {} invalid, {} skipped -> {}",
+            "{}: mapping {}, {} rows, {} documents: {} -> {}",
             f.file,
             f.mapping,
             f.rows,
-            f.documents.valid + f.documents.invalid + f.documents.skipped,
-            f.documents.valid,
-            f.documents.invalid,
-            f.documents.skipped,
+            f.documents.total(),
+            counts_text(&f.documents),
             f.result_file.as_deref().unwrap_or("-")
         );
         for n in &f.notes {
@@ -293,12 +315,10 @@ fn print_human(r: &Report, quiet: bool) {
         println!("skipped {s}");
     }
     println!(
-        "total: {} files, {} rows, documents: {} valid, {} invalid, {} skipped",
+        "total: {} files, {} rows, documents: {}",
         r.files.len(),
         r.rows,
-        r.documents.valid,
-        r.documents.invalid,
-        r.documents.skipped
+        counts_text(&r.documents)
     );
     let mut top: Vec<(&String, &u64)> = r.codes.iter().collect();
     top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
@@ -306,4 +326,26 @@ fn print_human(r: &Report, quiet: bool) {
         let list: Vec<String> = top.iter().take(8).map(|(c, n)| format!("{c} ×{n}")).collect();
         println!("top rule codes: {}", list.join(", "));
     }
+}
+
+struct ProcessArgs<'a> {
+    paths: &'a [PathBuf],
+    input: &'a InputArgs,
+}
+
+/// `5 valid, 0 invalid, 2 skipped` for check; `5 accepted, 0 rejected, ...` once documents were sent.
+fn counts_text(c: &pipeline::Counts) -> String {
+    let mut parts = Vec::new();
+    let sent = c.accepted + c.rejected + c.failed > 0;
+    if !sent || c.valid > 0 {
+        parts.push(format!("{} valid", c.valid));
+    }
+    if sent {
+        parts.push(format!("{} accepted", c.accepted));
+        parts.push(format!("{} rejected", c.rejected));
+        parts.push(format!("{} failed", c.failed));
+    }
+    parts.push(format!("{} invalid", c.invalid));
+    parts.push(format!("{} skipped", c.skipped));
+    parts.join(", ")
 }

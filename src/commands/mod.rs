@@ -1,11 +1,16 @@
 //! One handler per command; each returns the process exit status (design.md exit codes).
 
+mod api;
 mod check;
 mod mappings;
+mod onboard;
+mod run;
 mod sandbox;
 
 pub use check::check;
 pub use mappings::mappings;
+pub use onboard::onboard;
+pub use run::run;
 pub use sandbox::sandbox;
 
 use std::process::ExitCode;

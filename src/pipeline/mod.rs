@@ -74,12 +74,87 @@ impl CheckOptions {
 /// Documents by status.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
 pub struct Counts {
-    /// Passed every check.
+    /// Passed every check (`check`).
     pub valid: u64,
     /// Has errors.
     pub invalid: u64,
     /// Not to be issued.
     pub skipped: u64,
+    /// Accepted by the authority (`run`).
+    pub accepted: u64,
+    /// Rejected by the authority (`run`).
+    pub rejected: u64,
+    /// No final answer (`run`): the next run repeats them with the same idempotency key.
+    pub failed: u64,
+}
+
+impl Counts {
+    /// Count one document of a status.
+    pub fn add(&mut self, status: RowStatus) {
+        match status {
+            RowStatus::Valid => self.valid += 1,
+            RowStatus::Invalid => self.invalid += 1,
+            RowStatus::Skipped => self.skipped += 1,
+            RowStatus::Accepted => self.accepted += 1,
+            RowStatus::Rejected => self.rejected += 1,
+            RowStatus::Failed => self.failed += 1,
+        }
+    }
+
+    /// Add another count to this one.
+    pub fn merge(&mut self, other: &Counts) {
+        self.valid += other.valid;
+        self.invalid += other.invalid;
+        self.skipped += other.skipped;
+        self.accepted += other.accepted;
+        self.rejected += other.rejected;
+        self.failed += other.failed;
+    }
+
+    /// All documents.
+    pub fn total(&self) -> u64 {
+        self.valid + self.invalid + self.skipped + self.accepted + self.rejected + self.failed
+    }
+
+    /// Documents that did not go through: invalid, rejected or failed.
+    pub fn bad(&self) -> u64 {
+        self.invalid + self.rejected + self.failed
+    }
+}
+
+/// What became of a valid document after the checks: for `run`, the authority's answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// `accepted`, `rejected` or `failed` (or `valid` when nothing was sent).
+    pub status: Option<RowStatus>,
+    /// The UUID the authority gave.
+    pub uuid: String,
+    /// The QR payload.
+    pub qr: String,
+    /// The signed XML file, relative to the results folder.
+    pub xml_file: String,
+    /// The QR image, relative to the results folder.
+    pub qr_file: String,
+    /// Errors, each `CODE column "value": message` or `CODE: message`.
+    pub errors: Vec<String>,
+    /// Warnings, same form.
+    pub warnings: Vec<String>,
+    /// Rule codes of the errors and warnings, for the summary.
+    pub codes: Vec<String>,
+    /// Requests sent for the document, over all runs.
+    pub attempts: u32,
+}
+
+/// The rule code a rendered finding starts with (`BR-KSA-98 column ...`, `BR-KSA-98: ...`).
+fn finding_code(rendered: &str) -> &str {
+    rendered.split([' ', ':']).next().unwrap_or(rendered)
+}
+
+/// Where valid documents go after the checks. `check` has none; `run` sends them.
+pub trait Dispatch {
+    /// Handle one batch of valid documents, in input order; one verdict per document, in the same
+    /// order. Must not fail: a document that could not be handled gets a `failed` verdict.
+    fn dispatch(&mut self, docs: Vec<Document>) -> Vec<Verdict>;
 }
 
 /// One document, for the summary.
@@ -134,6 +209,42 @@ struct Outcome {
     rows: Vec<(Vec<String>, ResultRow, Option<u64>)>,
     brief: Option<DocBrief>,
     codes: Vec<String>,
+    /// The document, when it is valid (and so may be dispatched).
+    document: Option<Document>,
+}
+
+impl Outcome {
+    /// Apply a dispatch verdict to the document's rows and brief.
+    fn apply(&mut self, v: Verdict) {
+        let Some(status) = v.status else { return };
+        for (_, rr, _) in &mut self.rows {
+            if rr.status != RowStatus::Valid {
+                continue;
+            }
+            rr.status = status;
+            rr.uuid.clone_from(&v.uuid);
+            rr.qr.clone_from(&v.qr);
+            rr.xml_file.clone_from(&v.xml_file);
+            rr.qr_file.clone_from(&v.qr_file);
+            rr.attempts = v.attempts;
+            // The authority's answer repeats what the local check already said (BR-KSA-98...):
+            // keep one finding per rule code.
+            for (list, more) in [(&mut rr.errors, &v.errors), (&mut rr.warnings, &v.warnings)] {
+                for m in more {
+                    let code = finding_code(m);
+                    if !list.iter().any(|l| finding_code(l) == code) {
+                        list.push(m.clone());
+                    }
+                }
+            }
+        }
+        if let Some(b) = &mut self.brief {
+            b.status = status;
+        }
+        self.codes.extend(v.codes);
+        self.codes.sort();
+        self.codes.dedup();
+    }
 }
 
 fn cells_of(r: &DraftRow) -> Vec<String> {
@@ -219,6 +330,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
                 first_line,
             }),
             codes: vec!["INV-SKIP".into()],
+            document: None,
         };
     }
     let mut built = build(&draft, bound, &opts.seller);
@@ -298,10 +410,12 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
         lines: built.document.as_ref().map_or(0, |d| d.invoice_lines.len()),
         first_line,
     };
+    let document = if invalid { None } else { built.document };
     Outcome {
         rows,
         brief: Some(brief),
         codes,
+        document,
     }
 }
 
@@ -333,31 +447,46 @@ fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &str) -> Outco
                 rows: vec![(cells_of(&r), rr, r.source.as_ref().map(|s| s.line))],
                 brief: None,
                 codes,
+                document: None,
             }
         }
     }
 }
 
-/// Check one export: group, build, compute and validate its documents, writing every row's
-/// result. Fails only when the result file cannot be written.
+/// Check one export: group, build, compute and validate its documents, hand each batch's valid
+/// documents to `dispatch` (none for `check`; `run` sends them), and write every row's result.
+/// Fails only when the result file cannot be written.
 pub fn check_stream(
     input: Input,
     bound: Arc<Bound>,
     opts: &CheckOptions,
     writer: &mut ResultWriter,
     summary: &mut FileSummary,
+    mut dispatch: Option<&mut (dyn Dispatch + '_)>,
 ) -> std::io::Result<()> {
     let time = opts.now.to_rfc3339_opts(SecondsFormat::Secs, true);
     let file = input.path.display().to_string();
     let mut grouper = crate::mapping::Grouper::new(bound.clone());
     let mut batch: Vec<Unit> = Vec::new();
     let mut docs_in_batch = 0usize;
-    let flush = |batch: &mut Vec<Unit>, summary: &mut FileSummary, writer: &mut ResultWriter| {
+    let mut flush = |batch: &mut Vec<Unit>, summary: &mut FileSummary, writer: &mut ResultWriter| {
         let units = std::mem::take(batch);
-        let outcomes: Vec<Outcome> = units
+        let mut outcomes: Vec<Outcome> = units
             .into_par_iter()
             .map(|u| evaluate(u, &bound, opts, &time))
             .collect();
+        if let Some(d) = dispatch.as_deref_mut() {
+            let (at, docs): (Vec<usize>, Vec<Document>) = outcomes
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(i, o)| o.document.take().map(|d| (i, d)))
+                .unzip();
+            if !docs.is_empty() {
+                for (i, v) in at.into_iter().zip(d.dispatch(docs)) {
+                    outcomes[i].apply(v);
+                }
+            }
+        }
         for o in outcomes {
             for (cells, rr, line) in &o.rows {
                 writer.write(cells, rr)?;
@@ -365,7 +494,9 @@ pub fn check_stream(
                 if rr.status == RowStatus::Invalid {
                     summary.rows_invalid += 1;
                 }
-                if summary.problems.len() < 20 && rr.status == RowStatus::Invalid {
+                if summary.problems.len() < 20
+                    && matches!(rr.status, RowStatus::Invalid | RowStatus::Rejected | RowStatus::Failed)
+                {
                     for e in rr.errors.iter().filter(|e| !e.starts_with("INV-DOCUMENT")) {
                         if summary.problems.len() < 20 {
                             summary.problems.push(format!("{file} line {}: {e}", line.unwrap_or(0)));
@@ -377,11 +508,7 @@ pub fn check_stream(
                 *summary.codes.entry(c).or_default() += 1;
             }
             if let Some(b) = o.brief {
-                match b.status {
-                    RowStatus::Skipped => summary.documents.skipped += 1,
-                    RowStatus::Invalid => summary.documents.invalid += 1,
-                    _ => summary.documents.valid += 1,
-                }
+                summary.documents.add(b.status);
                 if b.status != RowStatus::Skipped {
                     *summary
                         .by_kind
