@@ -12,6 +12,7 @@ fn main() -> ExitCode {
         Command::Check(a) => commands::check(a.clone(), &cli),
         Command::Mappings(a) => commands::mappings(a.clone(), &cli),
         Command::Sandbox(a) => commands::sandbox(a.clone(), &cli),
+        Command::Report(a) => commands::report(a.clone(), &cli),
     };
     match result {
         Ok(status) => status.into(),

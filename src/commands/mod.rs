@@ -2,10 +2,12 @@
 
 mod check;
 mod mappings;
+mod report;
 mod sandbox;
 
 pub use check::check;
 pub use mappings::mappings;
+pub use report::report;
 pub use sandbox::sandbox;
 
 use std::process::ExitCode;

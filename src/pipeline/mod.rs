@@ -14,8 +14,8 @@ use crate::compute::compute_document;
 use crate::ingest::{Row, SourceRef};
 use crate::mapping::{Bound, Built, DocDraft, DraftRow, ErpTotals, Issue, RowNote, Unit, build};
 use crate::model::{Document, Party};
-use crate::results::{ResultRow, ResultWriter, RowStatus};
-use crate::validate::{Finding, Severity};
+use crate::results::{DocumentRecord, ResultIssue, ResultRow, ResultWriter, RowStatus, Summary};
+use crate::validate::Finding;
 use chrono::{DateTime, SecondsFormat, Utc};
 use rayon::prelude::*;
 use rust_decimal::Decimal;
@@ -128,12 +128,19 @@ pub struct FileSummary {
     pub problems: Vec<String>,
     /// The first documents.
     pub document_list: Vec<DocBrief>,
+    /// The spreadsheet result written (spreadsheet input).
+    pub result_xlsx: Option<String>,
+    /// The summary file written.
+    pub summary_file: Option<String>,
+    /// Counts and amounts by status, kind, date and rule code (what the summary file holds).
+    pub summary: Option<Summary>,
 }
 
 struct Outcome {
     rows: Vec<(Vec<String>, ResultRow, Option<u64>)>,
     brief: Option<DocBrief>,
     codes: Vec<String>,
+    record: Option<DocumentRecord>,
 }
 
 fn cells_of(r: &DraftRow) -> Vec<String> {
@@ -203,12 +210,17 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
             .map(|r| {
                 let mut rr = ResultRow::new(RowStatus::Skipped, time);
                 rr.document = draft.key.clone();
-                rr.warnings.push(issue.render());
+                rr.push_issue(ResultIssue::from(&issue));
                 (cells_of(r), rr, r.source.as_ref().map(|s| s.line))
             })
             .collect();
+        let mut record = DocumentRecord::new(&draft.key, RowStatus::Skipped);
+        record.first_line = Some(first_line);
+        record.rows = draft.rows.len() as u64;
+        record.add_codes(&[ResultIssue::from(&issue)]);
         return Outcome {
             rows,
+            record: Some(record),
             brief: Some(DocBrief {
                 number: draft.key.clone(),
                 kind: String::new(),
@@ -260,10 +272,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
                 let mine = *at == Some(i);
                 let doc_level = at.is_none() && r.note != Some(RowNote::HeaderRepeat);
                 if mine || doc_level {
-                    match issue.severity {
-                        Severity::Error => rr.errors.push(issue.render()),
-                        Severity::Warning => rr.warnings.push(issue.render()),
-                    }
+                    rr.push_issue(ResultIssue::from(issue));
                 }
             }
             if row_status == RowStatus::Invalid && rr.errors.is_empty() {
@@ -273,9 +282,9 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
                     .filter_map(|(at, _)| at.and_then(|a| draft.rows.get(a)).and_then(|r| r.source.as_ref()))
                     .map(|s| s.line.to_string())
                     .collect();
-                rr.errors.push(format!(
-                    "INV-DOCUMENT: the document has errors on other rows (line {})",
-                    lines.join(", ")
+                rr.push_issue(ResultIssue::error(
+                    "INV-DOCUMENT",
+                    format!("the document has errors on other rows (line {})", lines.join(", ")),
                 ));
             }
             (cells_of(r), rr, r.source.as_ref().map(|s| s.line))
@@ -298,10 +307,20 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
         lines: built.document.as_ref().map_or(0, |d| d.invoice_lines.len()),
         first_line,
     };
+    let mut record = match &built.document {
+        Some(d) if payable.is_some() => DocumentRecord::from_document(d, status),
+        Some(d) => DocumentRecord::from_document(d, status).without_amounts(),
+        None => DocumentRecord::new(&brief.number, status),
+    };
+    record.first_line = Some(first_line);
+    record.rows = draft.rows.len() as u64;
+    let found: Vec<ResultIssue> = issues.iter().map(|(_, i)| ResultIssue::from(i)).collect();
+    record.add_codes(&found);
     Outcome {
         rows,
         brief: Some(brief),
         codes,
+        record: Some(record),
     }
 }
 
@@ -323,16 +342,14 @@ fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &str) -> Outco
             };
             let mut rr = ResultRow::new(status, time);
             for i in &r.issues {
-                match i.severity {
-                    Severity::Error => rr.errors.push(i.render()),
-                    Severity::Warning => rr.warnings.push(i.render()),
-                }
+                rr.push_issue(ResultIssue::from(i));
             }
             let codes = r.issues.iter().map(|i| i.code.clone()).collect();
             Outcome {
                 rows: vec![(cells_of(&r), rr, r.source.as_ref().map(|s| s.line))],
                 brief: None,
                 codes,
+                record: None,
             }
         }
     }
@@ -360,7 +377,7 @@ pub fn check_stream(
             .collect();
         for o in outcomes {
             for (cells, rr, line) in &o.rows {
-                writer.write(cells, rr)?;
+                writer.write_row(cells, rr, *line)?;
                 summary.rows += 1;
                 if rr.status == RowStatus::Invalid {
                     summary.rows_invalid += 1;
@@ -375,6 +392,9 @@ pub fn check_stream(
             }
             for c in o.codes {
                 *summary.codes.entry(c).or_default() += 1;
+            }
+            if let Some(r) = &o.record {
+                writer.document(r)?;
             }
             if let Some(b) = o.brief {
                 match b.status {
