@@ -5,7 +5,7 @@
 use super::Status;
 use crate::cli::{Cli, ReportArgs};
 use crate::results::report::{self, Reconciled, Report};
-use crate::results::summary::Amounts;
+use crate::results::summary::{Amounts, money};
 use std::fmt::Write as _;
 
 /// Run `invoicedrop report`.
@@ -27,7 +27,7 @@ pub fn report(args: ReportArgs, cli: &Cli) -> anyhow::Result<Status> {
 }
 
 fn amounts(a: &Amounts) -> String {
-    format!("net {}  VAT {}  gross {}", a.net, a.vat, a.gross)
+    format!("net {}  VAT {}  gross {}", money(a.net), money(a.vat), money(a.gross))
 }
 
 fn reconciled_line(r: &Reconciled) -> String {

@@ -106,7 +106,7 @@ impl RowStatus {
 
 impl std::fmt::Display for RowStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 

@@ -273,7 +273,8 @@ fn merge_codes(into: &mut BTreeMap<String, CodeGroup>, from: &BTreeMap<String, C
     }
 }
 
-fn money(d: Decimal) -> String {
+/// An amount for a person: two decimals (half away from zero), thousands grouped with commas.
+pub fn money(d: Decimal) -> String {
     let d = d.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero);
     let text = format!("{d:.2}");
     let (sign, digits) = text.strip_prefix('-').map_or(("", text.as_str()), |t| ("-", t));

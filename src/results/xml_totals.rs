@@ -104,10 +104,12 @@ pub fn read_xml_totals(bytes: &[u8]) -> Result<XmlTotals, String> {
                     }
                     monetary_seen = true;
                 }
-                if depth == 2 && path[1] == "TaxTotal" && name == "TaxSubtotal" {
-                    if let Some(t) = tax_totals.last_mut() {
-                        t.has_subtotals = true;
-                    }
+                if depth == 2
+                    && path[1] == "TaxTotal"
+                    && name == "TaxSubtotal"
+                    && let Some(t) = tax_totals.last_mut()
+                {
+                    t.has_subtotals = true;
                 }
                 path.push(name);
                 capture = matches!(depth, 1 | 2);

@@ -1,44 +1,8 @@
 //! Artefacts: the QR PNG reads back as the exact payload; untrusted names stay in the folder.
 
-use super::common::tree;
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
+use super::common::{decode_png, payload, response, tree};
 use chrono::{NaiveDate, NaiveTime};
-use invoicedrop::model::{Messages, SubmissionResponse};
 use invoicedrop::results::artefacts::{qr_png, write_accepted};
-
-/// A base64 payload the size of a simplified invoice's QR (470 bytes → 628 characters).
-pub fn payload(seed: u8) -> String {
-    let bytes: Vec<u8> = (0..470u32).map(|i| (i * 37 + u32::from(seed)) as u8).collect();
-    STANDARD.encode(bytes)
-}
-
-pub fn response(number: &str, xml: &str, qr: &str) -> SubmissionResponse {
-    SubmissionResponse {
-        status: "Success".into(),
-        invoice_number: Some(number.into()),
-        invoice: Some(STANDARD.encode(xml)),
-        id: Some(format!("uuid-{number}")),
-        qr_code: Some(qr.into()),
-        message: None,
-        warnings: Messages::default(),
-        errors: Messages::default(),
-    }
-}
-
-/// Decode a QR PNG the way a phone would: find the grid, read it.
-pub fn decode_png(png_bytes: &[u8]) -> String {
-    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Grayscale);
-    let (w, h) = (info.width as usize, info.height as usize);
-    let mut img = rqrr::PreparedImage::prepare_from_greyscale(w, h, |x, y| buf[y * w + x]);
-    let grids = img.detect_grids();
-    assert_eq!(grids.len(), 1, "one QR code in the image");
-    grids[0].decode().unwrap().1
-}
 
 #[test]
 fn the_qr_png_decodes_to_exactly_the_payload() {

@@ -1,8 +1,7 @@
 //! The writer as `run` will use it: accepted, rejected and failed documents, artefacts staged and
 //! swapped in as a whole, and nothing half-written when a run is interrupted.
 
-use super::artefacts::{payload, response};
-use super::common::{read_csv, tree};
+use super::common::{payload, read_csv, response, tree};
 use chrono::{NaiveDate, NaiveTime};
 use invoicedrop::compute::compute_document;
 use invoicedrop::model::{Message, Messages, example};
