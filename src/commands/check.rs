@@ -290,7 +290,7 @@ fn print_human(r: &Report, quiet: bool) {
             println!("  note: {n}");
         }
         if let Some(s) = &f.summary {
-            print!("{}", s.render("  ", false));
+            print!("{}", s.render("  ", true));
         }
         for p in &f.problems {
             println!("  {p}");

@@ -210,6 +210,10 @@ pub(crate) fn write_into(
         message,
     })?;
     std::fs::create_dir_all(dir).map_err(|e| ResultsError::io(dir, e))?;
+    let marker = dir.join(MARKER);
+    if !marker.exists() {
+        write_atomic(&marker, MARKER_TEXT.as_bytes())?;
+    }
     let name = xml_file_name(seller_vat, doc_number, issue_date, issue_time);
     let stem = name.trim_end_matches(".xml");
     let mut chosen: Option<(PathBuf, String)> = None;
@@ -270,10 +274,22 @@ pub fn write_accepted(
     write_into(&dir, &folder, seller_vat, doc_number, issue_date, issue_time, response)
 }
 
-/// True when `dir` holds nothing but files we write there (`.xml`, `.png`, and hidden
-/// temporary files), so replacing it loses nothing of the user's.
+/// The hidden file that marks an artefacts folder as ours.
+pub const MARKER: &str = ".invoicedrop-artefacts";
+const MARKER_TEXT: &str = "This folder holds the signed XML and QR images of accepted documents, written by invoicedrop.\n\
+Running the same input again replaces it as a whole.\n";
+
+/// True when `dir` is empty, or carries our [`MARKER`] and holds nothing but files we write
+/// there (`.xml`, `.png`, hidden files), so replacing it loses nothing of the user's.
 pub(crate) fn is_ours(dir: &Path) -> std::io::Result<bool> {
-    for entry in std::fs::read_dir(dir)? {
+    let mut entries = std::fs::read_dir(dir)?.peekable();
+    if entries.peek().is_none() {
+        return Ok(true);
+    }
+    if !dir.join(MARKER).is_file() {
+        return Ok(false);
+    }
+    for entry in entries {
         let entry = entry?;
         if !entry.file_type()?.is_file() {
             return Ok(false);

@@ -50,7 +50,7 @@ pub enum ResultsError {
     },
     /// A folder in the results folder is in the way and is not ours to replace.
     #[error(
-        "{} is in the way: it holds files other than signed XML and QR images, so it is not replaced; move it and run again",
+        "{} is in the way: it is not an artefacts folder of invoicedrop (no .invoicedrop-artefacts file, or files other than signed XML and QR images), so it is not replaced; move it and run again",
         path.display()
     )]
     InTheWay {

@@ -151,7 +151,7 @@ fn a_rerun_replaces_the_artefacts_folder_as_a_whole() {
     let files = |dir: &Path| {
         tree(dir)
             .into_iter()
-            .filter(|p| p.starts_with("sales/"))
+            .filter(|p| p.starts_with("sales/") && (p.ends_with(".xml") || p.ends_with(".png")))
             .collect::<Vec<_>>()
     };
     assert_eq!(files(dir.path()).len(), 4);
@@ -217,4 +217,10 @@ fn a_foreign_folder_in_the_way_is_left_alone() {
     let err = run(dir.path(), &[("A-1", RowStatus::Accepted)]).unwrap_err();
     assert!(matches!(err, ResultsError::InTheWay { .. }), "{err}");
     assert_eq!(tree(dir.path()), ["sales", "sales/notes.txt"]);
+    // Images without our marker are not ours either.
+    std::fs::remove_file(dir.path().join("sales/notes.txt")).unwrap();
+    std::fs::write(dir.path().join("sales/logo.png"), "png").unwrap();
+    let err = run(dir.path(), &[("A-1", RowStatus::Valid)]).unwrap_err();
+    assert!(matches!(err, ResultsError::InTheWay { .. }), "{err}");
+    assert_eq!(tree(dir.path()), ["sales", "sales/logo.png"]);
 }
