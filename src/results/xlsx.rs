@@ -114,14 +114,6 @@ impl XlsxResult {
         })
     }
 
-    fn status_format(&self, status: RowStatus) -> &Format {
-        match status {
-            RowStatus::Valid | RowStatus::Accepted => &self.formats[0],
-            RowStatus::Invalid | RowStatus::Rejected | RowStatus::Failed => &self.formats[1],
-            RowStatus::Skipped => &self.formats[2],
-        }
-    }
-
     fn sheet(&mut self, index: usize) -> Result<&mut Worksheet, ResultsError> {
         let target = self.target.clone();
         self.workbook
@@ -136,52 +128,54 @@ impl XlsxResult {
         result: &ResultRow,
         line: Option<u64>,
     ) -> Result<(), ResultsError> {
+        // Fields borrowed apart: the workbook mutably, the target and formats shared.
+        let target = &self.target;
+        let e = |e| xlsx_error(target, e);
         if self.row > LAST_ROW {
             self.dropped_rows += 1;
         } else {
             let res = result.cells();
             let record = CsvResult::record(self.width, cells, &res);
-            let status_col = self.width;
-            let format = self.status_format(result.status).clone();
-            let (row, columns) = (self.row, usize::from(self.columns));
-            let target = self.target.clone();
-            let mut cut = 0;
-            let sheet = self.sheet(0)?;
-            for (col, text) in record.iter().take(columns).enumerate() {
+            let format = &self.formats[match result.status {
+                RowStatus::Valid | RowStatus::Accepted => 0,
+                RowStatus::Invalid | RowStatus::Rejected | RowStatus::Failed => 1,
+                RowStatus::Skipped => 2,
+            }];
+            let sheet = self.workbook.worksheet_from_index(0).map_err(e)?;
+            for (col, text) in record.iter().take(usize::from(self.columns)).enumerate() {
                 let (text, was_cut) = fit(text);
-                cut += u64::from(was_cut);
+                self.cut_cells += u64::from(was_cut);
                 let col16 = col as u16;
-                let written = if col == status_col {
-                    sheet.write_string_with_format(row, col16, text, &format)
+                if col == self.width {
+                    sheet.write_string_with_format(self.row, col16, text, format)
                 } else {
-                    sheet.write_string(row, col16, text)
-                };
-                written.map_err(|e| xlsx_error(&target, e))?;
+                    sheet.write_string(self.row, col16, text)
+                }
+                .map_err(e)?;
             }
-            self.cut_cells += cut;
             self.row += 1;
         }
         let findings = result.findings();
+        if findings.is_empty() {
+            return Ok(());
+        }
+        let sheet = self.workbook.worksheet_from_index(1).map_err(e)?;
         for f in findings {
             if self.error_row > LAST_ROW {
                 self.dropped_findings += 1;
                 continue;
             }
             let row = self.error_row;
-            let target = self.target.clone();
-            let document = result.document.clone();
-            let sheet = self.sheet(1)?;
-            let e = |e| xlsx_error(&target, e);
             if let Some(line) = line {
                 sheet.write_number(row, 0, line as f64).map_err(e)?;
             }
             let texts = [
-                document,
-                f.column.unwrap_or_default(),
-                f.value.unwrap_or_default(),
-                f.code,
-                f.severity.to_string(),
-                f.message,
+                result.document.as_str(),
+                f.column.as_deref().unwrap_or_default(),
+                f.value.as_deref().unwrap_or_default(),
+                &f.code,
+                if f.is_error() { "error" } else { "warning" },
+                &f.message,
             ];
             for (i, t) in texts.iter().enumerate() {
                 sheet.write_string(row, (i + 1) as u16, fit(t).0).map_err(e)?;
