@@ -11,7 +11,7 @@
 use super::atomic::AtomicFile;
 use super::csv_file::csv_error;
 use super::{ArtefactPaths, ResultIssue, ResultsError, RowStatus};
-use crate::model::Document;
+use crate::model::{Document, DocumentKind};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -127,7 +127,12 @@ impl DocumentRecord {
         };
         let sar = doc.doc_currency_code.eq_ignore_ascii_case(&doc.tax_currency_code);
         DocumentRecord {
-            kind: crate::pipeline::kind_name(doc.kind).to_string(),
+            kind: match doc.kind {
+                DocumentKind::Invoice => "invoice",
+                DocumentKind::CreditNote => "credit_note",
+                DocumentKind::DebitNote => "debit_note",
+            }
+            .to_string(),
             invoice_type: doc.invoice_type.as_str().to_string(),
             issue_date: doc.issue_date.format("%Y-%m-%d").to_string(),
             issue_time: doc.issue_time.format("%H:%M:%S").to_string(),
