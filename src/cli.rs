@@ -35,6 +35,8 @@ pub enum Command {
     Mappings(MappingsArgs),
     /// Run the sandbox authority: the whole API as a local server.
     Sandbox(SandboxArgs),
+    /// Summarise a results folder and reconcile the accepted documents with their signed XML.
+    Report(ReportArgs),
 }
 
 /// Flags shared by the commands that read exports.
@@ -64,6 +66,17 @@ pub struct CheckArgs {
     /// Check as if it were this time (RFC 3339), for the date rules; default now.
     #[arg(long)]
     pub now: Option<String>,
+}
+
+/// `invoicedrop report RESULTS_DIR`
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "Exit status: 0 everything reconciles, 1 differences exist (each is listed by document), \
+2 the folder cannot be read or holds no result files."
+)]
+pub struct ReportArgs {
+    /// The results folder (what `check` and `run` wrote with --results).
+    pub results_dir: PathBuf,
 }
 
 /// `invoicedrop mappings list | show NAME | detect FILE`

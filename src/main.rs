@@ -14,6 +14,7 @@ fn main() -> ExitCode {
         Command::Onboard(a) => commands::onboard(a.clone(), &cli),
         Command::Mappings(a) => commands::mappings(a.clone(), &cli),
         Command::Sandbox(a) => commands::sandbox(a.clone(), &cli),
+        Command::Report(a) => commands::report(a.clone(), &cli),
     };
     match result {
         Ok(status) => status.into(),

@@ -36,6 +36,10 @@ fn samples_with_no_configuration_are_issued_once_and_a_rerun_sends_nothing() {
                 "accepted" => {
                     accepted += 1;
                     assert!(!r["result_uuid"].is_empty() && !r["result_qr"].is_empty(), "{r:?}");
+                    for col in ["result_xml_file", "result_qr_file"] {
+                        let f = dir.path().join("results").join(&r[col]);
+                        assert!(!r[col].is_empty() && f.is_file(), "{col} {:?} missing", r[col]);
+                    }
                     assert!(r["result_attempts"].parse::<u32>().unwrap() >= 1);
                 }
                 "skipped" => {}

@@ -64,7 +64,7 @@ fn expand(
                 if name.starts_with('.') || !EXTENSIONS.contains(&ext.as_str()) {
                     continue;
                 }
-                if name.contains(".result.") {
+                if name.contains(".result.") || name.ends_with(".documents.csv") {
                     continue;
                 }
                 if side_files.contains(&name) {
@@ -145,6 +145,7 @@ fn check_one(
     let headers = prepared.bound.headers.names();
     let mut writer = ResultWriter::create(results, path, &headers)
         .map_err(|e| format!("cannot write the result file in {}: {e}", results.display()))?;
+    writer.set_mapping(&mapping.name);
     pipeline::check_stream(
         prepared.input,
         prepared.bound,
@@ -154,10 +155,13 @@ fn check_one(
         dispatch,
     )
     .map_err(|e| format!("cannot write {}: {e}", writer.target().display()))?;
-    let target = writer
+    let finished = writer
         .finish()
-        .map_err(|e| format!("cannot finish the result file: {e}"))?;
-    summary.result_file = Some(target.display().to_string());
+        .map_err(|e| format!("cannot finish the result files: {e}"))?;
+    summary.result_file = Some(finished.result_csv.display().to_string());
+    summary.result_xlsx = finished.result_xlsx.map(|p| p.display().to_string());
+    summary.summary_file = Some(finished.summary_json.display().to_string());
+    summary.summary = Some(finished.summary);
     Ok(Some(summary))
 }
 
@@ -301,8 +305,14 @@ fn print_human(r: &Report, quiet: bool) {
             counts_text(&f.documents),
             f.result_file.as_deref().unwrap_or("-")
         );
+        if let Some(x) = &f.result_xlsx {
+            println!("  spreadsheet result: {x}");
+        }
         for n in &f.notes {
             println!("  note: {n}");
+        }
+        if let Some(s) = &f.summary {
+            print!("{}", s.render("  ", true));
         }
         for p in &f.problems {
             println!("  {p}");

@@ -4,12 +4,14 @@ mod api;
 mod check;
 mod mappings;
 mod onboard;
+mod report;
 mod run;
 mod sandbox;
 
 pub use check::check;
 pub use mappings::mappings;
 pub use onboard::onboard;
+pub use report::report;
 pub use run::run;
 pub use sandbox::sandbox;
 

@@ -94,6 +94,7 @@ fn verdict(outcome: Outcome) -> Verdict {
             warnings: response.warnings.0.iter().map(render).collect(),
             codes: codes(&response.warnings.0),
             attempts,
+            response: Some(response),
             ..Verdict::default()
         },
         Outcome::Rejected {

@@ -14,8 +14,8 @@ use crate::compute::compute_document;
 use crate::ingest::{Row, SourceRef};
 use crate::mapping::{Bound, Built, DocDraft, DraftRow, ErpTotals, Issue, RowNote, Unit, build};
 use crate::model::{Document, Party};
-use crate::results::{ResultRow, ResultWriter, RowStatus};
-use crate::validate::{Finding, Severity};
+use crate::results::{DocumentRecord, ResultIssue, ResultRow, ResultWriter, RowStatus, Summary};
+use crate::validate::Finding;
 use chrono::{DateTime, SecondsFormat, Utc};
 use rayon::prelude::*;
 use rust_decimal::Decimal;
@@ -143,6 +143,9 @@ pub struct Verdict {
     pub codes: Vec<String>,
     /// Requests sent for the document, over all runs.
     pub attempts: u32,
+    /// The authority's answer of an accepted document: its signed XML and QR are written beside
+    /// the result file.
+    pub response: Option<crate::model::SubmissionResponse>,
 }
 
 /// The rule code a rendered finding starts with (`BR-KSA-98 column ...`, `BR-KSA-98: ...`).
@@ -203,18 +206,27 @@ pub struct FileSummary {
     pub problems: Vec<String>,
     /// The first documents.
     pub document_list: Vec<DocBrief>,
+    /// The spreadsheet result written (spreadsheet input).
+    pub result_xlsx: Option<String>,
+    /// The summary file written.
+    pub summary_file: Option<String>,
+    /// Counts and amounts by status, kind, date and rule code (what the summary file holds).
+    pub summary: Option<Summary>,
 }
 
 struct Outcome {
     rows: Vec<(Vec<String>, ResultRow, Option<u64>)>,
     brief: Option<DocBrief>,
     codes: Vec<String>,
+    record: Option<DocumentRecord>,
     /// The document, when it is valid (and so may be dispatched).
     document: Option<Document>,
+    /// What names its artefacts: seller VAT, number, issue date and time.
+    artefact_key: Option<(String, String, chrono::NaiveDate, chrono::NaiveTime)>,
 }
 
 impl Outcome {
-    /// Apply a dispatch verdict to the document's rows and brief.
+    /// Apply a dispatch verdict to the document's rows, record and brief.
     fn apply(&mut self, v: Verdict) {
         let Some(status) = v.status else { return };
         for (_, rr, _) in &mut self.rows {
@@ -235,6 +247,24 @@ impl Outcome {
                     if !list.iter().any(|l| finding_code(l) == code) {
                         list.push(m.clone());
                     }
+                }
+            }
+        }
+        if let Some(r) = &mut self.record {
+            r.status = status;
+            r.uuid.clone_from(&v.uuid);
+            r.xml_file.clone_from(&v.xml_file);
+            r.qr_file.clone_from(&v.qr_file);
+            for e in &v.errors {
+                let code = finding_code(e).to_string();
+                if !r.errors.contains(&code) {
+                    r.errors.push(code);
+                }
+            }
+            for w in &v.warnings {
+                let code = finding_code(w).to_string();
+                if !r.warnings.contains(&code) {
+                    r.warnings.push(code);
                 }
             }
         }
@@ -314,12 +344,17 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
             .map(|r| {
                 let mut rr = ResultRow::new(RowStatus::Skipped, time);
                 rr.document = draft.key.clone();
-                rr.warnings.push(issue.render());
+                rr.push_issue(ResultIssue::from(&issue));
                 (cells_of(r), rr, r.source.as_ref().map(|s| s.line))
             })
             .collect();
+        let mut record = DocumentRecord::new(&draft.key, RowStatus::Skipped);
+        record.first_line = Some(first_line);
+        record.rows = draft.rows.len() as u64;
+        record.add_codes(&[ResultIssue::from(&issue)]);
         return Outcome {
             rows,
+            record: Some(record),
             brief: Some(DocBrief {
                 number: draft.key.clone(),
                 kind: String::new(),
@@ -331,6 +366,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
             }),
             codes: vec!["INV-SKIP".into()],
             document: None,
+            artefact_key: None,
         };
     }
     let mut built = build(&draft, bound, &opts.seller);
@@ -372,10 +408,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
                 let mine = *at == Some(i);
                 let doc_level = at.is_none() && r.note != Some(RowNote::HeaderRepeat);
                 if mine || doc_level {
-                    match issue.severity {
-                        Severity::Error => rr.errors.push(issue.render()),
-                        Severity::Warning => rr.warnings.push(issue.render()),
-                    }
+                    rr.push_issue(ResultIssue::from(issue));
                 }
             }
             if row_status == RowStatus::Invalid && rr.errors.is_empty() {
@@ -385,9 +418,9 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
                     .filter_map(|(at, _)| at.and_then(|a| draft.rows.get(a)).and_then(|r| r.source.as_ref()))
                     .map(|s| s.line.to_string())
                     .collect();
-                rr.errors.push(format!(
-                    "INV-DOCUMENT: the document has errors on other rows (line {})",
-                    lines.join(", ")
+                rr.push_issue(ResultIssue::error(
+                    "INV-DOCUMENT",
+                    format!("the document has errors on other rows (line {})", lines.join(", ")),
                 ));
             }
             (cells_of(r), rr, r.source.as_ref().map(|s| s.line))
@@ -410,12 +443,31 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
         lines: built.document.as_ref().map_or(0, |d| d.invoice_lines.len()),
         first_line,
     };
+    let mut record = match &built.document {
+        Some(d) if payable.is_some() => DocumentRecord::from_document(d, status),
+        Some(d) => DocumentRecord::from_document(d, status).without_amounts(),
+        None => DocumentRecord::new(&brief.number, status),
+    };
+    record.first_line = Some(first_line);
+    record.rows = draft.rows.len() as u64;
+    let found: Vec<ResultIssue> = issues.iter().map(|(_, i)| ResultIssue::from(i)).collect();
+    record.add_codes(&found);
     let document = if invalid { None } else { built.document };
+    let artefact_key = document.as_ref().map(|d| {
+        (
+            d.supplier_info.vat_number.clone().unwrap_or_default(),
+            d.number.clone(),
+            d.issue_date,
+            d.issue_time,
+        )
+    });
     Outcome {
         rows,
         brief: Some(brief),
         codes,
+        record: Some(record),
         document,
+        artefact_key,
     }
 }
 
@@ -437,17 +489,16 @@ fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &str) -> Outco
             };
             let mut rr = ResultRow::new(status, time);
             for i in &r.issues {
-                match i.severity {
-                    Severity::Error => rr.errors.push(i.render()),
-                    Severity::Warning => rr.warnings.push(i.render()),
-                }
+                rr.push_issue(ResultIssue::from(i));
             }
             let codes = r.issues.iter().map(|i| i.code.clone()).collect();
             Outcome {
                 rows: vec![(cells_of(&r), rr, r.source.as_ref().map(|s| s.line))],
                 brief: None,
                 codes,
+                record: None,
                 document: None,
+                artefact_key: None,
             }
         }
     }
@@ -482,14 +533,27 @@ pub fn check_stream(
                 .filter_map(|(i, o)| o.document.take().map(|d| (i, d)))
                 .unzip();
             if !docs.is_empty() {
-                for (i, v) in at.into_iter().zip(d.dispatch(docs)) {
+                for (i, mut v) in at.into_iter().zip(d.dispatch(docs)) {
+                    if let (Some(response), Some((vat, number, date, time))) =
+                        (v.response.take(), &outcomes[i].artefact_key)
+                    {
+                        match writer.write_accepted(vat, number, *date, *time, &response) {
+                            Ok(paths) => {
+                                v.xml_file = paths.xml_file;
+                                v.qr_file = paths.qr_file;
+                            }
+                            Err(e) => v.warnings.push(format!(
+                                "INV-ARTEFACT: accepted, but its signed XML or QR image could not be written: {e}"
+                            )),
+                        }
+                    }
                     outcomes[i].apply(v);
                 }
             }
         }
         for o in outcomes {
             for (cells, rr, line) in &o.rows {
-                writer.write(cells, rr)?;
+                writer.write_row(cells, rr, *line)?;
                 summary.rows += 1;
                 if rr.status == RowStatus::Invalid {
                     summary.rows_invalid += 1;
@@ -506,6 +570,9 @@ pub fn check_stream(
             }
             for c in o.codes {
                 *summary.codes.entry(c).or_default() += 1;
+            }
+            if let Some(r) = &o.record {
+                writer.document(r)?;
             }
             if let Some(b) = o.brief {
                 summary.documents.add(b.status);
