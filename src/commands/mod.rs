@@ -5,13 +5,16 @@ mod check;
 mod mappings;
 mod onboard;
 mod run;
+mod runner;
 mod sandbox;
+mod watch;
 
 pub use check::check;
 pub use mappings::mappings;
 pub use onboard::onboard;
 pub use run::run;
 pub use sandbox::sandbox;
+pub use watch::watch;
 
 use std::process::ExitCode;
 
