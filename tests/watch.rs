@@ -323,3 +323,39 @@ fn a_second_watcher_on_the_same_inbox_is_refused() {
     let msg = format!("another invoicedrop watch is running on in (pid {})", w.child.id());
     assert!(text(&o).contains(&msg), "{}", text(&o));
 }
+
+#[test]
+fn simplified_documents_not_accepted_near_the_end_of_their_window_are_alerts() {
+    let (_server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    // A previous watcher left two simplified documents without an accepted answer.
+    std::fs::create_dir_all(d.join("in/results")).unwrap();
+    let old = (chrono::Utc::now() - chrono::Duration::hours(21)).to_rfc3339();
+    let recent = (chrono::Utc::now() - chrono::Duration::hours(1)).to_rfc3339();
+    let previous = serde_json::json!({
+        "unsettled": [
+            {"number": "OLD-1", "kind": "invoice", "issued_at": old, "status": "failed", "file": "x.csv"},
+            {"number": "NEW-1", "kind": "invoice", "issued_at": recent, "status": "failed", "file": "x.csv"}
+        ]
+    });
+    std::fs::write(d.join("in/results/status.json"), previous.to_string()).unwrap();
+    let w = Watch::start(d, &env, &[]);
+    let status = || -> serde_json::Value {
+        std::fs::read(d.join("in/results/status.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default()
+    };
+    wait_for(LIMIT, "the watcher's status", || status()["pid"] == w.child.id());
+    let s = status();
+    let alerts: Vec<&str> = s["alerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["number"].as_str().unwrap())
+        .collect();
+    assert_eq!(alerts, ["OLD-1"], "{s}");
+    assert_eq!(s["unsettled"].as_array().unwrap().len(), 2, "{s}");
+    wait_for(LIMIT, "the alert in the log", || w.log().contains("OLD-1"));
+    assert!(w.log().contains("24-hour reporting window"), "{}", w.log());
+}
