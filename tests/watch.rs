@@ -97,6 +97,14 @@ fn setup(config: SandboxConfig) -> (Server, Vec<(&'static str, String)>, tempfil
     (server, env, dir)
 }
 
+/// `in/results/status.json` (null while absent or being replaced).
+fn status_of(d: &Path) -> serde_json::Value {
+    std::fs::read(d.join("in/results/status.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
 fn statuses(path: &Path) -> Vec<String> {
     results(path).into_iter().map(|r| r["result_status"].clone()).collect()
 }
@@ -143,16 +151,18 @@ fn a_file_written_slowly_is_taken_only_once_complete() {
     all_accepted(&d.join("in/results/slow.result.csv"), 60);
     assert_eq!(server.accepted(), 60);
     assert_eq!(std::fs::read(d.join("in/done/slow.csv")).unwrap(), bytes);
+    // status.json follows the move to done/.
+    wait_for(LIMIT, "status.json naming slow.csv", || {
+        status_of(d)["last_file"]["name"] == "slow.csv"
+    });
+    let status = status_of(d);
+    assert_eq!(status["last_file"]["documents"]["accepted"], 60, "{status}");
+    assert_eq!(status["alerts"].as_array().map(Vec::len), Some(0), "{status}");
     let log = w.log();
     assert!(
         log.contains("slow.csv: taken") && log.contains("slow.csv: done"),
         "{log}"
     );
-    let status: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(d.join("in/results/status.json")).unwrap()).unwrap();
-    assert_eq!(status["last_file"]["name"], "slow.csv", "{status}");
-    assert_eq!(status["last_file"]["documents"]["accepted"], 60, "{status}");
-    assert_eq!(status["alerts"].as_array().map(Vec::len), Some(0), "{status}");
 }
 
 #[test]
@@ -197,9 +207,9 @@ fn the_same_content_dropped_twice_is_recognised_and_not_sent_again() {
     all_accepted(&d.join("in/results/day.result.csv"), 12);
     let log = w.log();
     assert!(log.contains("the same content as day.csv"), "{log}");
-    let status: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(d.join("in/results/status.json")).unwrap()).unwrap();
-    assert_eq!(status["last_file"]["repeat"], true, "{status}");
+    wait_for(LIMIT, "status.json saying it was a repeat", || {
+        status_of(d)["last_file"]["repeat"] == true
+    });
     // Both copies kept, the second with a timestamp suffix.
     let done = names(&d.join("in/done"));
     assert!(done[0] == "day.csv" || done[1] == "day.csv", "{done:?}");
@@ -227,7 +237,9 @@ fn a_broken_file_goes_to_failed_with_its_error_and_temporary_names_are_ignored()
     assert!(error.contains("no bundled mapping fits"), "{error}");
     let error = std::fs::read_to_string(d.join("in/failed/binary.xlsx.error.txt")).unwrap();
     assert!(error.contains("not a spreadsheet"), "{error}");
-    assert!(w.log().contains("broken.csv: failed"), "{}", w.log());
+    wait_for(LIMIT, "the failure in the log", || {
+        w.log().contains("broken.csv: failed")
+    });
     // One more full scan after the failures: the ignored names are still where they were.
     let scans = |d: &Path| {
         std::fs::metadata(d.join("in/results/status.json"))
@@ -340,12 +352,7 @@ fn simplified_documents_not_accepted_near_the_end_of_their_window_are_alerts() {
     });
     std::fs::write(d.join("in/results/status.json"), previous.to_string()).unwrap();
     let w = Watch::start(d, &env, &[]);
-    let status = || -> serde_json::Value {
-        std::fs::read(d.join("in/results/status.json"))
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default()
-    };
+    let status = || status_of(d);
     wait_for(LIMIT, "the watcher's status", || status()["pid"] == w.child.id());
     let s = status();
     let alerts: Vec<&str> = s["alerts"]
