@@ -204,6 +204,8 @@ fn the_same_content_dropped_twice_is_recognised_and_not_sent_again() {
         names(&d.join("in/done")).len() == 2
     });
     assert_eq!(server.accepted(), 12, "nothing sent again");
+    let device = &server.handle.stats().devices[0];
+    assert_eq!(device.replays, 0, "not even as a repeat: reported from the ledger");
     all_accepted(&d.join("in/results/day.result.csv"), 12);
     let log = w.log();
     assert!(log.contains("the same content as day.csv"), "{log}");

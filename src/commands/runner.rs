@@ -338,6 +338,24 @@ impl Runner {
         matches!(self.ledger().get(&key), Ok(Some(e)) if e.state == LedgerState::Accepted)
     }
 
+    /// The simplified documents the ledger holds without a final answer (sent, outcome unknown),
+    /// for the watch's 24-hour alert.
+    pub(super) fn unresolved_simplified(&self) -> Vec<Tracked> {
+        let entries = self
+            .ledger()
+            .unresolved(self.submitter.onboard_id())
+            .unwrap_or_default();
+        entries
+            .into_iter()
+            .filter_map(|e| {
+                let doc: Document = serde_json::from_slice(&e.body).ok()?;
+                let mut t = RunDispatch::simplified_of(&doc)?;
+                t.status = e.state.as_str().to_string();
+                Some(t)
+            })
+            .collect()
+    }
+
     /// Stop the built-in sandbox, if one runs.
     pub(super) fn shutdown(self) {
         if let Some(sandbox) = self.sandbox {
@@ -350,5 +368,27 @@ impl RunDispatch<'_> {
     /// Clear the progress line.
     pub(super) fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ledger_body_gives_back_the_simplified_document_and_its_issue_time_in_utc() {
+        let doc = crate::model::example::simplified_invoice("SIM-1");
+        let body = serde_json::to_vec(&doc).unwrap();
+        let back: Document = serde_json::from_slice(&body).unwrap();
+        let t = RunDispatch::simplified_of(&back).unwrap();
+        assert_eq!(t.number, "SIM-1");
+        let local = doc.issue_date.and_time(doc.issue_time);
+        assert_eq!(
+            t.issued_at,
+            local.and_utc() - chrono::Duration::hours(3),
+            "Riyadh is UTC+3"
+        );
+        let standard = crate::model::example::standard_invoice("STD-1");
+        assert!(RunDispatch::simplified_of(&standard).is_none());
     }
 }

@@ -342,6 +342,9 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
         fatal: None,
         alerted: 0,
     };
+    for t in runner.unresolved_simplified() {
+        w.unsettled.insert((t.kind, t.number.clone()), t);
+    }
     for leftover in inbox.leftovers()? {
         if w.stopping() {
             break;
