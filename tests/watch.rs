@@ -198,7 +198,6 @@ fn the_same_content_dropped_twice_is_recognised_and_not_sent_again() {
     std::fs::write(d.join("in/day.csv"), &bytes).unwrap();
     wait_for(LIMIT, "day.csv in done/", || d.join("in/done/day.csv").exists());
     assert_eq!(server.accepted(), 12);
-    std::fs::remove_file(d.join("in/results/day.result.csv")).unwrap();
     std::fs::write(d.join("in/day.csv"), &bytes).unwrap();
     wait_for(LIMIT, "the second day.csv in done/", || {
         names(&d.join("in/done")).len() == 2
@@ -206,7 +205,15 @@ fn the_same_content_dropped_twice_is_recognised_and_not_sent_again() {
     assert_eq!(server.accepted(), 12, "nothing sent again");
     let device = &server.handle.stats().devices[0];
     assert_eq!(device.replays, 0, "not even as a repeat: reported from the ledger");
-    all_accepted(&d.join("in/results/day.result.csv"), 12);
+    // The second drop gets its own result file: the first is not overwritten.
+    let result_files: Vec<String> = names(&d.join("in/results"))
+        .into_iter()
+        .filter(|n| n.starts_with("day") && n.ends_with(".result.csv"))
+        .collect();
+    assert_eq!(result_files.len(), 2, "{result_files:?}");
+    for f in &result_files {
+        all_accepted(&d.join("in/results").join(f), 12);
+    }
     let log = w.log();
     assert!(log.contains("the same content as day.csv"), "{log}");
     wait_for(LIMIT, "status.json saying it was a repeat", || {

@@ -114,7 +114,7 @@ impl Watcher<'_> {
     }
 
     /// A result file name not used by another content: `X.csv` keeps its name unless
-    /// `results/X.result.csv` exists for a different drop, then it becomes `X.<time>.csv`.
+    /// `results/X.result.csv` exists from an earlier drop, then it becomes `X.<time>.csv`.
     fn unclash(&self, claimed: PathBuf) -> anyhow::Result<PathBuf> {
         if !crate::results::result_path(&self.input.results, &claimed).exists() {
             return Ok(claimed);
@@ -140,11 +140,7 @@ impl Watcher<'_> {
             Err(e) => return self.fail(&claimed, &name, &e.to_string()),
         };
         let repeat = self.seen.first_name(&hash).map(str::to_string);
-        let claimed = if repeat.is_some() || leftover {
-            claimed
-        } else {
-            self.unclash(claimed)?
-        };
+        let claimed = if leftover { claimed } else { self.unclash(claimed)? };
         match &repeat {
             Some(first) => info!(
                 "{name}: taken; the same content as {first}, done before: reported from the ledger, nothing accepted is sent again"
