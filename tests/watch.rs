@@ -335,7 +335,7 @@ fn sigterm_in_the_middle_of_a_file_exits_0_with_results_and_a_restart_finishes_i
 fn a_second_watcher_on_the_same_inbox_is_refused() {
     let (_server, env, dir) = setup(SandboxConfig::default());
     let d = dir.path();
-    let w = Watch::start(d, &env, &[]);
+    let mut w = Watch::start(d, &env, &[]);
     wait_for(LIMIT, "the first watcher's status", || {
         d.join("in/results/status.json").exists()
     });
@@ -343,6 +343,10 @@ fn a_second_watcher_on_the_same_inbox_is_refused() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let msg = format!("another invoicedrop watch is running on in (pid {})", w.child.id());
     assert!(text(&o).contains(&msg), "{}", text(&o));
+    // The first one, idle, stops at once on SIGINT with exit 0 and says so in status.json.
+    w.signal("-INT");
+    assert_eq!(w.wait_exit(), Some(0), "{}", w.log());
+    assert_eq!(status_of(d)["state"], "stopping");
 }
 
 #[test]

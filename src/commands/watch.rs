@@ -293,11 +293,13 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
     {
         let (halt, tx) = (halt.clone(), tx.clone());
         let _in_runtime = runner.runtime().enter();
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .context("cannot listen for SIGTERM")?;
+        // Both registered now, before any file is taken: from here on a signal only raises `halt`.
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
+        let mut int = signal(SignalKind::interrupt()).context("cannot listen for SIGINT")?;
         runner.runtime().spawn(async move {
             tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
+                _ = int.recv() => {}
                 _ = term.recv() => {}
             }
             halt.store(true, Ordering::SeqCst);
