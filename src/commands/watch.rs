@@ -245,21 +245,24 @@ impl Watcher<'_> {
         self.halt.load(Ordering::SeqCst) || self.fatal.is_some()
     }
 
-    /// Scan the inbox and take every file that has become quiet.
-    fn scan(&mut self) -> anyhow::Result<()> {
+    /// Scan the inbox and take the oldest file that has become quiet (one per scan, so the others
+    /// are looked at again after it: a file rewritten meanwhile waits again). Whether one was
+    /// taken.
+    fn scan(&mut self) -> anyhow::Result<bool> {
         let present = self.inbox.scan()?;
         let ready = self.stability.observe(&present, Instant::now());
-        for path in ready {
-            if self.stopping() {
-                break;
-            }
+        let mut took = false;
+        if let Some(path) = ready.into_iter().next()
+            && !self.stopping()
+        {
             self.stability.forget(&path);
             if let Some(claimed) = self.inbox.claim(&path)? {
                 self.process(claimed, false)?;
+                took = true;
             }
         }
         self.write_status(None);
-        Ok(())
+        Ok(took)
     }
 }
 
@@ -351,7 +354,9 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
     }
     let poll = (quiet / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
     while !w.stopping() {
-        w.scan()?;
+        if w.scan()? {
+            continue;
+        }
         if w.stopping() {
             break;
         }
