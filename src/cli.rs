@@ -29,6 +29,9 @@ pub enum Command {
     Run(RunArgs),
     /// Read exports, map, compute and validate, with no network: findings and result files only.
     Check(CheckArgs),
+    /// Watch a drop folder: issue every export dropped into it, once it has stopped changing, as
+    /// `run` does; then move it to done/ or failed/.
+    Watch(WatchArgs),
     /// Register this device with the API once; the onboard_id is kept in the state folder.
     Onboard(OnboardArgs),
     /// List, show and detect the mappings of ERP export layouts.
@@ -207,6 +210,37 @@ pub struct OnboardArgs {
     /// Configuration file with the seller profile (default ./invoicedrop.toml when present).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// API flags.
+    #[command(flatten)]
+    pub api: ApiArgs,
+}
+
+/// `invoicedrop watch INBOX`
+#[derive(Debug, Clone, Args)]
+pub struct WatchArgs {
+    /// The drop folder. Files are claimed into INBOX/.processing/, then moved to INBOX/done/ or
+    /// INBOX/failed/.
+    pub inbox: PathBuf,
+    /// Mapping to use: a bundled name (see `mappings list`) or a TOML file. Detected from the
+    /// headers of each file when not given.
+    #[arg(long)]
+    pub mapping: Option<String>,
+    /// Configuration file (default ./invoicedrop.toml when present).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Folder for result files and status.json (default INBOX/results).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+    /// Seconds a file's size and modification time must stay unchanged before it is taken.
+    #[arg(long, default_value_t = 5.0)]
+    pub quiet_period: f64,
+    /// Seconds between full scans of the inbox, besides the file system's events.
+    #[arg(long, default_value_t = 30.0)]
+    pub rescan: f64,
+    /// Hours after its issue time at which a simplified document not yet accepted is an alert
+    /// (the reporting window is 24 hours).
+    #[arg(long, default_value_t = 20.0)]
+    pub alert_hours: f64,
     /// API flags.
     #[command(flatten)]
     pub api: ApiArgs,

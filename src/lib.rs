@@ -19,3 +19,4 @@ pub mod results;
 pub mod sandbox;
 pub mod submit;
 pub mod validate;
+pub mod watch;

@@ -22,12 +22,17 @@ const EXTENSIONS: &[&str] = &["csv", "tsv", "txt", "xlsx", "xlsm", "xls", "xlsb"
 #[derive(Serialize)]
 pub(super) struct Report {
     demo_seller: bool,
-    files: Vec<FileSummary>,
-    skipped_files: Vec<String>,
+    /// One summary per file.
+    pub(super) files: Vec<FileSummary>,
+    /// Files passed over, with why.
+    pub(super) skipped_files: Vec<String>,
     rows: u64,
     documents: pipeline::Counts,
     codes: BTreeMap<String, u64>,
     exit_code: u8,
+    /// No export was found in the paths.
+    #[serde(skip)]
+    no_exports: bool,
 }
 
 /// Files to check: files as given, folders' exports (non-recursive), without our own result
@@ -181,8 +186,39 @@ pub(super) fn process(
     config: &Config,
     now: DateTime<Utc>,
     cli: &Cli,
-    mut dispatch: Option<&mut (dyn Dispatch + '_)>,
+    dispatch: Option<&mut (dyn Dispatch + '_)>,
 ) -> anyhow::Result<Status> {
+    let notes = !cli.quiet && !cli.json;
+    let (report, status) = evaluate(paths, input, config, now, None, notes, dispatch)?;
+    if report.no_exports && !cli.json {
+        eprintln!(
+            "error: no export to check in {}",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if cli.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_human(&report, cli.quiet);
+    }
+    Ok(status)
+}
+
+/// [`process`] without printing anything but the demo-seller note (when `notes`): the report and
+/// its exit status. `batch` overrides the documents per batch. Used by `watch`, one file at a time.
+pub(super) fn evaluate(
+    paths: &[PathBuf],
+    input: &InputArgs,
+    config: &Config,
+    now: DateTime<Utc>,
+    batch: Option<usize>,
+    notes: bool,
+    mut dispatch: Option<&mut (dyn Dispatch + '_)>,
+) -> anyhow::Result<(Report, Status)> {
     let args = ProcessArgs { paths, input };
     let (seller, demo) = config.seller();
     let explicit = match &args.input.mapping {
@@ -196,8 +232,11 @@ pub(super) fn process(
     let mut skipped_files = Vec::new();
     let mut files_out = Vec::new();
     let files = expand(args.paths, &side_files, &mut skipped_files, &mut files_out);
-    let opts = CheckOptions::new(now, seller);
-    if demo && !cli.quiet && !cli.json {
+    let mut opts = CheckOptions::new(now, seller);
+    if let Some(b) = batch {
+        opts.batch = b.max(1);
+    }
+    if demo && notes {
         eprintln!(
             "note: no configuration ({}): the seller is the built-in demo seller of the sandbox, VAT {}. Put your company in a [seller] table to check your own documents.",
             args.input
@@ -245,6 +284,7 @@ pub(super) fn process(
         documents: Default::default(),
         codes: BTreeMap::new(),
         exit_code: 0,
+        no_exports: files.is_empty(),
     };
     for f in &report.files {
         report.rows += f.rows;
@@ -265,22 +305,7 @@ pub(super) fn process(
         Status::Failure => 1,
         Status::Error => 2,
     };
-    if files.is_empty() && !cli.json {
-        eprintln!(
-            "error: no export to check in {}",
-            args.paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    if cli.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print_human(&report, cli.quiet);
-    }
-    Ok(status)
+    Ok((report, status))
 }
 
 fn print_human(r: &Report, quiet: bool) {

@@ -6,7 +6,9 @@ mod mappings;
 mod onboard;
 mod report;
 mod run;
+mod runner;
 mod sandbox;
+mod watch;
 
 pub use check::check;
 pub use mappings::mappings;
@@ -14,6 +16,7 @@ pub use onboard::onboard;
 pub use report::report;
 pub use run::run;
 pub use sandbox::sandbox;
+pub use watch::watch;
 
 use std::process::ExitCode;
 
