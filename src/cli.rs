@@ -40,6 +40,8 @@ pub enum Command {
     Sandbox(SandboxArgs),
     /// Summarise a results folder and reconcile the accepted documents with their signed XML.
     Report(ReportArgs),
+    /// Write a realistic export of any size in a bundled layout (for trials and benchmarks).
+    Generate(GenerateArgs),
 }
 
 /// Flags shared by the commands that read exports.
@@ -244,4 +246,30 @@ pub struct WatchArgs {
     /// API flags.
     #[command(flatten)]
     pub api: ApiArgs,
+}
+
+/// `invoicedrop generate --layout NAME --rows N [--seed S] --out FILE`
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "Writes customers.csv (and credit_notes.csv for sage50 and tally) beside FILE when the \
+layout's mapping reads them, replacing files of those names. sap-b1-dtw writes its Documents header file \
+beside FILE, whose name must contain Document_Lines. FILE ending in .xlsx gives a workbook."
+)]
+pub struct GenerateArgs {
+    /// The layout: xero, quickbooks-online, zoho-books, odoo, erpnext, sap-b1-dtw, sage50, tally,
+    /// legacy-arabic.
+    #[arg(long)]
+    pub layout: String,
+    /// Line rows to write.
+    #[arg(long)]
+    pub rows: u64,
+    /// Seed of the random choices (the same seed and day give the same file).
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// The export to write (.csv, .txt, .xlsx).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Date the documents in the 20 days before this day (YYYY-MM-DD); default today.
+    #[arg(long)]
+    pub today: Option<String>,
 }

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod commands;
 pub mod compute;
 pub mod config;
+pub mod generate;
 pub mod ingest;
 pub mod logging;
 pub mod mapping;

@@ -16,6 +16,7 @@ fn main() -> ExitCode {
         Command::Mappings(a) => commands::mappings(a.clone(), &cli),
         Command::Sandbox(a) => commands::sandbox(a.clone(), &cli),
         Command::Report(a) => commands::report(a.clone(), &cli),
+        Command::Generate(a) => commands::generate(a.clone(), &cli),
     };
     match result {
         Ok(status) => status.into(),

@@ -2,6 +2,7 @@
 
 mod api;
 mod check;
+mod generate;
 mod mappings;
 mod onboard;
 mod report;
@@ -11,6 +12,7 @@ mod sandbox;
 mod watch;
 
 pub use check::check;
+pub use generate::generate;
 pub use mappings::mappings;
 pub use onboard::onboard;
 pub use report::report;

@@ -1,0 +1,166 @@
+//! `invoicedrop generate`: every layout, as CSV and as xlsx, passes `check` with its detected
+//! mapping; the same seed gives the same file; bad requests are usage errors.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+const LAYOUTS: [&str; 9] = [
+    "xero",
+    "quickbooks-online",
+    "zoho-books",
+    "odoo",
+    "erpnext",
+    "sap-b1-dtw",
+    "sage50",
+    "tally",
+    "legacy-arabic",
+];
+const TODAY: &str = "2026-11-21";
+const NOW: &str = "2026-11-21T09:00:00Z";
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_invoicedrop"))
+}
+
+fn file_name(layout: &str, ext: &str) -> String {
+    match (layout, ext) {
+        ("sap-b1-dtw", "csv") => "SAP_B1_OINV_Document_Lines.txt".into(),
+        ("sap-b1-dtw", _) => format!("SAP_B1_OINV_Document_Lines.{ext}"),
+        _ => format!("{layout}.{ext}"),
+    }
+}
+
+fn generate(dir: &Path, layout: &str, rows: u64, seed: u64, name: &str) -> Value {
+    let out = bin()
+        .current_dir(dir)
+        .args(["generate", "--json", "--layout", layout, "--rows", &rows.to_string()])
+        .args(["--seed", &seed.to_string(), "--today", TODAY, "--out", name])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn check(dir: &Path, name: &str) -> (i32, Value) {
+    let out = bin()
+        .current_dir(dir)
+        .args(["check", "--json", "--now", NOW, name])
+        .output()
+        .unwrap();
+    let report =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap_or(-1), report)
+}
+
+fn passes(layout: &str, ext: &str, rows: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let name = file_name(layout, ext);
+    let g = generate(dir.path(), layout, rows, 7, &name);
+    assert_eq!(g["rows"], rows, "{layout}");
+    let (code, r) = check(dir.path(), &name);
+    let f = &r["files"][0];
+    assert_eq!(code, 0, "{layout} {ext}: {r:#}");
+    assert_eq!(f["mapping"], layout, "{layout} {ext}: detected {}", f["mapping"]);
+    assert_eq!(f["rows"], rows, "{layout} {ext}: every row checked");
+    assert_eq!(r["documents"]["invalid"], 0, "{layout} {ext}: {:#}", f["problems"]);
+    assert_eq!(f["rows_invalid"], 0, "{layout} {ext}");
+    let docs = g["documents"].as_u64().unwrap();
+    let counted = ["valid", "skipped"]
+        .iter()
+        .map(|k| r["documents"][k].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(counted, docs, "{layout} {ext}: documents");
+    assert_eq!(
+        r["documents"]["skipped"], g["not_issued"],
+        "{layout} {ext}: drafts and voided are skipped"
+    );
+    let kinds = f["by_kind"].as_object().unwrap();
+    assert!(
+        kinds.contains_key("invoice/standard") && kinds.contains_key("invoice/simplified"),
+        "{layout}: {kinds:?}"
+    );
+    if g["credit_notes"].as_u64().unwrap() > 0 {
+        assert!(
+            kinds.keys().any(|k| k.starts_with("credit_note/")),
+            "{layout}: {kinds:?}"
+        );
+    }
+}
+
+#[test]
+fn every_layout_as_csv_passes_check_with_its_detected_mapping() {
+    for layout in LAYOUTS {
+        passes(layout, "csv", 600);
+    }
+}
+
+#[test]
+fn every_layout_as_xlsx_passes_check_with_its_detected_mapping() {
+    for layout in LAYOUTS {
+        passes(layout, "xlsx", 300);
+    }
+}
+
+#[test]
+fn same_seed_same_bytes_other_seed_other_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let read = |n: &str| std::fs::read(dir.path().join(n)).unwrap();
+    generate(dir.path(), "xero", 500, 3, "a.csv");
+    generate(dir.path(), "xero", 500, 3, "b.csv");
+    generate(dir.path(), "xero", 500, 4, "c.csv");
+    assert_eq!(read("a.csv"), read("b.csv"));
+    assert_ne!(read("a.csv"), read("c.csv"));
+}
+
+#[test]
+fn side_tables_are_written_beside_the_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = generate(dir.path(), "sage50", 400, 1, "sage.csv");
+    let files: Vec<&str> = g["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["sage.csv", "customers.csv", "credit_notes.csv"]);
+    let notes = std::fs::read_to_string(dir.path().join("credit_notes.csv")).unwrap();
+    assert_eq!(notes.lines().count() as u64, 1 + g["credit_notes"].as_u64().unwrap());
+    let legacy = tempfile::tempdir().unwrap();
+    generate(legacy.path(), "legacy-arabic", 50, 1, "legacy.csv");
+    assert!(
+        !legacy.path().join("customers.csv").exists(),
+        "the legacy layout carries its buyers"
+    );
+    let bytes = std::fs::read(legacy.path().join("legacy.csv")).unwrap();
+    assert!(std::str::from_utf8(&bytes).is_err(), "windows-1256, not UTF-8");
+}
+
+#[test]
+fn bad_requests_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["--layout", "nope", "--rows", "5", "--out", "x.csv"][..],
+        &["--layout", "xero", "--rows", "0", "--out", "x.csv"],
+        &["--layout", "sap-b1-dtw", "--rows", "5", "--out", "lines.txt"],
+        &[
+            "--layout",
+            "xero",
+            "--rows",
+            "5",
+            "--out",
+            "x.csv",
+            "--today",
+            "21/11/2026",
+        ],
+    ] {
+        let out = bin()
+            .current_dir(dir.path())
+            .arg("generate")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty());
+    }
+}
