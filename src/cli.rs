@@ -24,12 +24,22 @@ pub struct Cli {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Read exports, check them and get the valid documents issued through the API (the built-in
+    /// sandbox when no API is configured); result files per input.
+    Run(RunArgs),
     /// Read exports, map, compute and validate, with no network: findings and result files only.
     Check(CheckArgs),
+    /// Watch a drop folder: issue every export dropped into it, once it has stopped changing, as
+    /// `run` does; then move it to done/ or failed/.
+    Watch(WatchArgs),
+    /// Register this device with the API once; the onboard_id is kept in the state folder.
+    Onboard(OnboardArgs),
     /// List, show and detect the mappings of ERP export layouts.
     Mappings(MappingsArgs),
     /// Run the sandbox authority: the whole API as a local server.
     Sandbox(SandboxArgs),
+    /// Summarise a results folder and reconcile the accepted documents with their signed XML.
+    Report(ReportArgs),
     /// Write a realistic export of any size in a bundled layout (for trials and benchmarks).
     Generate(GenerateArgs),
 }
@@ -61,6 +71,17 @@ pub struct CheckArgs {
     /// Check as if it were this time (RFC 3339), for the date rules; default now.
     #[arg(long)]
     pub now: Option<String>,
+}
+
+/// `invoicedrop report RESULTS_DIR`
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "Exit status: 0 everything reconciles, 1 differences exist (each is listed by document), \
+2 the folder cannot be read or holds no result files."
+)]
+pub struct ReportArgs {
+    /// The results folder (what `check` and `run` wrote with --results).
+    pub results_dir: PathBuf,
 }
 
 /// `invoicedrop mappings list | show NAME | detect FILE`
@@ -132,6 +153,99 @@ pub struct SandboxArgs {
     /// The OTP onboarding accepts.
     #[arg(long, default_value = "123456")]
     pub otp: String,
+}
+
+/// Flags of the commands that talk to the API.
+#[derive(Debug, Clone, Args)]
+pub struct ApiArgs {
+    /// State folder: the ledger of every document sent, the onboard_id, the built-in sandbox's
+    /// state.
+    #[arg(long, default_value = ".invoicedrop")]
+    pub state: PathBuf,
+    /// Documents per second sent to the API (default: 5 for a real API, no limit for the
+    /// built-in sandbox).
+    #[arg(long)]
+    pub rate: Option<u32>,
+    /// Requests in flight at once (default: 8 for a real API, 16 for the built-in sandbox).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Seconds to wait for an answer before the outcome counts as unknown (and is repeated).
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
+    /// Allow plain http:// to a host other than loopback (D3). Never for production.
+    #[arg(long)]
+    pub insecure: bool,
+}
+
+/// `invoicedrop run PATH...`
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Files or folders to issue.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Common input flags.
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// API flags.
+    #[command(flatten)]
+    pub api: ApiArgs,
+}
+
+/// `invoicedrop onboard --otp OTP --device-id ID`
+#[derive(Debug, Clone, Args)]
+pub struct OnboardArgs {
+    /// The one-time password from the provider's portal.
+    #[arg(long)]
+    pub otp: String,
+    /// This device's identifier, chosen by you (one per installation or branch).
+    #[arg(long)]
+    pub device_id: String,
+    /// Which documents the device issues.
+    #[arg(long, default_value = "both", value_parser = ["standard", "simplified", "both"])]
+    pub invoice_type: String,
+    /// Contact e-mail for the onboarding.
+    #[arg(long, default_value = "einvoicing@example.com")]
+    pub email: String,
+    /// Industry category (for example IT, Retail).
+    #[arg(long, default_value = "Retail")]
+    pub business_category: String,
+    /// Configuration file with the seller profile (default ./invoicedrop.toml when present).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// API flags.
+    #[command(flatten)]
+    pub api: ApiArgs,
+}
+
+/// `invoicedrop watch INBOX`
+#[derive(Debug, Clone, Args)]
+pub struct WatchArgs {
+    /// The drop folder. Files are claimed into INBOX/.processing/, then moved to INBOX/done/ or
+    /// INBOX/failed/.
+    pub inbox: PathBuf,
+    /// Mapping to use: a bundled name (see `mappings list`) or a TOML file. Detected from the
+    /// headers of each file when not given.
+    #[arg(long)]
+    pub mapping: Option<String>,
+    /// Configuration file (default ./invoicedrop.toml when present).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Folder for result files and status.json (default INBOX/results).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+    /// Seconds a file's size and modification time must stay unchanged before it is taken.
+    #[arg(long, default_value_t = 5.0)]
+    pub quiet_period: f64,
+    /// Seconds between full scans of the inbox, besides the file system's events.
+    #[arg(long, default_value_t = 30.0)]
+    pub rescan: f64,
+    /// Hours after its issue time at which a simplified document not yet accepted is an alert
+    /// (the reporting window is 24 hours).
+    #[arg(long, default_value_t = 20.0)]
+    pub alert_hours: f64,
+    /// API flags.
+    #[command(flatten)]
+    pub api: ApiArgs,
 }
 
 /// `invoicedrop generate --layout NAME --rows N [--seed S] --out FILE`

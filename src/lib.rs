@@ -18,4 +18,6 @@ pub mod model;
 pub mod pipeline;
 pub mod results;
 pub mod sandbox;
+pub mod submit;
 pub mod validate;
+pub mod watch;

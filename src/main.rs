@@ -12,11 +12,15 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    invoicedrop::logging::init(cli.quiet, cli.verbose);
+    invoicedrop::logging::init(cli.quiet, cli.verbose, matches!(cli.command, Command::Watch(_)));
     let result = match &cli.command {
+        Command::Run(a) => commands::run(a.clone(), &cli),
         Command::Check(a) => commands::check(a.clone(), &cli),
+        Command::Watch(a) => commands::watch(a.clone(), &cli),
+        Command::Onboard(a) => commands::onboard(a.clone(), &cli),
         Command::Mappings(a) => commands::mappings(a.clone(), &cli),
         Command::Sandbox(a) => commands::sandbox(a.clone(), &cli),
+        Command::Report(a) => commands::report(a.clone(), &cli),
         Command::Generate(a) => commands::generate(a.clone(), &cli),
     };
     match result {

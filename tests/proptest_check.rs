@@ -28,7 +28,7 @@ fn check_bytes(bytes: &[u8]) {
     let headers = prepared.bound.headers.names();
     let mut writer = ResultWriter::create(&dir.path().join("results"), &input, &headers).unwrap();
     let mut summary = FileSummary::default();
-    pipeline::check_stream(prepared.input, prepared.bound, &opts, &mut writer, &mut summary).unwrap();
+    pipeline::check_stream(prepared.input, prepared.bound, &opts, &mut writer, &mut summary, None).unwrap();
     let rows = writer.rows();
     writer.finish().unwrap();
     assert_eq!(rows, summary.rows);

@@ -6,7 +6,7 @@ use crate::cli::*;
 use crate::config::Config;
 use crate::mapping::detect::Role;
 use crate::mapping::{Mapping, bundled, detect};
-use crate::pipeline::{self, CheckOptions, FileSummary};
+use crate::pipeline::{self, CheckOptions, Dispatch, FileSummary};
 use crate::results::ResultWriter;
 use anyhow::Context as _;
 use chrono::{DateTime, Utc};
@@ -18,15 +18,21 @@ use std::sync::Arc;
 /// Extensions read from folders.
 const EXTENSIONS: &[&str] = &["csv", "tsv", "txt", "xlsx", "xlsm", "xls", "xlsb", "ods"];
 
+/// What a `check` or `run` over several files gave.
 #[derive(Serialize)]
-struct Report {
+pub(super) struct Report {
     demo_seller: bool,
-    files: Vec<FileSummary>,
-    skipped_files: Vec<String>,
+    /// One summary per file.
+    pub(super) files: Vec<FileSummary>,
+    /// Files passed over, with why.
+    pub(super) skipped_files: Vec<String>,
     rows: u64,
     documents: pipeline::Counts,
     codes: BTreeMap<String, u64>,
     exit_code: u8,
+    /// No export was found in the paths.
+    #[serde(skip)]
+    no_exports: bool,
 }
 
 /// Files to check: files as given, folders' exports (non-recursive), without our own result
@@ -63,7 +69,7 @@ fn expand(
                 if name.starts_with('.') || !EXTENSIONS.contains(&ext.as_str()) {
                     continue;
                 }
-                if name.contains(".result.") {
+                if name.contains(".result.") || name.ends_with(".documents.csv") {
                     continue;
                 }
                 if side_files.contains(&name) {
@@ -89,7 +95,7 @@ fn whole_file_error(p: &Path, message: String) -> FileSummary {
     }
 }
 
-fn parse_now(now: &Option<String>) -> anyhow::Result<DateTime<Utc>> {
+pub(super) fn parse_now(now: &Option<String>) -> anyhow::Result<DateTime<Utc>> {
     match now {
         Some(s) => Ok(DateTime::parse_from_rfc3339(s)
             .with_context(|| format!("--now {s:?}: expected an RFC 3339 time such as 2026-11-21T09:00:00Z"))?
@@ -98,6 +104,7 @@ fn parse_now(now: &Option<String>) -> anyhow::Result<DateTime<Utc>> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn check_one(
     path: &Path,
     explicit: Option<&Arc<Mapping>>,
@@ -106,6 +113,7 @@ fn check_one(
     config: &Config,
     opts: &CheckOptions,
     results: &Path,
+    dispatch: Option<&mut (dyn Dispatch + '_)>,
 ) -> Result<Option<FileSummary>, String> {
     let mapping = match explicit {
         Some(m) => m.clone(),
@@ -142,20 +150,77 @@ fn check_one(
     let headers = prepared.bound.headers.names();
     let mut writer = ResultWriter::create(results, path, &headers)
         .map_err(|e| format!("cannot write the result file in {}: {e}", results.display()))?;
-    pipeline::check_stream(prepared.input, prepared.bound, opts, &mut writer, &mut summary)
-        .map_err(|e| format!("cannot write {}: {e}", writer.target().display()))?;
-    let target = writer
+    writer.set_mapping(&mapping.name);
+    pipeline::check_stream(
+        prepared.input,
+        prepared.bound,
+        opts,
+        &mut writer,
+        &mut summary,
+        dispatch,
+    )
+    .map_err(|e| format!("cannot write {}: {e}", writer.target().display()))?;
+    let finished = writer
         .finish()
-        .map_err(|e| format!("cannot finish the result file: {e}"))?;
-    summary.result_file = Some(target.display().to_string());
+        .map_err(|e| format!("cannot finish the result files: {e}"))?;
+    summary.result_file = Some(finished.result_csv.display().to_string());
+    summary.result_xlsx = finished.result_xlsx.map(|p| p.display().to_string());
+    summary.summary_file = Some(finished.summary_json.display().to_string());
+    summary.summary = Some(finished.summary);
     Ok(Some(summary))
 }
 
 /// Run `invoicedrop check`.
 pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
     let config = Config::load(args.input.config.as_deref())?;
-    let (seller, demo) = config.seller();
     let now = parse_now(&args.now)?;
+    process(&args.paths, &args.input, &config, now, cli, None)
+}
+
+/// Check every export of `paths` (files, or folders' exports), handing valid documents to
+/// `dispatch` when there is one, write the result files, print the summary, and give the exit
+/// status. Shared by `check` and `run`.
+pub(super) fn process(
+    paths: &[PathBuf],
+    input: &InputArgs,
+    config: &Config,
+    now: DateTime<Utc>,
+    cli: &Cli,
+    dispatch: Option<&mut (dyn Dispatch + '_)>,
+) -> anyhow::Result<Status> {
+    let notes = !cli.quiet && !cli.json;
+    let (report, status) = evaluate(paths, input, config, now, None, notes, dispatch)?;
+    if report.no_exports && !cli.json {
+        eprintln!(
+            "error: no export to check in {}",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if cli.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_human(&report, cli.quiet);
+    }
+    Ok(status)
+}
+
+/// [`process`] without printing anything but the demo-seller note (when `notes`): the report and
+/// its exit status. `batch` overrides the documents per batch. Used by `watch`, one file at a time.
+pub(super) fn evaluate(
+    paths: &[PathBuf],
+    input: &InputArgs,
+    config: &Config,
+    now: DateTime<Utc>,
+    batch: Option<usize>,
+    notes: bool,
+    mut dispatch: Option<&mut (dyn Dispatch + '_)>,
+) -> anyhow::Result<(Report, Status)> {
+    let args = ProcessArgs { paths, input };
+    let (seller, demo) = config.seller();
     let explicit = match &args.input.mapping {
         Some(spec) => Some(Arc::new(pipeline::load_mapping(spec)?)),
         None => None,
@@ -166,9 +231,12 @@ pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
     let side_files = pipeline::lookup_file_names(&side);
     let mut skipped_files = Vec::new();
     let mut files_out = Vec::new();
-    let files = expand(&args.paths, &side_files, &mut skipped_files, &mut files_out);
-    let opts = CheckOptions::new(now, seller);
-    if demo && !cli.quiet && !cli.json {
+    let files = expand(args.paths, &side_files, &mut skipped_files, &mut files_out);
+    let mut opts = CheckOptions::new(now, seller);
+    if let Some(b) = batch {
+        opts.batch = b.max(1);
+    }
+    if demo && notes {
         eprintln!(
             "note: no configuration ({}): the seller is the built-in demo seller of the sandbox, VAT {}. Put your company in a [seller] table to check your own documents.",
             args.input
@@ -198,9 +266,10 @@ pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
             explicit.as_ref(),
             &mappings,
             &files,
-            &config,
+            config,
             &opts,
             &args.input.results,
+            dispatch.as_deref_mut(),
         ) {
             Ok(Some(s)) => files_out.push(s),
             Ok(None) => skipped_files.push(format!("{}: header file, read with its lines file", f.display())),
@@ -215,19 +284,18 @@ pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
         documents: Default::default(),
         codes: BTreeMap::new(),
         exit_code: 0,
+        no_exports: files.is_empty(),
     };
     for f in &report.files {
         report.rows += f.rows;
-        report.documents.valid += f.documents.valid;
-        report.documents.invalid += f.documents.invalid;
-        report.documents.skipped += f.documents.skipped;
+        report.documents.merge(&f.documents);
         for (c, n) in &f.codes {
             *report.codes.entry(c.clone()).or_default() += n;
         }
     }
     let status = if report.files.iter().any(|f| f.error.is_some()) || (files.is_empty() && report.files.is_empty()) {
         Status::Error
-    } else if report.documents.invalid > 0 || report.files.iter().any(|f| f.rows_invalid > 0) {
+    } else if report.documents.bad() > 0 || report.files.iter().any(|f| f.rows_invalid > 0) {
         Status::Failure
     } else {
         Status::Success
@@ -237,22 +305,7 @@ pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
         Status::Failure => 1,
         Status::Error => 2,
     };
-    if files.is_empty() && !cli.json {
-        eprintln!(
-            "error: no export to check in {}",
-            args.paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    if cli.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print_human(&report, cli.quiet);
-    }
-    Ok(status)
+    Ok((report, status))
 }
 
 fn print_human(r: &Report, quiet: bool) {
@@ -269,18 +322,22 @@ fn print_human(r: &Report, quiet: bool) {
             continue;
         }
         println!(
-            "{}: mapping {}, {} rows, {} documents: {} valid, {} invalid, {} skipped -> {}",
+            "{}: mapping {}, {} rows, {} documents: {} -> {}",
             f.file,
             f.mapping,
             f.rows,
-            f.documents.valid + f.documents.invalid + f.documents.skipped,
-            f.documents.valid,
-            f.documents.invalid,
-            f.documents.skipped,
+            f.documents.total(),
+            counts_text(&f.documents),
             f.result_file.as_deref().unwrap_or("-")
         );
+        if let Some(x) = &f.result_xlsx {
+            println!("  spreadsheet result: {x}");
+        }
         for n in &f.notes {
             println!("  note: {n}");
+        }
+        if let Some(s) = &f.summary {
+            print!("{}", s.render("  ", true));
         }
         for p in &f.problems {
             println!("  {p}");
@@ -293,12 +350,10 @@ fn print_human(r: &Report, quiet: bool) {
         println!("skipped {s}");
     }
     println!(
-        "total: {} files, {} rows, documents: {} valid, {} invalid, {} skipped",
+        "total: {} files, {} rows, documents: {}",
         r.files.len(),
         r.rows,
-        r.documents.valid,
-        r.documents.invalid,
-        r.documents.skipped
+        counts_text(&r.documents)
     );
     let mut top: Vec<(&String, &u64)> = r.codes.iter().collect();
     top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
@@ -306,4 +361,26 @@ fn print_human(r: &Report, quiet: bool) {
         let list: Vec<String> = top.iter().take(8).map(|(c, n)| format!("{c} ×{n}")).collect();
         println!("top rule codes: {}", list.join(", "));
     }
+}
+
+struct ProcessArgs<'a> {
+    paths: &'a [PathBuf],
+    input: &'a InputArgs,
+}
+
+/// `5 valid, 0 invalid, 2 skipped` for check; `5 accepted, 0 rejected, ...` once documents were sent.
+fn counts_text(c: &pipeline::Counts) -> String {
+    let mut parts = Vec::new();
+    let sent = c.accepted + c.rejected + c.failed > 0;
+    if !sent || c.valid > 0 {
+        parts.push(format!("{} valid", c.valid));
+    }
+    if sent {
+        parts.push(format!("{} accepted", c.accepted));
+        parts.push(format!("{} rejected", c.rejected));
+        parts.push(format!("{} failed", c.failed));
+    }
+    parts.push(format!("{} invalid", c.invalid));
+    parts.push(format!("{} skipped", c.skipped));
+    parts.join(", ")
 }

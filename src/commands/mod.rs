@@ -1,14 +1,24 @@
 //! One handler per command; each returns the process exit status (design.md exit codes).
 
+mod api;
 mod check;
 mod generate;
 mod mappings;
+mod onboard;
+mod report;
+mod run;
+mod runner;
 mod sandbox;
+mod watch;
 
 pub use check::check;
 pub use generate::generate;
 pub use mappings::mappings;
+pub use onboard::onboard;
+pub use report::report;
+pub use run::run;
 pub use sandbox::sandbox;
+pub use watch::watch;
 
 use std::process::ExitCode;
 

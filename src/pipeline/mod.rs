@@ -14,8 +14,8 @@ use crate::compute::compute_document;
 use crate::ingest::{Cell, Row, SourceRef};
 use crate::mapping::{Bound, Built, DocDraft, DraftRow, ErpTotals, Issue, RowNote, Unit, build};
 use crate::model::{Document, Party};
-use crate::results::{ResultRow, ResultWriter, RowStatus};
-use crate::validate::{Finding, Severity};
+use crate::results::{DocumentRecord, ResultIssue, ResultRow, ResultWriter, RowStatus, Summary};
+use crate::validate::Finding;
 use chrono::{DateTime, SecondsFormat, Utc};
 use rayon::prelude::*;
 use rust_decimal::Decimal;
@@ -74,12 +74,90 @@ impl CheckOptions {
 /// Documents by status.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
 pub struct Counts {
-    /// Passed every check.
+    /// Passed every check (`check`).
     pub valid: u64,
     /// Has errors.
     pub invalid: u64,
     /// Not to be issued.
     pub skipped: u64,
+    /// Accepted by the authority (`run`).
+    pub accepted: u64,
+    /// Rejected by the authority (`run`).
+    pub rejected: u64,
+    /// No final answer (`run`): the next run repeats them with the same idempotency key.
+    pub failed: u64,
+}
+
+impl Counts {
+    /// Count one document of a status.
+    pub fn add(&mut self, status: RowStatus) {
+        match status {
+            RowStatus::Valid => self.valid += 1,
+            RowStatus::Invalid => self.invalid += 1,
+            RowStatus::Skipped => self.skipped += 1,
+            RowStatus::Accepted => self.accepted += 1,
+            RowStatus::Rejected => self.rejected += 1,
+            RowStatus::Failed => self.failed += 1,
+        }
+    }
+
+    /// Add another count to this one.
+    pub fn merge(&mut self, other: &Counts) {
+        self.valid += other.valid;
+        self.invalid += other.invalid;
+        self.skipped += other.skipped;
+        self.accepted += other.accepted;
+        self.rejected += other.rejected;
+        self.failed += other.failed;
+    }
+
+    /// All documents.
+    pub fn total(&self) -> u64 {
+        self.valid + self.invalid + self.skipped + self.accepted + self.rejected + self.failed
+    }
+
+    /// Documents that did not go through: invalid, rejected or failed.
+    pub fn bad(&self) -> u64 {
+        self.invalid + self.rejected + self.failed
+    }
+}
+
+/// What became of a valid document after the checks: for `run`, the authority's answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// `accepted`, `rejected` or `failed` (or `valid` when nothing was sent).
+    pub status: Option<RowStatus>,
+    /// The UUID the authority gave.
+    pub uuid: String,
+    /// The QR payload.
+    pub qr: String,
+    /// The signed XML file, relative to the results folder.
+    pub xml_file: String,
+    /// The QR image, relative to the results folder.
+    pub qr_file: String,
+    /// Errors, each `CODE column "value": message` or `CODE: message`.
+    pub errors: Vec<String>,
+    /// Warnings, same form.
+    pub warnings: Vec<String>,
+    /// Rule codes of the errors and warnings, for the summary.
+    pub codes: Vec<String>,
+    /// Requests sent for the document, over all runs.
+    pub attempts: u32,
+    /// The authority's answer of an accepted document: its signed XML and QR are written beside
+    /// the result file.
+    pub response: Option<crate::model::SubmissionResponse>,
+}
+
+/// The rule code a rendered finding starts with (`BR-KSA-98 column ...`, `BR-KSA-98: ...`).
+fn finding_code(rendered: &str) -> &str {
+    rendered.split([' ', ':']).next().unwrap_or(rendered)
+}
+
+/// Where valid documents go after the checks. `check` has none; `run` sends them.
+pub trait Dispatch {
+    /// Handle one batch of valid documents, in input order; one verdict per document, in the same
+    /// order. Must not fail: a document that could not be handled gets a `failed` verdict.
+    fn dispatch(&mut self, docs: Vec<Document>) -> Vec<Verdict>;
 }
 
 /// One document, for the summary.
@@ -128,12 +206,75 @@ pub struct FileSummary {
     pub problems: Vec<String>,
     /// The first documents.
     pub document_list: Vec<DocBrief>,
+    /// The spreadsheet result written (spreadsheet input).
+    pub result_xlsx: Option<String>,
+    /// The summary file written.
+    pub summary_file: Option<String>,
+    /// Counts and amounts by status, kind, date and rule code (what the summary file holds).
+    pub summary: Option<Summary>,
 }
 
 struct Outcome {
     rows: Vec<(Vec<String>, ResultRow, Option<u64>)>,
     brief: Option<DocBrief>,
     codes: Vec<String>,
+    record: Option<DocumentRecord>,
+    /// The document, when it is valid (and so may be dispatched).
+    document: Option<Document>,
+    /// What names its artefacts: seller VAT, number, issue date and time.
+    artefact_key: Option<(String, String, chrono::NaiveDate, chrono::NaiveTime)>,
+}
+
+impl Outcome {
+    /// Apply a dispatch verdict to the document's rows, record and brief.
+    fn apply(&mut self, v: Verdict) {
+        let Some(status) = v.status else { return };
+        for (_, rr, _) in &mut self.rows {
+            if rr.status != RowStatus::Valid {
+                continue;
+            }
+            rr.status = status;
+            rr.uuid.clone_from(&v.uuid);
+            rr.qr.clone_from(&v.qr);
+            rr.xml_file.clone_from(&v.xml_file);
+            rr.qr_file.clone_from(&v.qr_file);
+            rr.attempts = v.attempts;
+            // The authority's answer repeats what the local check already said (BR-KSA-98...):
+            // keep one finding per rule code.
+            for (list, more) in [(&mut rr.errors, &v.errors), (&mut rr.warnings, &v.warnings)] {
+                for m in more {
+                    let code = finding_code(m);
+                    if !list.iter().any(|l| finding_code(l) == code) {
+                        list.push(m.clone());
+                    }
+                }
+            }
+        }
+        if let Some(r) = &mut self.record {
+            r.status = status;
+            r.uuid.clone_from(&v.uuid);
+            r.xml_file.clone_from(&v.xml_file);
+            r.qr_file.clone_from(&v.qr_file);
+            for e in &v.errors {
+                let code = finding_code(e).to_string();
+                if !r.errors.contains(&code) {
+                    r.errors.push(code);
+                }
+            }
+            for w in &v.warnings {
+                let code = finding_code(w).to_string();
+                if !r.warnings.contains(&code) {
+                    r.warnings.push(code);
+                }
+            }
+        }
+        if let Some(b) = &mut self.brief {
+            b.status = status;
+        }
+        self.codes.extend(v.codes);
+        self.codes.sort();
+        self.codes.dedup();
+    }
 }
 
 /// The row's cells as text for the result file, moving the strings out of the row (the row is
@@ -205,20 +346,32 @@ pub fn kind_name(kind: crate::model::DocumentKind) -> &'static str {
 fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: &str) -> Outcome {
     let first_line = draft.rows.first().and_then(|r| r.source.as_ref()).map_or(0, |s| s.line);
     if let Some((reason, column, value)) = &draft.skip {
-        let issue = Issue::warning("INV-SKIP", Some(column.clone()), Some(value.clone()), reason.clone()).render();
+        let issue = ResultIssue::from(&Issue::warning(
+            "INV-SKIP",
+            Some(column.clone()),
+            Some(value.clone()),
+            reason.clone(),
+        ));
+        let text = issue.render();
+        let row_count = draft.rows.len() as u64;
         let rows = draft
             .rows
             .into_iter()
             .map(|r| {
                 let mut rr = ResultRow::new(RowStatus::Skipped, time);
                 rr.document = draft.key.clone();
-                rr.warnings.push(issue.clone());
+                rr.push_rendered(issue.clone(), text.clone());
                 let line = r.source.as_ref().map(|s| s.line);
                 (cells_of(r), rr, line)
             })
             .collect();
+        let mut record = DocumentRecord::new(&draft.key, RowStatus::Skipped);
+        record.first_line = Some(first_line);
+        record.rows = row_count;
+        record.add_codes(&[issue]);
         return Outcome {
             rows,
+            record: Some(record),
             brief: Some(DocBrief {
                 number: draft.key.clone(),
                 kind: String::new(),
@@ -229,6 +382,8 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
                 first_line,
             }),
             codes: vec!["INV-SKIP".into()],
+            document: None,
+            artefact_key: None,
         };
     }
     let mut built = build(&draft, bound, &opts.seller);
@@ -255,21 +410,23 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
     codes.sort();
     codes.dedup();
     // Each issue rendered once, and the lines of the document's errors, for every row.
-    let rendered: Vec<String> = issues.iter().map(|(_, i)| i.render()).collect();
-    let error_lines = if status == RowStatus::Invalid {
+    let found: Vec<ResultIssue> = issues.iter().map(|(_, i)| ResultIssue::from(i)).collect();
+    let rendered: Vec<String> = found.iter().map(ResultIssue::render).collect();
+    let other_rows = (status == RowStatus::Invalid).then(|| {
         let lines: Vec<String> = issues
             .iter()
             .filter(|(_, i)| i.is_error())
             .filter_map(|(at, _)| at.and_then(|a| draft.rows.get(a)).and_then(|r| r.source.as_ref()))
             .map(|s| s.line.to_string())
             .collect();
-        format!(
-            "INV-DOCUMENT: the document has errors on other rows (line {})",
-            lines.join(", ")
-        )
-    } else {
-        String::new()
-    };
+        let issue = ResultIssue::error(
+            "INV-DOCUMENT",
+            format!("the document has errors on other rows (line {})", lines.join(", ")),
+        );
+        let text = issue.render();
+        (issue, text)
+    });
+    let row_count = draft.rows.len() as u64;
     let rows = draft
         .rows
         .into_iter()
@@ -282,18 +439,18 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
             };
             let mut rr = ResultRow::new(row_status, time);
             rr.document = number.clone();
-            for ((at, issue), text) in issues.iter().zip(&rendered) {
+            for (((at, _), issue), text) in issues.iter().zip(&found).zip(&rendered) {
                 let mine = *at == Some(i);
                 let doc_level = at.is_none() && r.note != Some(RowNote::HeaderRepeat);
                 if mine || doc_level {
-                    match issue.severity {
-                        Severity::Error => rr.errors.push(text.clone()),
-                        Severity::Warning => rr.warnings.push(text.clone()),
-                    }
+                    rr.push_rendered(issue.clone(), text.clone());
                 }
             }
-            if row_status == RowStatus::Invalid && rr.errors.is_empty() {
-                rr.errors.push(error_lines.clone());
+            if row_status == RowStatus::Invalid
+                && rr.errors.is_empty()
+                && let Some((issue, text)) = &other_rows
+            {
+                rr.push_rendered(issue.clone(), text.clone());
             }
             let line = r.source.as_ref().map(|s| s.line);
             (cells_of(r), rr, line)
@@ -316,10 +473,30 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
         lines: built.document.as_ref().map_or(0, |d| d.invoice_lines.len()),
         first_line,
     };
+    let mut record = match &built.document {
+        Some(d) if payable.is_some() => DocumentRecord::from_document(d, status),
+        Some(d) => DocumentRecord::from_document(d, status).without_amounts(),
+        None => DocumentRecord::new(&brief.number, status),
+    };
+    record.first_line = Some(first_line);
+    record.rows = row_count;
+    record.add_codes(&found);
+    let document = if invalid { None } else { built.document };
+    let artefact_key = document.as_ref().map(|d| {
+        (
+            d.supplier_info.vat_number.clone().unwrap_or_default(),
+            d.number.clone(),
+            d.issue_date,
+            d.issue_time,
+        )
+    });
     Outcome {
         rows,
         brief: Some(brief),
         codes,
+        record: Some(record),
+        document,
+        artefact_key,
     }
 }
 
@@ -341,10 +518,7 @@ fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &str) -> Outco
             };
             let mut rr = ResultRow::new(status, time);
             for i in &r.issues {
-                match i.severity {
-                    Severity::Error => rr.errors.push(i.render()),
-                    Severity::Warning => rr.warnings.push(i.render()),
-                }
+                rr.push_issue(ResultIssue::from(i));
             }
             let codes = r.issues.iter().map(|i| i.code.clone()).collect();
             let line = r.source.as_ref().map(|s| s.line);
@@ -352,8 +526,38 @@ fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &str) -> Outco
                 rows: vec![(cells_of(r), rr, line)],
                 brief: None,
                 codes,
+                record: None,
+                document: None,
+                artefact_key: None,
             }
         }
+    }
+}
+
+/// Hand a batch's valid documents to `dispatch` and apply its verdicts; accepted documents get
+/// their signed XML and QR image written beside the results.
+fn dispatch_batch(outcomes: &mut [Outcome], d: &mut (dyn Dispatch + '_), writer: &mut ResultWriter) {
+    let (at, docs): (Vec<usize>, Vec<Document>) = outcomes
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, o)| o.document.take().map(|d| (i, d)))
+        .unzip();
+    if docs.is_empty() {
+        return;
+    }
+    for (i, mut v) in at.into_iter().zip(d.dispatch(docs)) {
+        if let (Some(response), Some((vat, number, date, time))) = (v.response.take(), &outcomes[i].artefact_key) {
+            match writer.write_accepted(vat, number, *date, *time, &response) {
+                Ok(paths) => {
+                    v.xml_file = paths.xml_file;
+                    v.qr_file = paths.qr_file;
+                }
+                Err(e) => v.warnings.push(format!(
+                    "INV-ARTEFACT: accepted, but its signed XML or QR image could not be written: {e}"
+                )),
+            }
+        }
+        outcomes[i].apply(v);
     }
 }
 
@@ -367,12 +571,14 @@ fn record(
 ) -> std::io::Result<()> {
     for o in outcomes {
         for (cells, rr, line) in &o.rows {
-            writer.write(cells, rr)?;
+            writer.write_row(cells, rr, *line)?;
             summary.rows += 1;
             if rr.status == RowStatus::Invalid {
                 summary.rows_invalid += 1;
             }
-            if summary.problems.len() < 20 && rr.status == RowStatus::Invalid {
+            if summary.problems.len() < 20
+                && matches!(rr.status, RowStatus::Invalid | RowStatus::Rejected | RowStatus::Failed)
+            {
                 for e in rr.errors.iter().filter(|e| !e.starts_with("INV-DOCUMENT")) {
                     if summary.problems.len() < 20 {
                         summary.problems.push(format!("{file} line {}: {e}", line.unwrap_or(0)));
@@ -383,12 +589,11 @@ fn record(
         for c in o.codes {
             *summary.codes.entry(c).or_default() += 1;
         }
+        if let Some(r) = &o.record {
+            writer.document(r)?;
+        }
         if let Some(b) = o.brief {
-            match b.status {
-                RowStatus::Skipped => summary.documents.skipped += 1,
-                RowStatus::Invalid => summary.documents.invalid += 1,
-                _ => summary.documents.valid += 1,
-            }
+            summary.documents.add(b.status);
             if b.status != RowStatus::Skipped {
                 *summary
                     .by_kind
@@ -407,19 +612,22 @@ fn record(
 /// bounds memory to a few batches of documents whatever the file's size.
 const BATCHES_IN_FLIGHT: usize = 2;
 
-/// Check one export: group, build, compute and validate its documents, writing every row's
-/// result. Fails only when the result file cannot be written.
+/// Check one export: group, build, compute and validate its documents, hand each batch's valid
+/// documents to `dispatch` (none for `check`; `run` sends them), and write every row's result.
+/// Fails only when the result file cannot be written.
 ///
-/// Three stages overlap: a thread reads and groups rows into batches of documents, the batches
-/// are evaluated in parallel (rayon, one document per task), and a thread writes the outcomes.
-/// Channels between them are bounded ([`BATCHES_IN_FLIGHT`]) and carry batches in input order,
-/// so the result file's rows are in input order.
+/// Three stages overlap: a thread reads and groups rows into batches of documents, a thread has
+/// the batches evaluated in parallel (rayon, one document per task), and the calling thread
+/// dispatches and writes the outcomes. Channels between them are bounded
+/// ([`BATCHES_IN_FLIGHT`]) and carry batches in input order, so the result file's rows are in
+/// input order, and `dispatch` sees each batch once it is evaluated while the next is.
 pub fn check_stream(
     input: Input,
     bound: Arc<Bound>,
     opts: &CheckOptions,
     writer: &mut ResultWriter,
     summary: &mut FileSummary,
+    mut dispatch: Option<&mut (dyn Dispatch + '_)>,
 ) -> std::io::Result<()> {
     let time = opts.now.to_rfc3339_opts(SecondsFormat::Secs, true);
     let file = input.path.display().to_string();
@@ -454,26 +662,29 @@ pub fn check_stream(
             batch.extend(grouper.finish());
             let _ = batch_tx.send(batch);
         });
-        let file = &file;
-        let out = scope.spawn(move || {
-            for outcomes in out_rx {
-                record(outcomes, file, opts, writer, summary)?;
+        let time = &time;
+        let evaluator = scope.spawn(move || {
+            for units in batch_rx {
+                let outcomes: Vec<Outcome> = units.into_par_iter().map(|u| evaluate(u, &bound, opts, time)).collect();
+                if out_tx.send(outcomes).is_err() {
+                    // The writer stopped; dropping `batch_rx` stops the reader.
+                    return;
+                }
+            }
+        });
+        let written = (|| {
+            for mut outcomes in &out_rx {
+                if let Some(d) = dispatch.as_deref_mut() {
+                    dispatch_batch(&mut outcomes, d, writer);
+                }
+                record(outcomes, &file, opts, writer, summary)?;
             }
             Ok::<(), std::io::Error>(())
-        });
-        for units in batch_rx {
-            let outcomes: Vec<Outcome> = units
-                .into_par_iter()
-                .map(|u| evaluate(u, &bound, opts, &time))
-                .collect();
-            if out_tx.send(outcomes).is_err() {
-                break;
-            }
-        }
-        drop(out_tx);
-        // With the writer gone, the reader's next send fails and it stops. A panic in either
-        // thread is passed on, never turned into a short result file.
-        let written = out.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        })();
+        // On a write error, the evaluator's next send fails, then the reader's: both stop. A
+        // panic in either thread is passed on, never turned into a short result file.
+        drop(out_rx);
+        evaluator.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         reader.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         written
     })

@@ -1,12 +1,42 @@
-//! Result files: per input file, one row per input row, the input's own columns unchanged, then
-//! the result columns of design.md. Written aside and renamed into place, so a result file is
-//! either absent or complete.
+//! Result files: what accountants reconcile from.
+//!
+//! Per input file `X`, in the results folder:
+//!
+//! | file | what |
+//! |---|---|
+//! | `X.result.csv` | one row per input row, the input's own columns unchanged, then [`RESULT_COLUMNS`] |
+//! | `X.result.xlsx` | the same rows and columns, for spreadsheet input; a second sheet "Errors" lists every finding |
+//! | `X.documents.csv` | one row per document: number, kind, type, issue date, status, amounts, XML file ([`documents`]) |
+//! | `X.summary.json` | counts and amounts by status, kind and type, issue date; findings by rule code ([`summary`]) |
+//! | `X/` | the signed XML and the QR PNG of every accepted document ([`artefacts`]) |
+//!
+//! Every file is written aside and renamed into place ([`atomic`]), so a result file is either
+//! absent or complete. [`ResultWriter`] writes them all for one input and replaces an earlier
+//! run's files as one set (see [`ResultWriter::finish`]). [`report`] reads a results folder back
+//! and reconciles the documents' amounts with their signed XML.
 
+pub mod artefacts;
+pub mod atomic;
+mod csv_file;
+pub mod documents;
+mod error;
+mod issue;
+pub mod report;
+mod row;
+pub mod summary;
 mod writer;
+mod xlsx;
+pub mod xml_totals;
 
-pub use writer::{ResultWriter, result_path};
+pub use artefacts::{ArtefactPaths, write_accepted};
+pub use documents::DocumentRecord;
+pub use error::ResultsError;
+pub use issue::ResultIssue;
+pub use row::ResultRow;
+pub use summary::{Summary, SummaryBuilder};
+pub use writer::{Finished, ResultWriter, is_spreadsheet, result_path};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The result columns appended to the input's own, in order.
 pub const RESULT_COLUMNS: [&str; 10] = [
@@ -23,7 +53,7 @@ pub const RESULT_COLUMNS: [&str; 10] = [
 ];
 
 /// What happened to a row's document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RowStatus {
     /// `check`: the document passed every local check.
@@ -41,6 +71,16 @@ pub enum RowStatus {
 }
 
 impl RowStatus {
+    /// Every status, in order.
+    pub const ALL: [RowStatus; 6] = [
+        RowStatus::Valid,
+        RowStatus::Invalid,
+        RowStatus::Skipped,
+        RowStatus::Accepted,
+        RowStatus::Rejected,
+        RowStatus::Failed,
+    ];
+
     /// The word written in `result_status`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -52,63 +92,36 @@ impl RowStatus {
             RowStatus::Failed => "failed",
         }
     }
-}
 
-/// The result columns of one row.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResultRow {
-    /// `result_status`.
-    pub status: RowStatus,
-    /// `result_document`: the document number.
-    pub document: String,
-    /// `result_uuid`.
-    pub uuid: String,
-    /// `result_qr`: the QR payload.
-    pub qr: String,
-    /// `result_xml_file`.
-    pub xml_file: String,
-    /// `result_qr_file`.
-    pub qr_file: String,
-    /// `result_errors`: `CODE column "value": message`, joined with ` | `.
-    pub errors: Vec<String>,
-    /// `result_warnings`, same form.
-    pub warnings: Vec<String>,
-    /// `result_attempts`.
-    pub attempts: u32,
-    /// `result_time` (RFC 3339).
-    pub time: String,
-}
-
-impl ResultRow {
-    /// A row with a status and nothing else.
-    pub fn new(status: RowStatus, time: &str) -> Self {
-        ResultRow {
-            status,
-            document: String::new(),
-            uuid: String::new(),
-            qr: String::new(),
-            xml_file: String::new(),
-            qr_file: String::new(),
-            errors: Vec::new(),
-            warnings: Vec::new(),
-            attempts: 0,
-            time: time.to_string(),
-        }
+    /// The status a `result_status` word names (the inverse of [`RowStatus::as_str`]).
+    pub fn parse(word: &str) -> Option<RowStatus> {
+        RowStatus::ALL.into_iter().find(|s| s.as_str() == word.trim())
     }
 
-    /// The cells of the result columns, in [`RESULT_COLUMNS`] order.
-    pub fn cells(&self) -> [String; 10] {
-        [
-            self.status.as_str().to_string(),
-            self.document.clone(),
-            self.uuid.clone(),
-            self.qr.clone(),
-            self.xml_file.clone(),
-            self.qr_file.clone(),
-            self.errors.join(" | "),
-            self.warnings.join(" | "),
-            self.attempts.to_string(),
-            self.time.clone(),
-        ]
+    /// True for the statuses that count against the exit code: invalid, rejected, failed.
+    pub fn is_problem(self) -> bool {
+        matches!(self, RowStatus::Invalid | RowStatus::Rejected | RowStatus::Failed)
+    }
+}
+
+impl std::fmt::Display for RowStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_status_word_round_trips() {
+        for s in RowStatus::ALL {
+            assert_eq!(RowStatus::parse(s.as_str()), Some(s));
+            assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{s}\""));
+        }
+        assert_eq!(RowStatus::parse("ok"), None);
+        let problems: Vec<_> = RowStatus::ALL.into_iter().filter(|s| s.is_problem()).collect();
+        assert_eq!(problems, [RowStatus::Invalid, RowStatus::Rejected, RowStatus::Failed]);
     }
 }

@@ -1,29 +1,76 @@
-//! The atomic CSV result writer: UTF-8 with a byte-order mark (so Excel shows Arabic), written to
-//! a temporary file beside the target and renamed into place by [`ResultWriter::finish`]. Dropped
-//! without `finish`, it removes its temporary file and leaves any earlier result untouched.
+//! [`ResultWriter`]: every result file of one input, written aside while the rows stream in and
+//! put in place together by [`ResultWriter::finish`].
 
-use super::{RESULT_COLUMNS, ResultRow};
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use super::artefacts::{self, ArtefactPaths};
+use super::atomic::{aside, sync_parent, write_atomic};
+use super::csv_file::CsvResult;
+use super::documents::{DocumentRecord, DocumentsFile, documents_path};
+use super::summary::{Summary, SummaryBuilder};
+use super::xlsx::XlsxResult;
+use super::{ResultRow, ResultsError};
+use crate::model::SubmissionResponse;
+use chrono::{NaiveDate, NaiveTime, SecondsFormat, Utc};
 use std::path::{Path, PathBuf};
+
+/// Input extensions that get a spreadsheet result too.
+pub const SPREADSHEET_EXTENSIONS: [&str; 5] = ["xlsx", "xlsm", "xlsb", "xls", "ods"];
+
+/// The input file's stem (`sales` for `in/sales.xlsx`).
+pub fn input_stem(input: &Path) -> String {
+    input
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "input".into())
+}
 
 /// `RESULTS/X.result.csv` for an input `.../X.csv` or `.../X.xlsx`.
 pub fn result_path(results_dir: &Path, input: &Path) -> PathBuf {
-    let stem = input
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "input".into());
-    results_dir.join(format!("{stem}.result.csv"))
+    results_dir.join(format!("{}.result.csv", input_stem(input)))
 }
 
-/// Writes one result file.
+/// True when the input is a spreadsheet (xlsx, xlsm, xlsb, xls, ods), which gets
+/// `X.result.xlsx` beside `X.result.csv`.
+pub fn is_spreadsheet(input: &Path) -> bool {
+    input
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .is_some_and(|e| SPREADSHEET_EXTENSIONS.contains(&e.as_str()))
+}
+
+/// What [`ResultWriter::finish`] put in place.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// `X.result.csv`.
+    pub result_csv: PathBuf,
+    /// `X.result.xlsx`, for spreadsheet input.
+    pub result_xlsx: Option<PathBuf>,
+    /// `X.documents.csv`.
+    pub documents_csv: PathBuf,
+    /// `X.summary.json`.
+    pub summary_json: PathBuf,
+    /// `X/`, when any document was accepted.
+    pub artefacts: Option<PathBuf>,
+    /// The summary written.
+    pub summary: Summary,
+}
+
+/// Writes the result files of one input: `X.result.csv`, `X.result.xlsx` (spreadsheet input),
+/// `X.documents.csv`, `X.summary.json` and the artefacts folder `X/`.
+///
+/// Everything is written aside (hidden temporary files, and a hidden folder for artefacts) and
+/// only [`finish`](ResultWriter::finish) puts it in place. Dropped without `finish` (an error, a
+/// panic), it removes what it wrote and leaves the earlier results untouched.
 pub struct ResultWriter {
+    results_dir: PathBuf,
+    stem: String,
+    folder: String,
+    csv: Option<CsvResult>,
+    xlsx: Option<XlsxResult>,
+    documents: Option<DocumentsFile>,
+    summary: SummaryBuilder,
+    staging: Option<PathBuf>,
     target: PathBuf,
-    tmp: PathBuf,
-    out: Option<csv::Writer<BufWriter<File>>>,
-    width: usize,
     rows: u64,
-    scratch: String,
 }
 
 impl std::fmt::Debug for ResultWriter {
@@ -36,85 +83,129 @@ impl std::fmt::Debug for ResultWriter {
 }
 
 impl ResultWriter {
-    /// Start the result file for `input` in `results_dir` (created if needed), with the input's
+    /// Start the result files of `input` in `results_dir` (created if needed), with the input's
     /// header names followed by the result columns.
     pub fn create(results_dir: &Path, input: &Path, headers: &[String]) -> std::io::Result<ResultWriter> {
-        std::fs::create_dir_all(results_dir)?;
+        Ok(Self::start(results_dir, input, headers)?)
+    }
+
+    fn start(results_dir: &Path, input: &Path, headers: &[String]) -> Result<ResultWriter, ResultsError> {
+        std::fs::create_dir_all(results_dir).map_err(|e| ResultsError::io(results_dir, e))?;
+        let stem = input_stem(input);
         let target = result_path(results_dir, input);
-        let name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let tmp = results_dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let mut file = BufWriter::with_capacity(1 << 16, File::create(&tmp)?);
-        file.write_all("\u{feff}".as_bytes())?;
-        let mut out = csv::WriterBuilder::new().flexible(false).from_writer(file);
-        let mut header: Vec<&str> = headers.iter().map(String::as_str).collect();
-        header.extend(RESULT_COLUMNS);
-        out.write_record(&header)?;
+        let csv = CsvResult::create(&target, headers)?;
+        let xlsx = if is_spreadsheet(input) {
+            Some(XlsxResult::create(
+                &results_dir.join(format!("{stem}.result.xlsx")),
+                headers,
+            )?)
+        } else {
+            None
+        };
+        let documents = DocumentsFile::create(&documents_path(results_dir, &stem))?;
+        let time = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
         Ok(ResultWriter {
+            results_dir: results_dir.to_path_buf(),
+            folder: artefacts::folder_name(&stem),
+            summary: SummaryBuilder::new(&input.display().to_string(), "", &time),
+            stem,
+            csv: Some(csv),
+            xlsx,
+            documents: Some(documents),
+            staging: None,
             target,
-            tmp,
-            out: Some(out),
-            width: headers.len(),
             rows: 0,
-            scratch: String::new(),
         })
     }
 
-    /// The final path.
+    /// The final path of `X.result.csv`.
     pub fn target(&self) -> &Path {
         &self.target
     }
 
-    /// Write one row: the input's cells (padded or cut to the header width) and its result.
+    /// The artefacts folder's name (`X`, made safe), relative to the results folder.
+    pub fn artefacts_folder(&self) -> &str {
+        &self.folder
+    }
+
+    /// Name the mapping in the summary.
+    pub fn set_mapping(&mut self, mapping: &str) {
+        self.summary.set_mapping(mapping);
+    }
+
+    /// Write one row without a source line number (the "Errors" sheet leaves `row` empty).
     pub fn write(&mut self, cells: &[String], result: &ResultRow) -> std::io::Result<()> {
-        let Some(out) = self.out.as_mut() else {
+        self.write_row(cells, result, None)
+    }
+
+    /// Write one row: the input's cells (padded or cut to the header width) and its result;
+    /// `line` is its source line or row number. A row whose `document` is empty is a row
+    /// outside any document: its finding codes count in the summary by themselves (the codes of
+    /// a document's rows count through [`ResultWriter::document`]).
+    pub fn write_row(&mut self, cells: &[String], result: &ResultRow, line: Option<u64>) -> std::io::Result<()> {
+        let Some(csv) = self.csv.as_mut() else {
             return Err(std::io::Error::other("result file already finished"));
         };
-        // Field by field: the same record as `write_record` of the input's cells and
-        // `result.cells()`, without copying them.
-        for i in 0..self.width {
-            out.write_field(cells.get(i).map_or("", String::as_str))?;
+        csv.write(cells, result)?;
+        if let Some(x) = self.xlsx.as_mut() {
+            x.write(cells, result, line)?;
         }
-        let mut digits = [0u8; 10];
-        let digits = {
-            let mut c = std::io::Cursor::new(&mut digits[..]);
-            write!(c, "{}", result.attempts)?;
-            let n = c.position() as usize;
-            &c.into_inner()[..n]
-        };
-        out.write_field(result.status.as_str())?;
-        for f in [
-            &result.document,
-            &result.uuid,
-            &result.qr,
-            &result.xml_file,
-            &result.qr_file,
-        ] {
-            out.write_field(f)?;
-        }
-        for list in [&result.errors, &result.warnings] {
-            match list.as_slice() {
-                [] => out.write_field("")?,
-                [one] => out.write_field(one)?,
-                many => {
-                    self.scratch.clear();
-                    for (i, s) in many.iter().enumerate() {
-                        if i > 0 {
-                            self.scratch.push_str(" | ");
-                        }
-                        self.scratch.push_str(s);
-                    }
-                    out.write_field(&self.scratch)?;
+        self.summary.add_row(result.status);
+        if result.document.is_empty() {
+            let mut errors = Vec::new();
+            let mut warnings = Vec::new();
+            for f in result.findings() {
+                let list = if f.is_error() { &mut errors } else { &mut warnings };
+                if !list.contains(&f.code) {
+                    list.push(f.code);
                 }
             }
+            self.summary.add_stray_codes(&errors, &warnings);
         }
-        out.write_field(digits)?;
-        out.write_field(&result.time)?;
-        out.write_record(None::<&[u8]>)?;
         self.rows += 1;
         Ok(())
+    }
+
+    /// Record one document in `X.documents.csv` and the summary (once per document, whatever
+    /// its status).
+    pub fn document(&mut self, record: &DocumentRecord) -> std::io::Result<()> {
+        let Some(d) = self.documents.as_mut() else {
+            return Err(std::io::Error::other("result file already finished"));
+        };
+        d.write(record)?;
+        self.summary.add_document(record);
+        Ok(())
+    }
+
+    /// Write an accepted document's signed XML and QR PNG into this run's artefacts folder
+    /// (aside until [`finish`](ResultWriter::finish)); returns the paths for the result row
+    /// and the document record.
+    pub fn write_accepted(
+        &mut self,
+        seller_vat: &str,
+        doc_number: &str,
+        issue_date: NaiveDate,
+        issue_time: NaiveTime,
+        response: &SubmissionResponse,
+    ) -> Result<ArtefactPaths, ResultsError> {
+        let staging = match &self.staging {
+            Some(s) => s.clone(),
+            None => {
+                let s = aside(&self.results_dir.join(&self.folder), "staging");
+                std::fs::create_dir(&s).map_err(|e| ResultsError::io(&s, e))?;
+                self.staging = Some(s.clone());
+                s
+            }
+        };
+        artefacts::write_into(
+            &staging,
+            &self.folder,
+            seller_vat,
+            doc_number,
+            issue_date,
+            issue_time,
+            response,
+        )
     }
 
     /// Rows written so far.
@@ -122,63 +213,89 @@ impl ResultWriter {
         self.rows
     }
 
-    /// Flush, sync and rename into place; returns the final path.
-    pub fn finish(mut self) -> std::io::Result<PathBuf> {
-        let out = self
-            .out
-            .take()
-            .ok_or_else(|| std::io::Error::other("result file already finished"))?;
-        let file = out.into_inner().map_err(|e| std::io::Error::other(e.to_string()))?;
-        let file = file.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&self.tmp, &self.target)?;
-        Ok(self.target.clone())
+    /// The summary so far.
+    pub fn summary(&self) -> &Summary {
+        self.summary.summary()
+    }
+
+    /// Put every file in place, replacing the earlier run's, in this order: the artefacts
+    /// folder `X/` (the new one, or none, replaces the old one as a whole), `X.documents.csv`,
+    /// `X.result.xlsx`, `X.result.csv`, and last `X.summary.json`. Each file appears whole; if
+    /// the process dies between two of them, `report` notices the mismatch.
+    ///
+    /// An `X/` folder holding anything but XML and PNG files is not ours: it is left alone and
+    /// finishing fails ([`ResultsError::InTheWay`]) before anything is replaced.
+    pub fn finish(mut self) -> Result<Finished, ResultsError> {
+        let artefacts = self.swap_artefacts()?;
+        let documents_csv = match self.documents.take() {
+            Some(d) => d.commit()?,
+            None => return Err(ResultsError::malformed(&self.target, "already finished")),
+        };
+        let mut result_xlsx = None;
+        if let Some(x) = self.xlsx.take() {
+            for n in x.notes() {
+                self.summary.note(n);
+            }
+            result_xlsx = Some(x.commit()?);
+        }
+        let result_csv = match self.csv.take() {
+            Some(c) => c.commit()?,
+            None => return Err(ResultsError::malformed(&self.target, "already finished")),
+        };
+        let summary = self.summary.summary().clone();
+        let summary_json = self.results_dir.join(format!("{}.summary.json", self.stem));
+        let text =
+            serde_json::to_vec_pretty(&summary).map_err(|e| ResultsError::malformed(&summary_json, e.to_string()))?;
+        write_atomic(&summary_json, &text)?;
+        Ok(Finished {
+            result_csv,
+            result_xlsx,
+            documents_csv,
+            summary_json,
+            artefacts,
+            summary,
+        })
+    }
+
+    /// Replace `X/` with the staged folder (or remove it when nothing was accepted).
+    fn swap_artefacts(&mut self) -> Result<Option<PathBuf>, ResultsError> {
+        let live = self.results_dir.join(&self.folder);
+        let old = match std::fs::symlink_metadata(&live) {
+            Ok(m) if m.is_dir() => {
+                if !artefacts::is_ours(&live).map_err(|e| ResultsError::io(&live, e))? {
+                    return Err(ResultsError::InTheWay { path: live });
+                }
+                let old = aside(&live, "old");
+                std::fs::rename(&live, &old).map_err(|e| ResultsError::io(&live, e))?;
+                Some(old)
+            }
+            Ok(_) => return Err(ResultsError::InTheWay { path: live }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(ResultsError::io(&live, e)),
+        };
+        let mut placed = None;
+        if let Some(staging) = self.staging.take() {
+            if let Err(e) = std::fs::rename(&staging, &live) {
+                if let Some(old) = &old {
+                    let _ = std::fs::rename(old, &live);
+                }
+                let _ = std::fs::remove_dir_all(&staging);
+                return Err(ResultsError::io(&live, e));
+            }
+            placed = Some(live.clone());
+        }
+        if let Some(old) = old {
+            std::fs::remove_dir_all(&old).map_err(|e| ResultsError::io(&old, e))?;
+        }
+        sync_parent(&live);
+        Ok(placed)
     }
 }
 
 impl Drop for ResultWriter {
     fn drop(&mut self) {
-        if self.out.is_some() {
-            let _ = std::fs::remove_file(&self.tmp);
+        if let Some(s) = self.staging.take() {
+            let _ = std::fs::remove_dir_all(s);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::results::RowStatus;
-
-    #[test]
-    fn writes_bom_headers_rows_and_renames_atomically() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut w = ResultWriter::create(dir.path(), Path::new("in/x.csv"), &["A".into(), "اسم".into()]).unwrap();
-        assert!(!dir.path().join("x.result.csv").exists());
-        let mut r = ResultRow::new(RowStatus::Invalid, "2026-11-21T00:00:00Z");
-        r.errors = vec!["E1 A \"1\": bad".into(), "E2: worse".into()];
-        w.write(&["1".into()], &r).unwrap();
-        w.finish().unwrap();
-        let text = std::fs::read_to_string(dir.path().join("x.result.csv")).unwrap();
-        assert!(text.starts_with('\u{feff}'));
-        let mut lines = text.trim_start_matches('\u{feff}').lines();
-        assert!(lines.next().unwrap().starts_with("A,اسم,result_status,result_document"));
-        assert_eq!(
-            lines.next().unwrap(),
-            "1,,invalid,,,,,,\"E1 A \"\"1\"\": bad | E2: worse\",,0,2026-11-21T00:00:00Z"
-        );
-        assert_eq!(
-            std::fs::read_dir(dir.path()).unwrap().count(),
-            1,
-            "no temporary file left"
-        );
-    }
-
-    #[test]
-    fn an_unfinished_writer_leaves_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let w = ResultWriter::create(dir.path(), Path::new("x.xlsx"), &["A".into()]).unwrap();
-        drop(w);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

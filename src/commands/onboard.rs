@@ -1,0 +1,59 @@
+//! `invoicedrop onboard --otp OTP --device-id ID`: register this device once (api.md 4.2) with the
+//! organisation fields of the seller profile; the onboard_id is kept in the state folder (D9).
+
+use super::Status;
+use super::api;
+use crate::cli::*;
+use crate::config::Config;
+use crate::model::{DeviceType, Secret};
+use crate::submit::{self, Ledger};
+use anyhow::Context as _;
+
+/// Run `invoicedrop onboard`.
+pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
+    let config = Config::load(args.config.as_deref())?;
+    let (seller, demo) = config.seller();
+    if demo {
+        eprintln!(
+            "note: no configuration: onboarding with the built-in demo seller; put your company in a [seller] table"
+        );
+    }
+    let device_type = match args.invoice_type.as_str() {
+        "standard" => DeviceType::Standard,
+        "simplified" => DeviceType::Simplified,
+        _ => DeviceType::Both,
+    };
+    let rt = api::runtime()?;
+    let conn = api::connect(&rt, &args.api, &seller)?;
+    let ledger = Ledger::open(&conn.ledger_dir)?;
+    let request = api::onboarding_request(
+        &seller,
+        &conn.settings.vat_number,
+        Secret::new(args.otp),
+        &args.device_id,
+        device_type,
+        &args.email,
+        &args.business_category,
+    );
+    let answer = rt
+        .block_on(submit::onboard(&conn.settings, request))
+        .context("onboarding failed")?;
+    ledger.remember_onboard_id(&answer.onboard_id)?;
+    if cli.json {
+        println!(
+            "{}",
+            serde_json::json!({"onboard_id": answer.onboard_id, "status": answer.status, "state": conn.ledger_dir})
+        );
+    } else if !cli.quiet {
+        println!(
+            "device {} onboarded ({}); its onboard_id is kept in {} and used by `invoicedrop run`",
+            args.device_id,
+            answer.status,
+            conn.ledger_dir.display()
+        );
+    }
+    if let Some(s) = conn.sandbox {
+        rt.block_on(s.shutdown());
+    }
+    Ok(Status::Success)
+}

@@ -1,0 +1,89 @@
+//! `invoicedrop report RESULTS_DIR`: the summary of every result file in a folder and the
+//! reconciliation of the accepted documents with their signed XML. Exit 0 when everything
+//! reconciles, 1 when differences exist, 2 when the folder cannot be read or holds no results.
+
+use super::Status;
+use crate::cli::{Cli, ReportArgs};
+use crate::results::report::{self, Reconciled, Report};
+use crate::results::summary::{Amounts, money};
+use std::fmt::Write as _;
+
+/// Run `invoicedrop report`.
+pub fn report(args: ReportArgs, cli: &Cli) -> anyhow::Result<Status> {
+    if !args.results_dir.is_dir() {
+        anyhow::bail!("{}: not a folder of result files", args.results_dir.display());
+    }
+    let report = report::build(&args.results_dir)?;
+    if cli.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else if !cli.quiet || !report.reconciled {
+        print!("{}", render(&report, cli.quiet));
+    }
+    Ok(if report.reconciled {
+        Status::Success
+    } else {
+        Status::Failure
+    })
+}
+
+fn amounts(a: &Amounts) -> String {
+    format!("net {}  VAT {}  gross {}", money(a.net), money(a.vat), money(a.gross))
+}
+
+fn reconciled_line(r: &Reconciled) -> String {
+    let mut s = format!(
+        "input {} docs {}  |  XML {} docs {}",
+        r.documents,
+        amounts(&r.input),
+        r.xml_documents,
+        amounts(&r.xml)
+    );
+    if r.difference.is_zero() && r.documents == r.xml_documents {
+        s.push_str("  ok");
+    } else {
+        let _ = write!(s, "  DIFFERENCE {}", amounts(&r.difference));
+    }
+    s
+}
+
+/// The report for a person.
+pub fn render(r: &Report, quiet: bool) -> String {
+    let mut out = String::new();
+    if !quiet {
+        let _ = writeln!(out, "results: {} ({} result sets)", r.results_dir, r.sets.len());
+        for s in &r.sets {
+            let _ = writeln!(out, "{}:", s.name);
+            out.push_str(&s.summary.render("  ", r.sets.len() == 1));
+        }
+        if r.sets.len() > 1 {
+            let _ = writeln!(out, "all sets:");
+            out.push_str(&r.summary.render("  ", true));
+        }
+        let _ = writeln!(out, "reconciliation (accepted documents against their signed XML):");
+        if r.overall.is_empty() {
+            let _ = writeln!(out, "  no accepted documents and no signed XML: nothing to reconcile");
+        }
+        for (date, m) in &r.by_day {
+            for (currency, rec) in m {
+                let _ = writeln!(out, "  {date:<10} {currency} {}", reconciled_line(rec));
+            }
+        }
+        for (currency, rec) in &r.overall {
+            let _ = writeln!(out, "  {:<10} {currency} {}", "overall", reconciled_line(rec));
+        }
+    }
+    if r.reconciled {
+        let _ = writeln!(out, "everything reconciles");
+    } else {
+        let _ = writeln!(out, "{} differences:", r.differences.len());
+        for d in &r.differences {
+            let doc = if d.document.is_empty() {
+                "-"
+            } else {
+                d.document.as_str()
+            };
+            let _ = writeln!(out, "  {} {} {} [{}]: {}", d.set, doc, d.issue_date, d.kind, d.message);
+        }
+    }
+    out
+}

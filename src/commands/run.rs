@@ -1,0 +1,37 @@
+//! `invoicedrop run PATH...`: the whole pipeline. Every export is checked as by `check`; each
+//! batch's valid documents are sent through the [`Runner`] (rate limit, retries with the same
+//! idempotency key, the ledger), and the authority's answers become the rows' statuses.
+
+use super::Status;
+use super::check;
+use super::runner::Runner;
+use crate::cli::*;
+use chrono::Utc;
+
+/// Run `invoicedrop run`.
+pub fn run(args: RunArgs, cli: &Cli) -> anyhow::Result<Status> {
+    let runner = Runner::start(&args.input, &args.api)?;
+    let mut dispatch = runner.dispatch(!cli.quiet && !cli.json, None);
+    let resumed = runner.resume(&dispatch)?;
+    if resumed > 0 && !cli.quiet {
+        eprintln!(
+            "note: {resumed} document(s) left without a final answer by an earlier run were repeated with their original idempotency key"
+        );
+    }
+    let mut status = check::process(
+        &args.paths,
+        &args.input,
+        &runner.config,
+        Utc::now(),
+        cli,
+        Some(&mut dispatch),
+    )?;
+    dispatch.finish();
+    if let Some(reason) = &dispatch.stopped {
+        eprintln!("error: the run stopped: {reason}");
+        status = Status::Error;
+    }
+    drop(dispatch);
+    runner.shutdown();
+    Ok(status)
+}

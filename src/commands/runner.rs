@@ -1,0 +1,395 @@
+//! The sending side shared by `run` and `watch`: a [`Runner`] holds the runtime, the connection
+//! (the configured API or the built-in sandbox), the ledger and the [`Submitter`]; its
+//! [`RunDispatch`] sends each batch's valid documents and turns the answers into verdicts.
+
+use super::api;
+use crate::cli::*;
+use crate::config::Config;
+use crate::model::{Document, DocumentKind, InvoiceType, Message};
+use crate::pipeline::{Dispatch, Verdict};
+use crate::results::RowStatus;
+use crate::sandbox::SandboxHandle;
+use crate::submit::{DocumentKey, Ledger, LedgerState, Outcome, Outgoing, SubmitEvent, Submitter};
+use crate::watch::Tracked;
+use anyhow::Context as _;
+use chrono::{TimeZone as _, Utc};
+use chrono_tz::Asia::Riyadh;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+use tokio::runtime::Runtime;
+
+/// Counters for the progress line.
+#[derive(Default)]
+struct Tally {
+    sent: AtomicU64,
+    accepted: AtomicU64,
+    rejected: AtomicU64,
+    retrying: AtomicU64,
+}
+
+/// Sends each batch's valid documents and turns the answers into verdicts.
+pub(super) struct RunDispatch<'a> {
+    rt: &'a Runtime,
+    submitter: &'a Submitter,
+    /// Set when the run had to stop (credentials rejected, unknown device): nothing more is sent.
+    pub(super) stopped: Option<String>,
+    bar: ProgressBar,
+    tally: Tally,
+    /// Raised by a signal (watch): batches not yet sent are left for the next start.
+    halt: Option<&'a AtomicBool>,
+    /// Set when `halt` kept a batch from being sent.
+    pub(super) halted: bool,
+    /// The answers of simplified documents, for the watch's 24-hour alert.
+    pub(super) simplified: Vec<Tracked>,
+}
+
+impl RunDispatch<'_> {
+    /// What the watch's alert needs of a simplified document.
+    fn simplified_of(d: &Document) -> Option<Tracked> {
+        if d.invoice_type != InvoiceType::Simplified {
+            return None;
+        }
+        let local = d.issue_date.and_time(d.issue_time);
+        let issued_at = Riyadh
+            .from_local_datetime(&local)
+            .earliest()
+            .map_or_else(|| local.and_utc(), |t| t.with_timezone(&Utc));
+        Some(Tracked {
+            number: d.number.clone(),
+            kind: d.kind,
+            issued_at,
+            status: String::new(),
+            file: String::new(),
+        })
+    }
+
+    fn on_event(&self, e: SubmitEvent) {
+        let t = &self.tally;
+        match e {
+            SubmitEvent::Sent => {
+                t.sent.fetch_add(1, Ordering::Relaxed);
+            }
+            SubmitEvent::Accepted => {
+                t.accepted.fetch_add(1, Ordering::Relaxed);
+                self.bar.inc(1);
+            }
+            SubmitEvent::Rejected => {
+                t.rejected.fetch_add(1, Ordering::Relaxed);
+                self.bar.inc(1);
+            }
+            SubmitEvent::Retrying { .. } => {
+                t.retrying.fetch_add(1, Ordering::Relaxed);
+            }
+            SubmitEvent::Paused { reason, .. } => self.bar.println(format!("paused: {reason}")),
+            SubmitEvent::Resumed => self.bar.println("resumed"),
+            SubmitEvent::Failed => self.bar.inc(1),
+        }
+        self.bar.set_message(format!(
+            "sent {}, accepted {}, rejected {}, repeats {}",
+            t.sent.load(Ordering::Relaxed),
+            t.accepted.load(Ordering::Relaxed),
+            t.rejected.load(Ordering::Relaxed),
+            t.retrying.load(Ordering::Relaxed)
+        ));
+    }
+}
+
+fn render(m: &Message) -> String {
+    match &m.code {
+        Some(code) if !code.is_empty() => format!("{code}: {}", m.message),
+        _ => m.message.clone(),
+    }
+}
+
+fn codes(ms: &[Message]) -> Vec<String> {
+    ms.iter()
+        .filter_map(|m| m.code.clone())
+        .filter(|c| !c.is_empty())
+        .collect()
+}
+
+/// The verdict of one outcome.
+fn verdict(outcome: Outcome) -> Verdict {
+    match outcome {
+        Outcome::Accepted { response, attempts, .. } => Verdict {
+            status: Some(RowStatus::Accepted),
+            uuid: response.id.clone().unwrap_or_default(),
+            qr: response.qr_code.clone().unwrap_or_default(),
+            warnings: response.warnings.0.iter().map(render).collect(),
+            codes: codes(&response.warnings.0),
+            attempts,
+            response: Some(response),
+            ..Verdict::default()
+        },
+        Outcome::Rejected {
+            http_status,
+            response,
+            attempts,
+            ..
+        } => {
+            let mut errors: Vec<String> = response.errors.0.iter().map(render).collect();
+            if errors.is_empty() {
+                errors.push(format!(
+                    "HTTP {http_status}: {}",
+                    response.message.clone().unwrap_or_default()
+                ));
+            }
+            let mut c = codes(&response.errors.0);
+            c.extend(codes(&response.warnings.0));
+            Verdict {
+                status: Some(RowStatus::Rejected),
+                errors,
+                warnings: response.warnings.0.iter().map(render).collect(),
+                codes: c,
+                attempts,
+                ..Verdict::default()
+            }
+        }
+        Outcome::Conflict { message, .. } => Verdict {
+            status: Some(RowStatus::Rejected),
+            errors: vec![format!("{}: {message}", crate::submit::CONFLICT_CODE)],
+            codes: vec![crate::submit::CONFLICT_CODE.to_string()],
+            ..Verdict::default()
+        },
+        Outcome::Failed { reason, attempts, .. } => Verdict {
+            status: Some(RowStatus::Failed),
+            errors: vec![format!(
+                "INV-SUBMIT-UNKNOWN: {reason}; the next run repeats it with the same idempotency key"
+            )],
+            codes: vec!["INV-SUBMIT-UNKNOWN".into()],
+            attempts,
+            ..Verdict::default()
+        },
+    }
+}
+
+fn halted_verdict() -> Verdict {
+    Verdict {
+        status: Some(RowStatus::Failed),
+        errors: vec![
+            "INV-WATCH-STOPPED: not sent, the watch was asked to stop; the file stays in .processing/ and the next start sends it".into(),
+        ],
+        codes: vec!["INV-WATCH-STOPPED".into()],
+        ..Verdict::default()
+    }
+}
+
+fn stopped_verdict(reason: &str) -> Verdict {
+    Verdict {
+        status: Some(RowStatus::Failed),
+        errors: vec![format!(
+            "INV-RUN-STOPPED: not sent, the run stopped: {reason}. Fix that and run again; documents already accepted are not sent twice"
+        )],
+        codes: vec!["INV-RUN-STOPPED".into()],
+        ..Verdict::default()
+    }
+}
+
+impl Dispatch for RunDispatch<'_> {
+    fn dispatch(&mut self, docs: Vec<Document>) -> Vec<Verdict> {
+        let tracked: Vec<Option<Tracked>> = docs.iter().map(Self::simplified_of).collect();
+        let verdicts: Vec<Verdict> = if let Some(reason) = &self.stopped {
+            docs.iter().map(|_| stopped_verdict(reason)).collect()
+        } else if self.halt.is_some_and(|h| h.load(Ordering::SeqCst)) {
+            self.halted = true;
+            docs.iter().map(|_| halted_verdict()).collect()
+        } else {
+            self.send(docs)
+        };
+        for (t, v) in tracked.into_iter().zip(&verdicts) {
+            if let Some(mut t) = t {
+                t.status = v.status.map_or_else(|| "valid".to_string(), |s| s.as_str().to_string());
+                self.simplified.push(t);
+            }
+        }
+        verdicts
+    }
+}
+
+impl RunDispatch<'_> {
+    /// Send one batch and turn the outcomes into verdicts, in the batch's order.
+    fn send(&mut self, docs: Vec<Document>) -> Vec<Verdict> {
+        let n = docs.len();
+        self.bar.inc_length(n as u64);
+        let outgoing: Vec<Outgoing> = docs
+            .into_iter()
+            .enumerate()
+            .map(|(i, document)| Outgoing {
+                document,
+                tag: i as u64,
+            })
+            .collect();
+        let result = self
+            .rt
+            .block_on(self.submitter.submit_all(outgoing, |e| self.on_event(e)));
+        match result {
+            Ok(outcomes) => {
+                let mut verdicts: Vec<Option<Verdict>> = vec![None; n];
+                for o in outcomes {
+                    let tag = o.tag() as usize;
+                    if let Some(slot) = verdicts.get_mut(tag) {
+                        *slot = Some(verdict(o));
+                    }
+                }
+                verdicts
+                    .into_iter()
+                    .map(|v| v.unwrap_or_else(|| stopped_verdict("no answer was recorded for this document")))
+                    .collect()
+            }
+            Err(e) => {
+                let reason = e.to_string();
+                self.bar.println(format!("error: {reason}"));
+                self.stopped = Some(reason.clone());
+                (0..n).map(|_| stopped_verdict(&reason)).collect()
+            }
+        }
+    }
+}
+
+fn progress_bar(show: bool) -> ProgressBar {
+    let bar = ProgressBar::new(0);
+    if !show || !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    } else {
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} {pos}/{len} documents answered [{elapsed_precise}, {per_sec}, {eta} left] {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+    }
+    bar
+}
+
+/// Everything needed to send documents: one per `run`, one per `watch` for its whole life.
+pub(super) struct Runner {
+    rt: Runtime,
+    submitter: Submitter,
+    sandbox: Option<SandboxHandle>,
+    /// The configuration (seller profile).
+    pub(super) config: Config,
+}
+
+impl Runner {
+    /// Load the configuration, reach the API (or start the built-in sandbox), open the ledger
+    /// and find the device.
+    pub(super) fn start(input: &InputArgs, api_args: &ApiArgs) -> anyhow::Result<Runner> {
+        let config = Config::load(input.config.as_deref())?;
+        let (seller, _) = config.seller();
+        let rt = api::runtime()?;
+        let conn = api::connect(&rt, api_args, &seller)?;
+        let ledger = Ledger::open(&conn.ledger_dir)?;
+        let onboard_id = api::device(&rt, &conn, &ledger, &seller)?;
+        let submitter = rt
+            .block_on(Submitter::connect(conn.settings.clone(), onboard_id, ledger))
+            .context("cannot start sending")?;
+        Ok(Runner {
+            rt,
+            submitter,
+            sandbox: conn.sandbox,
+            config,
+        })
+    }
+
+    /// The runtime the requests run on.
+    pub(super) fn runtime(&self) -> &Runtime {
+        &self.rt
+    }
+
+    /// The ledger of every document sent.
+    pub(super) fn ledger(&self) -> &Ledger {
+        self.submitter.ledger()
+    }
+
+    /// A dispatch for one `run` or one watched file; `halt`, when raised, keeps later batches
+    /// from being sent.
+    pub(super) fn dispatch<'a>(&'a self, show_progress: bool, halt: Option<&'a AtomicBool>) -> RunDispatch<'a> {
+        RunDispatch {
+            rt: &self.rt,
+            submitter: &self.submitter,
+            stopped: None,
+            bar: progress_bar(show_progress),
+            tally: Tally::default(),
+            halt,
+            halted: false,
+            simplified: Vec::new(),
+        }
+    }
+
+    /// Repeat, with their original idempotency keys, the documents an earlier run left without a
+    /// final answer; how many there were.
+    pub(super) fn resume(&self, dispatch: &RunDispatch<'_>) -> anyhow::Result<usize> {
+        let resumed = self
+            .rt
+            .block_on(self.submitter.resume_unresolved(|e| dispatch.on_event(e)))
+            .context("cannot finish the documents an earlier run left unanswered")?;
+        Ok(resumed.len())
+    }
+
+    /// Whether the ledger holds this document of this device as accepted.
+    pub(super) fn is_accepted(&self, kind: DocumentKind, number: &str) -> bool {
+        let key = DocumentKey {
+            onboard_id: self.submitter.onboard_id().to_string(),
+            kind,
+            number: number.to_string(),
+        };
+        matches!(self.ledger().get(&key), Ok(Some(e)) if e.state == LedgerState::Accepted)
+    }
+
+    /// The simplified documents the ledger holds without a final answer (sent, outcome unknown),
+    /// for the watch's 24-hour alert.
+    pub(super) fn unresolved_simplified(&self) -> Vec<Tracked> {
+        let entries = self
+            .ledger()
+            .unresolved(self.submitter.onboard_id())
+            .unwrap_or_default();
+        entries
+            .into_iter()
+            .filter_map(|e| {
+                let doc: Document = serde_json::from_slice(&e.body).ok()?;
+                let mut t = RunDispatch::simplified_of(&doc)?;
+                t.status = e.state.as_str().to_string();
+                Some(t)
+            })
+            .collect()
+    }
+
+    /// Stop the built-in sandbox, if one runs.
+    pub(super) fn shutdown(self) {
+        if let Some(sandbox) = self.sandbox {
+            self.rt.block_on(sandbox.shutdown());
+        }
+    }
+}
+
+impl RunDispatch<'_> {
+    /// Clear the progress line.
+    pub(super) fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ledger_body_gives_back_the_simplified_document_and_its_issue_time_in_utc() {
+        let doc = crate::model::example::simplified_invoice("SIM-1");
+        let body = serde_json::to_vec(&doc).unwrap();
+        let back: Document = serde_json::from_slice(&body).unwrap();
+        let t = RunDispatch::simplified_of(&back).unwrap();
+        assert_eq!(t.number, "SIM-1");
+        let local = doc.issue_date.and_time(doc.issue_time);
+        assert_eq!(
+            t.issued_at,
+            local.and_utc() - chrono::Duration::hours(3),
+            "Riyadh is UTC+3"
+        );
+        let standard = crate::model::example::standard_invoice("STD-1");
+        assert!(RunDispatch::simplified_of(&standard).is_none());
+    }
+}

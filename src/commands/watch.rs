@@ -1,0 +1,398 @@
+//! `invoicedrop watch INBOX`: the drop-folder daemon. Files dropped into the inbox are taken once
+//! quiet (size and time unchanged for `--quiet-period`), claimed into `.processing/`, run through
+//! the same pipeline as `run` (one [`Runner`] for the watcher's whole life), then moved to `done/`
+//! or, when the file as a whole could not be processed, to `failed/` with `<name>.error.txt`.
+//!
+//! File system events (notify, debounced) only wake the loop: every wake-up, and every `--rescan`
+//! seconds regardless, scans the inbox, so a missed event or a queue overflow loses nothing. On
+//! SIGINT/SIGTERM no new file is taken and no new batch is sent; the batch in flight finishes,
+//! the result file is written, and a file not fully sent stays in `.processing/`, which the next
+//! start finishes first (the ledger makes that safe).
+
+use super::Status;
+use super::check;
+use super::runner::Runner;
+use crate::cli::*;
+use crate::model::DocumentKind;
+use crate::watch::{Inbox, InboxLock, LastFile, Seen, Stability, Tracked, WatchStatus, overdue, sha256_file};
+use anyhow::Context as _;
+use chrono::Utc;
+use notify_debouncer_full::notify::RecursiveMode;
+use notify_debouncer_full::{DebounceEventResult, new_debouncer};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use tracing::{info, warn};
+
+/// Documents per batch: a stop waits for at most one batch of requests.
+const WATCH_BATCH: usize = 100;
+
+/// Why the loop woke up.
+enum Wake {
+    /// Something changed in the inbox (or the watcher lost events and asks for a rescan).
+    Changed,
+    /// SIGINT or SIGTERM.
+    Stop,
+}
+
+fn seconds(flag: &str, value: f64) -> anyhow::Result<Duration> {
+    Duration::try_from_secs_f64(value)
+        .ok()
+        .filter(|_| value.is_finite())
+        .with_context(|| format!("{flag} {value}: expected a number of seconds, 0 or more"))
+}
+
+/// The watcher's state between files.
+struct Watcher<'a> {
+    inbox: Inbox,
+    input: InputArgs,
+    runner: &'a Runner,
+    halt: &'a AtomicBool,
+    seen: Seen,
+    stability: Stability,
+    alert_hours: f64,
+    /// Simplified documents sent and not accepted yet, by kind and number.
+    unsettled: BTreeMap<(DocumentKind, String), Tracked>,
+    last: Option<LastFile>,
+    /// Set when sending had to stop for good (credentials rejected, unknown device).
+    fatal: Option<String>,
+    alerted: usize,
+}
+
+fn name_of(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+impl Watcher<'_> {
+    fn write_status(&mut self, processing: Option<&str>) {
+        let ledger_settled: Vec<_> = self
+            .unsettled
+            .keys()
+            .filter(|(kind, number)| self.runner.is_accepted(*kind, number))
+            .cloned()
+            .collect();
+        for k in ledger_settled {
+            self.unsettled.remove(&k);
+        }
+        let unsettled: Vec<Tracked> = self.unsettled.values().cloned().collect();
+        let alerts = overdue(&unsettled, self.alert_hours, Utc::now());
+        if alerts.len() > self.alerted {
+            let list: Vec<String> = alerts.iter().take(10).map(|t| t.number.clone()).collect();
+            warn!(
+                "{} simplified document(s) not accepted {} hours after their issue time; the 24-hour reporting window is closing: {}",
+                alerts.len(),
+                self.alert_hours,
+                list.join(", ")
+            );
+        }
+        self.alerted = alerts.len();
+        let status = WatchStatus {
+            inbox: self.inbox.root.display().to_string(),
+            pid: std::process::id(),
+            state: if self.halt.load(Ordering::SeqCst) {
+                "stopping"
+            } else {
+                "watching"
+            }
+            .into(),
+            updated_at: Utc::now(),
+            processing: processing.map(str::to_string),
+            last_file: self.last.clone(),
+            queue: self.stability.queue(),
+            alert_hours: self.alert_hours,
+            alerts,
+            unsettled,
+        };
+        if let Err(e) = status.write(&self.input.results) {
+            warn!("cannot write status.json: {e}");
+        }
+    }
+
+    /// A result file name not used by another content: `X.csv` keeps its name unless
+    /// `results/X.result.csv` exists from an earlier drop, then it becomes `X.<time>.csv`.
+    fn unclash(&self, claimed: PathBuf) -> anyhow::Result<PathBuf> {
+        if !crate::results::result_path(&self.input.results, &claimed).exists() {
+            return Ok(claimed);
+        }
+        let name = name_of(&claimed);
+        let (stem, ext) = match name.rsplit_once('.') {
+            Some((s, e)) if !s.is_empty() => (s.to_string(), format!(".{e}")),
+            _ => (name.clone(), String::new()),
+        };
+        let renamed = self
+            .inbox
+            .processing
+            .join(format!("{stem}.{}{ext}", Utc::now().format("%Y%m%dT%H%M%S%3f")));
+        std::fs::rename(&claimed, &renamed).with_context(|| format!("cannot rename {}", claimed.display()))?;
+        Ok(renamed)
+    }
+
+    /// Process one claimed file to the end: done, failed, or (interrupted) left in `.processing/`.
+    fn process(&mut self, claimed: PathBuf, leftover: bool) -> anyhow::Result<()> {
+        let name = name_of(&claimed);
+        let hash = match sha256_file(&claimed) {
+            Ok(h) => h,
+            Err(e) => return self.fail(&claimed, &name, &e.to_string()),
+        };
+        let repeat = self.seen.first_name(&hash).map(str::to_string);
+        let claimed = if leftover { claimed } else { self.unclash(claimed)? };
+        match &repeat {
+            Some(first) => info!(
+                "{name}: taken; the same content as {first}, done before: reported from the ledger, nothing accepted is sent again"
+            ),
+            None if leftover => info!("{name}: taken again after an interruption"),
+            None => info!("{name}: taken"),
+        }
+        self.write_status(Some(&name));
+        let mut dispatch = self.runner.dispatch(false, Some(self.halt));
+        let evaluated = check::evaluate(
+            std::slice::from_ref(&claimed),
+            &self.input,
+            &self.runner.config,
+            Utc::now(),
+            Some(WATCH_BATCH),
+            false,
+            Some(&mut dispatch),
+        );
+        for mut t in std::mem::take(&mut dispatch.simplified) {
+            let key = (t.kind, t.number.clone());
+            if t.status == "accepted" {
+                self.unsettled.remove(&key);
+            } else {
+                t.file.clone_from(&name);
+                self.unsettled.insert(key, t);
+            }
+        }
+        let (halted, stopped) = (dispatch.halted, dispatch.stopped.clone());
+        drop(dispatch);
+        let (report, _) = match evaluated {
+            Ok(r) => r,
+            Err(e) => return self.fail(&claimed, &name, &format!("{e:#}")),
+        };
+        let Some(summary) = report.files.into_iter().next() else {
+            let why = report
+                .skipped_files
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "nothing to read".into());
+            return self.fail(&claimed, &name, &why);
+        };
+        if let Some(error) = &summary.error {
+            return self.fail(&claimed, &name, error);
+        }
+        let mut last = LastFile {
+            name: name.clone(),
+            finished_at: Utc::now(),
+            outcome: "done".into(),
+            repeat: repeat.is_some(),
+            rows: summary.rows,
+            documents: summary.documents.clone(),
+            result_file: summary.result_file.clone(),
+            error: None,
+        };
+        let counts = format!(
+            "{} rows, {} accepted, {} rejected, {} failed, {} invalid, {} skipped",
+            summary.rows,
+            summary.documents.accepted,
+            summary.documents.rejected,
+            summary.documents.failed,
+            summary.documents.invalid,
+            summary.documents.skipped
+        );
+        if halted || stopped.is_some() {
+            last.outcome = "interrupted".into();
+            warn!("{name}: interrupted ({counts}); left in .processing/, the next start sends the rest");
+            if let Some(reason) = stopped {
+                self.fatal = Some(reason);
+            }
+        } else {
+            self.seen.record(&hash, &name)?;
+            let to = self.inbox.to_done(&claimed)?;
+            info!(
+                "{name}: done ({counts}) -> {} ; results {}",
+                to.display(),
+                summary.result_file.as_deref().unwrap_or("-")
+            );
+        }
+        self.last = Some(last);
+        self.write_status(None);
+        Ok(())
+    }
+
+    fn fail(&mut self, claimed: &Path, name: &str, error: &str) -> anyhow::Result<()> {
+        let to = self.inbox.to_failed(claimed, error)?;
+        warn!("{name}: failed: {error} -> {}", to.display());
+        self.last = Some(LastFile {
+            name: name.to_string(),
+            finished_at: Utc::now(),
+            outcome: "failed".into(),
+            repeat: false,
+            rows: 0,
+            documents: Default::default(),
+            result_file: None,
+            error: Some(error.to_string()),
+        });
+        self.write_status(None);
+        Ok(())
+    }
+
+    fn stopping(&self) -> bool {
+        self.halt.load(Ordering::SeqCst) || self.fatal.is_some()
+    }
+
+    /// Scan the inbox and take the oldest file that has become quiet (one per scan, so the others
+    /// are looked at again after it: a file rewritten meanwhile waits again). Whether one was
+    /// taken.
+    fn scan(&mut self) -> anyhow::Result<bool> {
+        let present = self.inbox.scan()?;
+        let ready = self.stability.observe(&present, Instant::now());
+        let mut took = false;
+        if let Some(path) = ready.into_iter().next()
+            && !self.stopping()
+        {
+            self.stability.forget(&path);
+            if let Some(claimed) = self.inbox.claim(&path)? {
+                self.process(claimed, false)?;
+                took = true;
+            }
+        }
+        self.write_status(None);
+        Ok(took)
+    }
+}
+
+/// Run `invoicedrop watch`.
+pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
+    let quiet = seconds("--quiet-period", args.quiet_period)?;
+    let rescan = seconds("--rescan", args.rescan)?.max(Duration::from_millis(100));
+    if !(args.alert_hours.is_finite() && args.alert_hours >= 0.0) {
+        anyhow::bail!(
+            "--alert-hours {}: expected a number of hours, 0 or more",
+            args.alert_hours
+        );
+    }
+    if !args.inbox.is_dir() {
+        anyhow::bail!("{}: no such folder (the inbox to watch)", args.inbox.display());
+    }
+    let inbox = Inbox::new(&args.inbox);
+    inbox.create_dirs()?;
+    let _lock = InboxLock::acquire(&inbox)?;
+    let input = InputArgs {
+        mapping: args.mapping.clone(),
+        config: args.config.clone(),
+        results: args.results.clone().unwrap_or_else(|| inbox.root.join("results")),
+    };
+    if let Some(spec) = &input.mapping {
+        crate::pipeline::load_mapping(spec)?;
+    }
+    let runner = Runner::start(&input, &args.api)?;
+    let halt = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel::<Wake>();
+    {
+        let (halt, tx) = (halt.clone(), tx.clone());
+        let _in_runtime = runner.runtime().enter();
+        // Both registered now, before any file is taken: from here on a signal only raises `halt`.
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
+        let mut int = signal(SignalKind::interrupt()).context("cannot listen for SIGINT")?;
+        runner.runtime().spawn(async move {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+            halt.store(true, Ordering::SeqCst);
+            let _ = tx.send(Wake::Stop);
+        });
+    }
+    let events = tx.clone();
+    let mut debouncer = new_debouncer(Duration::from_millis(200), None, move |_: DebounceEventResult| {
+        let _ = events.send(Wake::Changed);
+    })
+    .context("cannot watch the inbox for changes")?;
+    if let Err(e) = debouncer.watch(&inbox.root, RecursiveMode::NonRecursive) {
+        warn!(
+            "cannot get change events for {} ({e}); scanning every {} s instead",
+            inbox.root.display(),
+            rescan.as_secs_f64()
+        );
+    }
+    let dispatch = runner.dispatch(false, None);
+    let resumed = runner.resume(&dispatch)?;
+    drop(dispatch);
+    if resumed > 0 {
+        info!("{resumed} document(s) left without a final answer were repeated with their original idempotency key");
+    }
+    let mut w = Watcher {
+        inbox: inbox.clone(),
+        seen: Seen::open(&args.api.state)?,
+        stability: Stability::new(quiet),
+        alert_hours: args.alert_hours,
+        unsettled: WatchStatus::previous_unsettled(&input.results)
+            .into_iter()
+            .map(|t| ((t.kind, t.number.clone()), t))
+            .collect(),
+        input,
+        runner: &runner,
+        halt: &halt,
+        last: None,
+        fatal: None,
+        alerted: 0,
+    };
+    for t in runner.unresolved_simplified() {
+        w.unsettled.insert((t.kind, t.number.clone()), t);
+    }
+    for leftover in inbox.leftovers()? {
+        if w.stopping() {
+            break;
+        }
+        w.process(leftover, true)?;
+    }
+    let poll = (quiet / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
+    while !w.stopping() {
+        if w.scan()? {
+            continue;
+        }
+        if w.stopping() {
+            break;
+        }
+        let wait = if w.stability.is_waiting() { poll } else { rescan };
+        match rx.recv_timeout(wait) {
+            Ok(Wake::Stop) => break,
+            Ok(Wake::Changed) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        // Several events make one scan.
+        while let Ok(wake) = rx.try_recv() {
+            if matches!(wake, Wake::Stop) {
+                break;
+            }
+        }
+    }
+    w.write_status(None);
+    let fatal = w.fatal.take();
+    drop(w);
+    drop(debouncer);
+    runner.shutdown();
+    if let Some(reason) = fatal {
+        anyhow::bail!("the watch stopped: {reason}");
+    }
+    info!("stopped");
+    Ok(Status::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_flags_refuse_negative_and_non_numbers() {
+        assert!(seconds("--rescan", -1.0).is_err());
+        assert!(seconds("--rescan", f64::NAN).is_err());
+        assert_eq!(seconds("--rescan", 0.5).unwrap(), Duration::from_millis(500));
+    }
+}

@@ -1,0 +1,469 @@
+//! `invoicedrop report RESULTS_DIR`: the summary over every result set in a results folder, and
+//! the reconciliation of the documents' amounts (from `X.documents.csv`, computed from the input
+//! rows) with the amounts in the accepted documents' signed XML, per issue date and overall.
+//!
+//! Every difference is listed by document ([`Difference`]): an amount, number, UUID or date that
+//! differs from its XML, an accepted document whose XML is missing or unreadable, an XML file no
+//! accepted document claims, and result files of one set that disagree with each other (an
+//! interrupted write).
+
+use super::documents::{DocumentRecord, read_documents};
+use super::summary::{Amounts, Summary, SummaryBuilder};
+use super::xml_totals::{XmlTotals, read_xml_totals};
+use super::{RESULT_COLUMNS, ResultsError, RowStatus};
+use rust_decimal::Decimal;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+/// One result set: the files of one input.
+#[derive(Debug, Clone, Serialize)]
+pub struct SetReport {
+    /// The input's stem (`X`).
+    pub name: String,
+    /// Its summary, rebuilt from `X.documents.csv` and `X.result.csv`.
+    pub summary: Summary,
+}
+
+/// Input and XML totals of one day (or overall), in one currency.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Reconciled {
+    /// Accepted documents in the result files.
+    pub documents: u64,
+    /// Their amounts, as computed from the input rows.
+    pub input: Amounts,
+    /// Signed XML files read.
+    pub xml_documents: u64,
+    /// Their amounts, as the XML says.
+    pub xml: Amounts,
+    /// `input - xml`.
+    pub difference: Amounts,
+}
+
+/// Something that does not reconcile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Difference {
+    /// The result set (`X`).
+    pub set: String,
+    /// The document number (empty for a whole-file difference).
+    pub document: String,
+    /// Its issue date, when known.
+    pub issue_date: String,
+    /// `amount`, `number`, `uuid`, `issue_date`, `currency`, `xml_missing`, `xml_unreadable`,
+    /// `xml_orphan`, `inconsistent`.
+    pub kind: String,
+    /// The field compared (`net`, `vat`, `vat_sar`, `gross`, `payable`), for amounts.
+    pub field: String,
+    /// The value in the result files.
+    pub input: String,
+    /// The value in the XML.
+    pub xml: String,
+    /// What it means, for a person.
+    pub message: String,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The folder read.
+    pub results_dir: String,
+    /// Each result set.
+    pub sets: Vec<SetReport>,
+    /// All sets together.
+    pub summary: Summary,
+    /// Per issue date, then currency.
+    pub by_day: BTreeMap<String, BTreeMap<String, Reconciled>>,
+    /// Per currency.
+    pub overall: BTreeMap<String, Reconciled>,
+    /// Every difference, by set and document.
+    pub differences: Vec<Difference>,
+    /// True when there is no difference.
+    pub reconciled: bool,
+}
+
+/// The result sets of a folder: every `X` with an `X.result.csv`, `X.documents.csv` or
+/// `X.summary.json` (hidden files are passed over).
+pub fn result_sets(dir: &Path) -> Result<Vec<String>, ResultsError> {
+    let mut sets = BTreeSet::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| ResultsError::io(dir, e))? {
+        let entry = entry.map_err(|e| ResultsError::io(dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        for suffix in [".result.csv", ".documents.csv", ".summary.json"] {
+            if let Some(stem) = name.strip_suffix(suffix) {
+                sets.insert(stem.to_string());
+            }
+        }
+    }
+    Ok(sets.into_iter().collect())
+}
+
+struct Ctx<'a> {
+    dir: &'a Path,
+    differences: Vec<Difference>,
+    by_day: BTreeMap<String, BTreeMap<String, Reconciled>>,
+}
+
+impl Ctx<'_> {
+    fn diff(&mut self, set: &str, doc: &str, date: &str, kind: &str, message: String) -> &mut Difference {
+        self.differences.push(Difference {
+            set: set.to_string(),
+            document: doc.to_string(),
+            issue_date: date.to_string(),
+            kind: kind.to_string(),
+            field: String::new(),
+            input: String::new(),
+            xml: String::new(),
+            message,
+        });
+        let last = self.differences.len() - 1;
+        &mut self.differences[last]
+    }
+
+    fn day(&mut self, date: &str, currency: &str) -> &mut Reconciled {
+        let date = if date.is_empty() { "(no date)" } else { date };
+        let currency = if currency.is_empty() { "SAR" } else { currency };
+        self.by_day
+            .entry(date.to_string())
+            .or_default()
+            .entry(currency.to_string())
+            .or_default()
+    }
+
+    /// Compare one accepted document with its XML.
+    fn reconcile(&mut self, set: &str, r: &DocumentRecord) -> Option<String> {
+        let (doc, date) = (r.document.as_str(), r.issue_date.as_str());
+        if let (Some(net), Some(vat), Some(gross)) = (r.net, r.vat, r.gross) {
+            let day = self.day(date, &r.currency);
+            day.documents += 1;
+            day.input.add(&Amounts { net, vat, gross });
+        } else {
+            self.diff(
+                set,
+                doc,
+                date,
+                "inconsistent",
+                "an accepted document without amounts in X.documents.csv".into(),
+            );
+        }
+        if r.xml_file.is_empty() {
+            self.diff(
+                set,
+                doc,
+                date,
+                "xml_missing",
+                "accepted, but no signed XML file is recorded".into(),
+            );
+            return None;
+        }
+        let path = self.dir.join(&r.xml_file);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) => {
+                let m = format!("accepted, but its signed XML {} cannot be read: {e}", r.xml_file);
+                self.diff(set, doc, date, "xml_missing", m);
+                return Some(r.xml_file.clone());
+            }
+        };
+        match read_xml_totals(&bytes) {
+            Ok(x) => self.compare(set, r, &x),
+            Err(e) => {
+                let m = format!("its signed XML {} does not read: {e}", r.xml_file);
+                self.diff(set, doc, date, "xml_unreadable", m);
+            }
+        }
+        Some(r.xml_file.clone())
+    }
+
+    fn add_xml(&mut self, x: &XmlTotals) {
+        let day = self.day(
+            x.issue_date.as_deref().unwrap_or(""),
+            x.currency.as_deref().unwrap_or(""),
+        );
+        day.xml_documents += 1;
+        day.xml.add(&Amounts {
+            net: x.net.unwrap_or_default(),
+            vat: x.vat.unwrap_or_default(),
+            gross: x.gross.unwrap_or_default(),
+        });
+    }
+
+    fn compare(&mut self, set: &str, r: &DocumentRecord, x: &XmlTotals) {
+        self.add_xml(x);
+        let (doc, date) = (r.document.as_str(), r.issue_date.as_str());
+        let amounts: [(&str, Option<Decimal>, Option<Decimal>); 5] = [
+            ("net", r.net, x.net),
+            ("vat", r.vat, x.vat),
+            ("vat_sar", r.vat_sar, x.vat_tax_currency),
+            ("gross", r.gross, x.gross),
+            ("payable", r.payable, x.payable),
+        ];
+        for (field, mine, theirs) in amounts {
+            if mine.is_none() && field == "vat_sar" {
+                continue;
+            }
+            if mine != theirs {
+                let show = |d: Option<Decimal>| d.map_or("(none)".to_string(), |d| d.to_string());
+                let d = self.diff(
+                    set,
+                    doc,
+                    date,
+                    "amount",
+                    format!(
+                        "{field}: the result files say {}, the signed XML {} says {}",
+                        show(mine),
+                        r.xml_file,
+                        show(theirs)
+                    ),
+                );
+                d.field = field.to_string();
+                d.input = show(mine);
+                d.xml = show(theirs);
+            }
+        }
+        let texts = [
+            ("number", r.document.as_str(), x.number.as_deref()),
+            ("issue_date", r.issue_date.as_str(), x.issue_date.as_deref()),
+            ("uuid", r.uuid.as_str(), x.uuid.as_deref()),
+            ("currency", r.currency.as_str(), x.currency.as_deref()),
+        ];
+        for (kind, mine, theirs) in texts {
+            if mine.is_empty() && kind == "uuid" {
+                continue;
+            }
+            if Some(mine) != theirs {
+                let theirs = theirs.unwrap_or("(none)").to_string();
+                let d = self.diff(
+                    set,
+                    doc,
+                    date,
+                    kind,
+                    format!("{kind}: the result files say {mine:?}, the signed XML says {theirs:?}"),
+                );
+                d.field = kind.to_string();
+                d.input = mine.to_string();
+                d.xml = theirs;
+            }
+        }
+    }
+}
+
+/// Count the rows of `X.result.csv` by status; check that every accepted row names the XML
+/// file its document has in `X.documents.csv`.
+fn read_result_rows(
+    path: &Path,
+    accepted_files: &HashMap<String, String>,
+    ctx: &mut Ctx<'_>,
+    set: &str,
+) -> Result<BTreeMap<RowStatus, u64>, ResultsError> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .map_err(|e| super::csv_file::csv_error(path, e))?;
+    let headers = rdr.headers().map_err(|e| super::csv_file::csv_error(path, e))?.clone();
+    let n = headers.len();
+    let tail: Vec<&str> = headers.iter().skip(n.saturating_sub(RESULT_COLUMNS.len())).collect();
+    if tail != RESULT_COLUMNS {
+        return Err(ResultsError::malformed(
+            path,
+            "the last columns are not the result columns",
+        ));
+    }
+    let base = n - RESULT_COLUMNS.len();
+    let mut counts = BTreeMap::new();
+    let mut mismatched = BTreeSet::new();
+    for (i, rec) in rdr.records().enumerate() {
+        let rec = rec.map_err(|e| super::csv_file::csv_error(path, e))?;
+        let cell = |c: usize| rec.get(base + c).unwrap_or("");
+        let status = RowStatus::parse(cell(0))
+            .ok_or_else(|| ResultsError::malformed(path, format!("line {}: unknown status {:?}", i + 2, cell(0))))?;
+        *counts.entry(status).or_default() += 1;
+        if status == RowStatus::Accepted {
+            let doc = cell(1);
+            if accepted_files.get(doc).map(String::as_str) != Some(cell(4)) && mismatched.insert(doc.to_string()) {
+                ctx.diff(
+                    set,
+                    doc,
+                    "",
+                    "inconsistent",
+                    format!(
+                        "X.result.csv line {} says accepted with XML {:?}, X.documents.csv does not agree",
+                        i + 2,
+                        cell(4)
+                    ),
+                );
+            }
+        }
+    }
+    Ok(counts)
+}
+
+/// Files in an artefacts folder (non-recursive, hidden ones passed over).
+fn xml_files(dir: &Path, folder: &str) -> Vec<String> {
+    let Ok(rd) = std::fs::read_dir(dir.join(folder)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = rd
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.') && n.to_lowercase().ends_with(".xml"))
+        .map(|n| format!("{folder}/{n}"))
+        .collect();
+    out.sort();
+    out
+}
+
+fn reconcile_set(ctx: &mut Ctx<'_>, set: &str) -> Result<Summary, ResultsError> {
+    let dir = ctx.dir;
+    let docs_path = dir.join(format!("{set}.documents.csv"));
+    let result_path = dir.join(format!("{set}.result.csv"));
+    let summary_path = dir.join(format!("{set}.summary.json"));
+    let mut builder = SummaryBuilder::new(set, "", "");
+    let records = if docs_path.is_file() {
+        read_documents(&docs_path)?
+    } else {
+        ctx.diff(
+            set,
+            "",
+            "",
+            "inconsistent",
+            format!("{set}.documents.csv is missing: nothing to reconcile with"),
+        );
+        Vec::new()
+    };
+    let mut claimed = BTreeSet::new();
+    let mut accepted_files = HashMap::new();
+    for r in &records {
+        builder.add_document(r);
+        if r.status == RowStatus::Accepted {
+            accepted_files.insert(r.document.clone(), r.xml_file.clone());
+            if let Some(f) = ctx.reconcile(set, r) {
+                claimed.insert(f);
+            }
+        }
+    }
+    let written: Option<Summary> = match std::fs::read(&summary_path) {
+        Ok(bytes) => {
+            Some(serde_json::from_slice(&bytes).map_err(|e| ResultsError::malformed(&summary_path, e.to_string()))?)
+        }
+        Err(_) => {
+            ctx.diff(set, "", "", "inconsistent", format!("{set}.summary.json is missing"));
+            None
+        }
+    };
+    let rows = if result_path.is_file() {
+        Some(read_result_rows(&result_path, &accepted_files, ctx, set)?)
+    } else {
+        ctx.diff(set, "", "", "inconsistent", format!("{set}.result.csv is missing"));
+        None
+    };
+    let mut summary = builder.finish();
+    if let Some(rows) = rows {
+        summary.rows = rows.values().sum();
+        summary.rows_by_status = rows;
+    }
+    if let Some(w) = &written {
+        summary.files = w.files.clone();
+        summary.mapping = w.mapping.clone();
+        summary.time = w.time.clone();
+        summary.notes = w.notes.clone();
+        summary.warnings.iter_mut().for_each(|(code, g)| {
+            if let Some(wg) = w.warnings.get(code) {
+                g.stray_rows = wg.stray_rows;
+            }
+        });
+        for (code, wg) in &w.rejections {
+            if wg.stray_rows > 0 {
+                summary.rejections.entry(code.clone()).or_default().stray_rows = wg.stray_rows;
+            }
+        }
+        let counts =
+            |s: &Summary| -> Vec<(RowStatus, u64)> { s.by_status.iter().map(|(k, t)| (*k, t.documents)).collect() };
+        if counts(w) != counts(&summary) || (result_path.is_file() && w.rows_by_status != summary.rows_by_status) {
+            ctx.diff(
+                set,
+                "",
+                "",
+                "inconsistent",
+                format!("{set}.summary.json does not match {set}.documents.csv / {set}.result.csv (an interrupted write? run the file again)"),
+            );
+        }
+    }
+    let folder = super::artefacts::folder_name(set);
+    for f in xml_files(dir, &folder) {
+        if claimed.contains(&f) {
+            continue;
+        }
+        let parsed = std::fs::read(dir.join(&f)).ok().and_then(|b| read_xml_totals(&b).ok());
+        let (doc, date) = parsed
+            .as_ref()
+            .map(|x| {
+                (
+                    x.number.clone().unwrap_or_default(),
+                    x.issue_date.clone().unwrap_or_default(),
+                )
+            })
+            .unwrap_or_default();
+        if let Some(x) = &parsed {
+            ctx.add_xml(x);
+        }
+        ctx.diff(
+            set,
+            &doc,
+            &date,
+            "xml_orphan",
+            format!("{f} is a signed XML no accepted document of {set}.documents.csv claims"),
+        );
+    }
+    Ok(summary)
+}
+
+/// Build the report of a results folder. An error means the folder cannot be read, holds no
+/// result files, or a result file does not read at all; differences are not errors.
+pub fn build(dir: &Path) -> Result<Report, ResultsError> {
+    let sets = result_sets(dir)?;
+    if sets.is_empty() {
+        return Err(ResultsError::malformed(
+            dir,
+            "no result files (X.result.csv, X.documents.csv, X.summary.json) here",
+        ));
+    }
+    let mut ctx = Ctx {
+        dir,
+        differences: Vec::new(),
+        by_day: BTreeMap::new(),
+    };
+    let mut reports = Vec::new();
+    let mut all = Summary::default();
+    for set in sets {
+        let summary = reconcile_set(&mut ctx, &set)?;
+        all.merge(&summary);
+        reports.push(SetReport { name: set, summary });
+    }
+    let mut overall: BTreeMap<String, Reconciled> = BTreeMap::new();
+    for day in ctx.by_day.values_mut() {
+        for (currency, r) in day.iter_mut() {
+            r.difference = r.input.minus(&r.xml);
+            let o = overall.entry(currency.clone()).or_default();
+            o.documents += r.documents;
+            o.xml_documents += r.xml_documents;
+            o.input.add(&r.input);
+            o.xml.add(&r.xml);
+        }
+    }
+    for o in overall.values_mut() {
+        o.difference = o.input.minus(&o.xml);
+    }
+    let reconciled = ctx.differences.is_empty();
+    Ok(Report {
+        results_dir: dir.display().to_string(),
+        sets: reports,
+        summary: all,
+        by_day: ctx.by_day,
+        overall,
+        differences: ctx.differences,
+        reconciled,
+    })
+}

@@ -1,0 +1,481 @@
+//! `X.summary.json` and the printed summary: rows and documents by status; documents and
+//! amounts (net, VAT, gross, per currency) by status, by kind and type, and by issue date;
+//! findings grouped by rule code (`rejections` for errors, `warnings`).
+//!
+//! [`SummaryBuilder`] takes any status, so `check` (valid, invalid, skipped) and `run`
+//! (accepted, rejected, failed) build the same summary; [`Summary::merge`] adds summaries up
+//! (`report`). Amounts are exact decimals, written as JSON strings (`"1150.00"`). A credit note
+//! counts with its own, positive, amounts: read the `by_kind` split to net them.
+
+use super::{DocumentRecord, RowStatus};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Version of the summary layout.
+pub const SUMMARY_FORMAT: u32 = 1;
+/// Document numbers kept per rule code as examples.
+pub const EXAMPLES_PER_CODE: usize = 10;
+
+/// Net, VAT and gross.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Amounts {
+    /// Total without VAT (BT-109).
+    pub net: Decimal,
+    /// VAT (BT-110).
+    pub vat: Decimal,
+    /// Total with VAT (BT-112).
+    pub gross: Decimal,
+}
+
+impl Amounts {
+    /// Add, saturating instead of overflowing (an amount beyond 7.9e28 is not a real total).
+    pub fn add(&mut self, other: &Amounts) {
+        let add = |a: Decimal, b: Decimal| {
+            a.checked_add(b).unwrap_or(if b.is_sign_negative() {
+                Decimal::MIN
+            } else {
+                Decimal::MAX
+            })
+        };
+        self.net = add(self.net, other.net);
+        self.vat = add(self.vat, other.vat);
+        self.gross = add(self.gross, other.gross);
+    }
+
+    /// `self - other`, field by field (saturating).
+    pub fn minus(&self, other: &Amounts) -> Amounts {
+        let sub = |a: Decimal, b: Decimal| a.checked_sub(b).unwrap_or(Decimal::MAX);
+        Amounts {
+            net: sub(self.net, other.net),
+            vat: sub(self.vat, other.vat),
+            gross: sub(self.gross, other.gross),
+        }
+    }
+
+    /// True when every field is zero.
+    pub fn is_zero(&self) -> bool {
+        self.net.is_zero() && self.vat.is_zero() && self.gross.is_zero()
+    }
+}
+
+/// Documents and their amounts, by currency.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    /// How many documents.
+    pub documents: u64,
+    /// Of those, how many have no amounts (not computed: skipped, or broken rows).
+    pub without_amounts: u64,
+    /// Their amounts, by document currency.
+    pub amounts: BTreeMap<String, Amounts>,
+}
+
+impl Totals {
+    fn add_record(&mut self, r: &DocumentRecord) {
+        self.documents += 1;
+        match (r.net, r.vat, r.gross) {
+            (Some(net), Some(vat), Some(gross)) => {
+                let currency = if r.currency.is_empty() {
+                    "SAR"
+                } else {
+                    r.currency.as_str()
+                };
+                self.amounts
+                    .entry(currency.to_string())
+                    .or_default()
+                    .add(&Amounts { net, vat, gross });
+            }
+            _ => self.without_amounts += 1,
+        }
+    }
+
+    fn merge(&mut self, other: &Totals) {
+        self.documents += other.documents;
+        self.without_amounts += other.without_amounts;
+        for (c, a) in &other.amounts {
+            self.amounts.entry(c.clone()).or_default().add(a);
+        }
+    }
+}
+
+/// The documents (and stray rows) a rule code was found in.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeGroup {
+    /// Documents, by their status.
+    pub documents: BTreeMap<RowStatus, u64>,
+    /// Rows outside any document (unreadable records, rows without a number).
+    pub stray_rows: u64,
+    /// The first document numbers.
+    pub examples: Vec<String>,
+}
+
+impl CodeGroup {
+    /// Documents and stray rows together.
+    pub fn count(&self) -> u64 {
+        self.documents.values().sum::<u64>() + self.stray_rows
+    }
+}
+
+/// The summary of one result set (or, merged, of a folder).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Layout version ([`SUMMARY_FORMAT`]).
+    pub format: u32,
+    /// The input file(s).
+    pub files: Vec<String>,
+    /// The mapping used (empty when several).
+    pub mapping: String,
+    /// When the results were written (RFC 3339).
+    pub time: String,
+    /// Input rows, each once in the result file.
+    pub rows: u64,
+    /// Rows by status.
+    pub rows_by_status: BTreeMap<RowStatus, u64>,
+    /// Every document.
+    pub documents: Totals,
+    /// Documents by status.
+    pub by_status: BTreeMap<RowStatus, Totals>,
+    /// Documents by `kind/type` (`invoice/standard`), then status.
+    pub by_kind: BTreeMap<String, BTreeMap<RowStatus, Totals>>,
+    /// Documents by issue date (`YYYY-MM-DD`), then status.
+    pub by_date: BTreeMap<String, BTreeMap<RowStatus, Totals>>,
+    /// Error codes: what kept documents from being valid or accepted.
+    pub rejections: BTreeMap<String, CodeGroup>,
+    /// Warning codes.
+    pub warnings: BTreeMap<String, CodeGroup>,
+    /// Things to know (a spreadsheet result cut short, ...).
+    pub notes: Vec<String>,
+}
+
+/// Builds a [`Summary`] from rows and documents of any status.
+#[derive(Debug, Clone)]
+pub struct SummaryBuilder {
+    summary: Summary,
+}
+
+fn unknown_if_empty(s: &str, unknown: &str) -> String {
+    if s.is_empty() {
+        unknown.to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+impl SummaryBuilder {
+    /// A summary of `file`, checked with `mapping`, at `time`.
+    pub fn new(file: &str, mapping: &str, time: &str) -> SummaryBuilder {
+        SummaryBuilder {
+            summary: Summary {
+                format: SUMMARY_FORMAT,
+                files: vec![file.to_string()],
+                mapping: mapping.to_string(),
+                time: time.to_string(),
+                ..Summary::default()
+            },
+        }
+    }
+
+    /// Set the mapping.
+    pub fn set_mapping(&mut self, mapping: &str) {
+        self.summary.mapping = mapping.to_string();
+    }
+
+    /// Count one result row.
+    pub fn add_row(&mut self, status: RowStatus) {
+        self.summary.rows += 1;
+        *self.summary.rows_by_status.entry(status).or_default() += 1;
+    }
+
+    /// Count the error and warning codes of a row outside any document.
+    pub fn add_stray_codes(&mut self, errors: &[String], warnings: &[String]) {
+        for (codes, map) in [
+            (errors, &mut self.summary.rejections),
+            (warnings, &mut self.summary.warnings),
+        ] {
+            for c in codes {
+                map.entry(c.clone()).or_default().stray_rows += 1;
+            }
+        }
+    }
+
+    /// Count one document: its amounts by status, kind and date, and its codes.
+    pub fn add_document(&mut self, r: &DocumentRecord) {
+        let s = &mut self.summary;
+        s.documents.add_record(r);
+        s.by_status.entry(r.status).or_default().add_record(r);
+        let kind = if r.kind.is_empty() && r.invoice_type.is_empty() {
+            "(unknown)".to_string()
+        } else {
+            format!(
+                "{}/{}",
+                unknown_if_empty(&r.kind, "?"),
+                unknown_if_empty(&r.invoice_type, "?")
+            )
+        };
+        s.by_kind
+            .entry(kind)
+            .or_default()
+            .entry(r.status)
+            .or_default()
+            .add_record(r);
+        s.by_date
+            .entry(unknown_if_empty(&r.issue_date, "(no date)"))
+            .or_default()
+            .entry(r.status)
+            .or_default()
+            .add_record(r);
+        for (codes, map) in [(&r.errors, &mut s.rejections), (&r.warnings, &mut s.warnings)] {
+            for c in codes {
+                let g = map.entry(c.clone()).or_default();
+                *g.documents.entry(r.status).or_default() += 1;
+                if g.examples.len() < EXAMPLES_PER_CODE && !r.document.is_empty() {
+                    g.examples.push(r.document.clone());
+                }
+            }
+        }
+    }
+
+    /// Add a note.
+    pub fn note(&mut self, note: impl Into<String>) {
+        self.summary.notes.push(note.into());
+    }
+
+    /// The summary so far.
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// The summary.
+    pub fn finish(self) -> Summary {
+        self.summary
+    }
+}
+
+fn merge_by_status(into: &mut BTreeMap<RowStatus, Totals>, from: &BTreeMap<RowStatus, Totals>) {
+    for (status, t) in from {
+        into.entry(*status).or_default().merge(t);
+    }
+}
+
+fn merge_codes(into: &mut BTreeMap<String, CodeGroup>, from: &BTreeMap<String, CodeGroup>) {
+    for (code, g) in from {
+        let mine = into.entry(code.clone()).or_default();
+        for (s, n) in &g.documents {
+            *mine.documents.entry(*s).or_default() += n;
+        }
+        mine.stray_rows += g.stray_rows;
+        for e in &g.examples {
+            if mine.examples.len() < EXAMPLES_PER_CODE {
+                mine.examples.push(e.clone());
+            }
+        }
+    }
+}
+
+/// An amount for a person: two decimals (half away from zero), thousands grouped with commas.
+pub fn money(d: Decimal) -> String {
+    let d = d.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero);
+    let text = format!("{d:.2}");
+    let (sign, digits) = text.strip_prefix('-').map_or(("", text.as_str()), |t| ("-", t));
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, "00"));
+    let mut grouped = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("{sign}{grouped}.{frac}")
+}
+
+/// One line of totals: `12 documents  SAR net 1,000.00  VAT 150.00  gross 1,150.00`.
+pub fn totals_line(t: &Totals) -> String {
+    let mut s = format!("{} document{}", t.documents, if t.documents == 1 { "" } else { "s" });
+    for (currency, a) in &t.amounts {
+        let _ = write!(
+            s,
+            "  {currency} net {}  VAT {}  gross {}",
+            money(a.net),
+            money(a.vat),
+            money(a.gross)
+        );
+    }
+    if t.without_amounts > 0 {
+        let _ = write!(s, "  ({} without amounts)", t.without_amounts);
+    }
+    s
+}
+
+impl Summary {
+    /// Add another summary to this one (`report` over a folder).
+    pub fn merge(&mut self, other: &Summary) {
+        self.format = SUMMARY_FORMAT;
+        self.files.extend(other.files.iter().cloned());
+        if self.mapping != other.mapping {
+            self.mapping = if self.mapping.is_empty() && self.rows == 0 {
+                other.mapping.clone()
+            } else {
+                String::new()
+            };
+        }
+        self.time = self.time.clone().max(other.time.clone());
+        self.rows += other.rows;
+        for (s, n) in &other.rows_by_status {
+            *self.rows_by_status.entry(*s).or_default() += n;
+        }
+        self.documents.merge(&other.documents);
+        merge_by_status(&mut self.by_status, &other.by_status);
+        for (k, m) in &other.by_kind {
+            merge_by_status(self.by_kind.entry(k.clone()).or_default(), m);
+        }
+        for (d, m) in &other.by_date {
+            merge_by_status(self.by_date.entry(d.clone()).or_default(), m);
+        }
+        merge_codes(&mut self.rejections, &other.rejections);
+        merge_codes(&mut self.warnings, &other.warnings);
+        self.notes.extend(other.notes.iter().cloned());
+    }
+
+    /// Documents of one status.
+    pub fn count(&self, status: RowStatus) -> u64 {
+        self.by_status.get(&status).map_or(0, |t| t.documents)
+    }
+
+    /// The summary for a person, each line starting with `indent`; `dates` adds the per-day
+    /// lines.
+    pub fn render(&self, indent: &str, dates: bool) -> String {
+        let mut out = String::new();
+        let rows: Vec<String> = self.rows_by_status.iter().map(|(s, n)| format!("{n} {s}")).collect();
+        let _ = writeln!(out, "{indent}rows: {} ({})", self.rows, rows.join(", "));
+        let _ = writeln!(out, "{indent}documents: {}", totals_line(&self.documents));
+        for (status, t) in &self.by_status {
+            let _ = writeln!(out, "{indent}  {status:<9} {}", totals_line(t));
+        }
+        if !self.by_kind.is_empty() {
+            let _ = writeln!(out, "{indent}by kind and type:");
+            for (kind, m) in &self.by_kind {
+                for (status, t) in m {
+                    let _ = writeln!(out, "{indent}  {kind:<24} {status:<9} {}", totals_line(t));
+                }
+            }
+        }
+        if dates && !self.by_date.is_empty() {
+            let _ = writeln!(out, "{indent}by issue date:");
+            for (date, m) in &self.by_date {
+                for (status, t) in m {
+                    let _ = writeln!(out, "{indent}  {date:<10} {status:<9} {}", totals_line(t));
+                }
+            }
+        }
+        for (title, map) in [
+            ("rejections by rule", &self.rejections),
+            ("warnings by rule", &self.warnings),
+        ] {
+            if map.is_empty() {
+                continue;
+            }
+            let mut codes: Vec<(&String, &CodeGroup)> = map.iter().collect();
+            codes.sort_by(|a, b| b.1.count().cmp(&a.1.count()).then(a.0.cmp(b.0)));
+            let _ = writeln!(out, "{indent}{title}:");
+            for (code, g) in codes {
+                let mut what: Vec<String> = g.documents.iter().map(|(s, n)| format!("{n} {s}")).collect();
+                if g.stray_rows > 0 {
+                    what.push(format!("{} stray rows", g.stray_rows));
+                }
+                let _ = writeln!(
+                    out,
+                    "{indent}  {code:<22} {} (e.g. {})",
+                    what.join(", "),
+                    if g.examples.is_empty() {
+                        "-".to_string()
+                    } else {
+                        g.examples.join(", ")
+                    }
+                );
+            }
+        }
+        for n in &self.notes {
+            let _ = writeln!(out, "{indent}note: {n}");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rust_decimal_macros::dec;
+
+    fn record(n: &str, status: RowStatus, date: &str, net: Decimal) -> DocumentRecord {
+        DocumentRecord {
+            kind: "invoice".into(),
+            invoice_type: "standard".into(),
+            issue_date: date.into(),
+            currency: "SAR".into(),
+            net: Some(net),
+            vat: Some(net * dec!(0.15)),
+            gross: Some(net * dec!(1.15)),
+            ..DocumentRecord::new(n, status)
+        }
+    }
+
+    #[test]
+    fn every_status_is_counted_with_its_amounts() {
+        let mut b = SummaryBuilder::new("x.csv", "xero", "t");
+        for (i, s) in RowStatus::ALL.into_iter().enumerate() {
+            let mut r = record(&format!("D{i}"), s, "2026-11-20", dec!(100.00));
+            if s.is_problem() {
+                r.errors.push("BR-KSA-40".into());
+            }
+            b.add_row(s);
+            b.add_document(&r);
+        }
+        b.add_row(RowStatus::Invalid);
+        b.add_stray_codes(&["INV-MAP-NUMBER".into()], &[]);
+        let s = b.finish();
+        assert_eq!(s.rows, 7);
+        assert_eq!(s.rows_by_status[&RowStatus::Invalid], 2);
+        for status in RowStatus::ALL {
+            assert_eq!(s.count(status), 1, "{status}");
+            assert_eq!(s.by_status[&status].amounts["SAR"].gross, dec!(115.0000));
+        }
+        assert_eq!(s.documents.amounts["SAR"].net, dec!(600.00));
+        assert_eq!(s.by_kind["invoice/standard"].len(), 6);
+        assert_eq!(s.by_date["2026-11-20"][&RowStatus::Accepted].documents, 1);
+        let g = &s.rejections["BR-KSA-40"];
+        assert_eq!(g.count(), 3);
+        assert_eq!(g.examples, ["D1", "D4", "D5"]);
+        assert_eq!(s.rejections["INV-MAP-NUMBER"].stray_rows, 1);
+        let text = s.render("", true);
+        assert!(text.contains("rejections by rule:"), "{text}");
+        assert!(text.contains("SAR net 100.00  VAT 15.00  gross 115.00"), "{text}");
+    }
+
+    #[test]
+    fn merge_adds_up_and_json_round_trips() {
+        let mut a = SummaryBuilder::new("a.csv", "xero", "1");
+        a.add_document(&record("A", RowStatus::Accepted, "2026-11-20", dec!(10)));
+        let mut b = SummaryBuilder::new("b.csv", "xero", "2");
+        b.add_document(&record("B", RowStatus::Accepted, "2026-11-21", dec!(20)));
+        b.add_document(&DocumentRecord::new("S", RowStatus::Skipped));
+        let mut m = a.finish();
+        m.merge(&b.finish());
+        assert_eq!(m.files, ["a.csv", "b.csv"]);
+        assert_eq!(m.count(RowStatus::Accepted), 2);
+        assert_eq!(m.documents.without_amounts, 1);
+        assert_eq!(m.by_date.len(), 3);
+        assert_eq!(m.by_kind["(unknown)"][&RowStatus::Skipped].documents, 1);
+        let json = serde_json::to_string(&m).unwrap();
+        assert!(json.contains("\"net\":\"30\""), "{json}");
+        let back: Summary = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, m);
+    }
+
+    #[test]
+    fn money_is_grouped_and_rounded_half_away() {
+        assert_eq!(money(dec!(1234567.005)), "1,234,567.01");
+        assert_eq!(money(dec!(-1000)), "-1,000.00");
+        assert_eq!(money(dec!(0.5)), "0.50");
+    }
+}

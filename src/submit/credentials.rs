@@ -1,0 +1,193 @@
+//! API credentials from the environment (D5): never from the command line or the config file.
+//!
+//! `INVOICEDROP_API_URL`, `INVOICEDROP_VAT_NUMBER`, `INVOICEDROP_USERNAME`, `INVOICEDROP_SECRET`
+//! or `INVOICEDROP_SECRET_FILE`, `INVOICEDROP_ONBOARD_ID`.
+
+use super::ApiSettings;
+use crate::model::Secret;
+use std::path::{Path, PathBuf};
+
+/// Base URL of the API.
+pub const ENV_API_URL: &str = "INVOICEDROP_API_URL";
+/// The organisation's VAT number.
+pub const ENV_VAT_NUMBER: &str = "INVOICEDROP_VAT_NUMBER";
+/// The API user name.
+pub const ENV_USERNAME: &str = "INVOICEDROP_USERNAME";
+/// The API secret itself.
+pub const ENV_SECRET: &str = "INVOICEDROP_SECRET";
+/// A file holding the API secret.
+pub const ENV_SECRET_FILE: &str = "INVOICEDROP_SECRET_FILE";
+/// The device's onboard_id.
+pub const ENV_ONBOARD_ID: &str = "INVOICEDROP_ONBOARD_ID";
+
+/// Why credentials could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CredentialsError {
+    /// A required value is missing.
+    #[error("{what} is not set: set the environment variable {var}")]
+    Missing {
+        /// What is missing, in words.
+        what: &'static str,
+        /// The variable to set.
+        var: &'static str,
+    },
+    /// Both the secret and the secret file are set.
+    #[error("both {ENV_SECRET} and {ENV_SECRET_FILE} are set: keep only one")]
+    TwoSecrets,
+    /// The secret file cannot be read.
+    #[error("cannot read the API secret from {}: {message}", path.display())]
+    SecretFile {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        message: String,
+    },
+    /// The secret file is empty.
+    #[error("the API secret file {} is empty", path.display())]
+    EmptySecretFile {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// What the environment says about the API. Every field is optional here; no API URL means the
+/// built-in sandbox. `Debug` never shows the secret.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EnvCredentials {
+    /// `INVOICEDROP_API_URL`.
+    pub api_url: Option<String>,
+    /// `INVOICEDROP_VAT_NUMBER`.
+    pub vat_number: Option<String>,
+    /// `INVOICEDROP_USERNAME`.
+    pub username: Option<String>,
+    /// `INVOICEDROP_SECRET`, or the contents of `INVOICEDROP_SECRET_FILE`.
+    pub secret: Option<Secret>,
+    /// `INVOICEDROP_ONBOARD_ID`.
+    pub onboard_id: Option<String>,
+}
+
+impl EnvCredentials {
+    /// Read the process environment.
+    pub fn from_env() -> Result<EnvCredentials, CredentialsError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Read through `lookup` (a variable name to its value); empty values count as unset.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<EnvCredentials, CredentialsError> {
+        let get = |name: &str| lookup(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        let secret = match (lookup(ENV_SECRET).filter(|v| !v.is_empty()), get(ENV_SECRET_FILE)) {
+            (Some(_), Some(_)) => return Err(CredentialsError::TwoSecrets),
+            (Some(s), None) => Some(Secret::new(s)),
+            (None, Some(file)) => Some(read_secret_file(Path::new(&file))?),
+            (None, None) => None,
+        };
+        Ok(EnvCredentials {
+            api_url: get(ENV_API_URL),
+            vat_number: get(ENV_VAT_NUMBER),
+            username: get(ENV_USERNAME),
+            secret,
+            onboard_id: get(ENV_ONBOARD_ID),
+        })
+    }
+
+    /// Settings with defaults for everything else; every credential must be present.
+    pub fn into_settings(self) -> Result<ApiSettings, CredentialsError> {
+        let api_url = self.api_url.ok_or(CredentialsError::Missing {
+            what: "the API URL",
+            var: ENV_API_URL,
+        })?;
+        let vat_number = self.vat_number.ok_or(CredentialsError::Missing {
+            what: "the VAT number",
+            var: ENV_VAT_NUMBER,
+        })?;
+        let username = self.username.ok_or(CredentialsError::Missing {
+            what: "the API user name",
+            var: ENV_USERNAME,
+        })?;
+        let secret = self.secret.ok_or(CredentialsError::Missing {
+            what: "the API secret",
+            var: "INVOICEDROP_SECRET (or INVOICEDROP_SECRET_FILE)",
+        })?;
+        Ok(ApiSettings::new(api_url, vat_number, username, secret))
+    }
+}
+
+/// Read a secret from a file (named in the environment or the config file): the whole content
+/// without the trailing line break.
+pub fn read_secret_file(path: &Path) -> Result<Secret, CredentialsError> {
+    let text = std::fs::read_to_string(path).map_err(|e| CredentialsError::SecretFile {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let value = text.trim_end_matches(['\r', '\n']);
+    if value.is_empty() {
+        return Err(CredentialsError::EmptySecretFile {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(Secret::new(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn lookup(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        move |k| map.get(k).cloned()
+    }
+
+    #[test]
+    fn everything_from_the_environment() {
+        let env = EnvCredentials::from_lookup(lookup(&[
+            (ENV_API_URL, "https://api.example.com"),
+            (ENV_VAT_NUMBER, "399999999900003"),
+            (ENV_USERNAME, "user"),
+            (ENV_SECRET, "hunter2-secret"),
+            (ENV_ONBOARD_ID, "abc=="),
+        ]))
+        .unwrap();
+        assert_eq!(env.onboard_id.as_deref(), Some("abc=="));
+        assert!(!format!("{env:?}").contains("hunter2-secret"));
+        let settings = env.into_settings().unwrap();
+        assert_eq!(settings.secret.expose(), "hunter2-secret");
+        assert!(!format!("{settings:?}").contains("hunter2-secret"));
+    }
+
+    #[test]
+    fn the_secret_from_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("secret");
+        std::fs::write(&file, "from-file\n").unwrap();
+        let env = EnvCredentials::from_lookup(lookup(&[(ENV_SECRET_FILE, file.to_str().unwrap())])).unwrap();
+        assert_eq!(env.secret.unwrap().expose(), "from-file");
+
+        let both = EnvCredentials::from_lookup(lookup(&[(ENV_SECRET, "x"), (ENV_SECRET_FILE, file.to_str().unwrap())]));
+        assert_eq!(both.unwrap_err(), CredentialsError::TwoSecrets);
+
+        let missing = dir.path().join("nope");
+        let err = EnvCredentials::from_lookup(lookup(&[(ENV_SECRET_FILE, missing.to_str().unwrap())])).unwrap_err();
+        assert!(err.to_string().contains("nope"), "{err}");
+
+        std::fs::write(&file, "\n").unwrap();
+        assert!(matches!(
+            read_secret_file(&file),
+            Err(CredentialsError::EmptySecretFile { .. })
+        ));
+    }
+
+    #[test]
+    fn missing_values_name_the_variable() {
+        let err = EnvCredentials::from_lookup(lookup(&[(ENV_API_URL, "https://h")]))
+            .unwrap()
+            .into_settings()
+            .unwrap_err();
+        assert!(err.to_string().contains(ENV_VAT_NUMBER), "{err}");
+        assert_eq!(
+            EnvCredentials::from_lookup(lookup(&[])).unwrap(),
+            EnvCredentials::default()
+        );
+    }
+}

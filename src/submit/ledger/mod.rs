@@ -1,0 +1,455 @@
+//! The crash-safe ledger: `<state>/ledger.sqlite`, one row per document (onboard_id, kind,
+//! number) with its idempotency key, the exact body bytes and their hash, its state, attempts,
+//! last HTTP status, raw answer and UUID.
+//!
+//! A request is recorded as `in_flight` (attempts + 1, committed) before it leaves and with its
+//! answer after it returns. On a later run an accepted document is never sent again; one left
+//! `in_flight` or `unknown` is repeated with its original key and stored body. The folder is
+//! locked (`<state>/lock`) for as long as the ledger is open, so two processes never share it.
+
+mod store;
+
+use crate::model::DocumentKind;
+use sha2::{Digest, Sha256};
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::{Sender, channel, sync_channel};
+use std::thread::JoinHandle;
+use store::{Answer, Op, ReplyTo, Request, Store};
+
+/// Identifies a document at the API: device, kind and number.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DocumentKey {
+    /// The device's onboard_id.
+    pub onboard_id: String,
+    /// Invoice, credit note or debit note.
+    pub kind: DocumentKind,
+    /// The document number.
+    pub number: String,
+}
+
+/// The `Idempotency-Key` of a document (D17): hex SHA-256 of
+/// `<onboard_id>\n<kind>\n<number>` (kind `invoice`, `credit_note` or `debit_note`). It depends
+/// on nothing else, so every repeat of a document carries the same key.
+pub fn idempotency_key(key: &DocumentKey) -> String {
+    let mut h = Sha256::new();
+    h.update(key.onboard_id.as_bytes());
+    h.update(b"\n");
+    h.update(store::kind_name(key.kind).as_bytes());
+    h.update(b"\n");
+    h.update(key.number.as_bytes());
+    hex::encode(h.finalize())
+}
+
+/// Hex SHA-256 of a body.
+pub(crate) fn content_hash(body: &[u8]) -> String {
+    hex::encode(Sha256::digest(body))
+}
+
+/// Where a document stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LedgerState {
+    /// Registered, not sent (or refused with 429/401, so not processed).
+    Pending,
+    /// A request left and no answer was recorded: maybe processed.
+    InFlight,
+    /// Issued.
+    Accepted,
+    /// Refused by the API; new content may be sent under the same number.
+    Rejected,
+    /// Sent, and no final answer came (5xx, timeout, reset): maybe processed.
+    Unknown,
+}
+
+impl LedgerState {
+    /// The stored text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LedgerState::Pending => "pending",
+            LedgerState::InFlight => "in_flight",
+            LedgerState::Accepted => "accepted",
+            LedgerState::Rejected => "rejected",
+            LedgerState::Unknown => "unknown",
+        }
+    }
+
+    fn parse(text: &str) -> Option<LedgerState> {
+        [
+            LedgerState::Pending,
+            LedgerState::InFlight,
+            LedgerState::Accepted,
+            LedgerState::Rejected,
+            LedgerState::Unknown,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+    }
+}
+
+/// One document's row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerEntry {
+    /// Device, kind, number.
+    pub key: DocumentKey,
+    /// The key sent with every request for it.
+    pub idempotency_key: String,
+    /// Hex SHA-256 of `body`.
+    pub content_hash: String,
+    /// The exact bytes sent (or to send).
+    pub body: Vec<u8>,
+    /// Where it stands.
+    pub state: LedgerState,
+    /// Requests sent, over all runs.
+    pub attempts: u32,
+    /// The HTTP status of the last answer.
+    pub last_status: Option<u16>,
+    /// The raw bytes of the last answer.
+    pub response: Option<Vec<u8>>,
+    /// The UUID the API assigned (accepted documents).
+    pub uuid: Option<String>,
+    /// When first registered (RFC 3339, UTC).
+    pub created_at: String,
+    /// When last changed.
+    pub updated_at: String,
+    /// When the last request left.
+    pub last_sent_at: Option<String>,
+}
+
+/// Counts of documents per state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LedgerStats {
+    /// Registered, not sent.
+    pub pending: u64,
+    /// Sent, no answer recorded.
+    pub in_flight: u64,
+    /// Issued.
+    pub accepted: u64,
+    /// Refused.
+    pub rejected: u64,
+    /// No final answer.
+    pub unknown: u64,
+}
+
+/// Why the ledger cannot be used.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum LedgerError {
+    /// Another process holds the state folder.
+    #[error(
+        "another invoicedrop is already running with the state folder {} ({holder}holds {}); wait for it to \
+         finish, or give this run its own --state folder",
+        dir.display(), dir.join("lock").display()
+    )]
+    Busy {
+        /// The state folder.
+        dir: PathBuf,
+        /// `process N ` when known.
+        holder: String,
+    },
+    /// The folder or lock file cannot be created or opened.
+    #[error("cannot use the state folder {}: {message}; check that it exists and is writable", dir.display())]
+    Folder {
+        /// The state folder.
+        dir: PathBuf,
+        /// The system's error.
+        message: String,
+    },
+    /// The database cannot be opened.
+    #[error(
+        "cannot open the ledger {}: {message}. It records which documents were already sent, so do not delete \
+         it; restore it from a backup if it is damaged",
+        path.display()
+    )]
+    Open {
+        /// The ledger file.
+        path: PathBuf,
+        /// SQLite's error.
+        message: String,
+    },
+    /// The file was written by a newer version.
+    #[error(
+        "the ledger {} has schema version {found}, newer than this invoicedrop understands ({known}); use the \
+         newer invoicedrop",
+        path.display()
+    )]
+    Newer {
+        /// The ledger file.
+        path: PathBuf,
+        /// Its version.
+        found: i64,
+        /// Ours.
+        known: i64,
+    },
+    /// A write failed (disk full, I/O error).
+    #[error(
+        "writing the ledger {} failed: {message}. Sending stops so that no document leaves unrecorded; free \
+         disk space or fix the folder, then run again",
+        path.display()
+    )]
+    Write {
+        /// The ledger file.
+        path: PathBuf,
+        /// SQLite's error.
+        message: String,
+    },
+    /// The ledger thread is gone (it stopped after a panic or at shutdown).
+    #[error("the ledger is closed")]
+    Closed,
+}
+
+/// A document being registered for submission.
+pub(crate) struct BeginItem {
+    pub(crate) key: DocumentKey,
+    pub(crate) idempotency_key: String,
+    pub(crate) content_hash: String,
+    pub(crate) body: Vec<u8>,
+}
+
+/// Content to send once an unresolved earlier request is settled as rejected.
+#[derive(Debug, Clone)]
+pub(crate) struct Replacement {
+    pub(crate) content_hash: String,
+    pub(crate) body: Vec<u8>,
+}
+
+/// What to do with a registered document.
+#[derive(Debug)]
+pub(crate) enum Decision {
+    /// Accepted earlier with this content: report it.
+    Done(Box<LedgerEntry>),
+    /// Accepted earlier with other content: do not send.
+    Conflict(Box<LedgerEntry>),
+    /// Send `body`; for a document that was maybe processed, `body` is the stored one and
+    /// `replacement` the new content, to send only if the stored one turns out rejected.
+    Send {
+        body: Vec<u8>,
+        attempts: u32,
+        replacement: Option<Replacement>,
+    },
+}
+
+/// The ledger of one state folder. Cheap to clone; the folder stays locked until the last clone
+/// is dropped.
+#[derive(Clone)]
+pub struct Ledger {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    dir: PathBuf,
+    tx: Option<Sender<Op>>,
+    thread: Option<JoinHandle<()>>,
+    // Dropped last: the lock outlives the connection.
+    _lock: File,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        drop(self.tx.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl std::fmt::Debug for Ledger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ledger").field("dir", &self.inner.dir).finish()
+    }
+}
+
+impl Ledger {
+    /// Open the ledger in `state_dir` (created if missing) and lock the folder for the life of
+    /// this process. A second open of the same folder, from this or another process, fails with
+    /// [`LedgerError::Busy`].
+    pub fn open(state_dir: &Path) -> Result<Ledger, LedgerError> {
+        let folder_err = |e: std::io::Error| LedgerError::Folder {
+            dir: state_dir.to_path_buf(),
+            message: e.to_string(),
+        };
+        std::fs::create_dir_all(state_dir).map_err(folder_err)?;
+        let mut lock = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(state_dir.join("lock"))
+            .map_err(folder_err)?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                let mut text = String::new();
+                let _ = lock.read_to_string(&mut text);
+                let holder = text
+                    .trim()
+                    .parse::<u32>()
+                    .map(|pid| format!("process {pid} "))
+                    .unwrap_or_default();
+                return Err(LedgerError::Busy {
+                    dir: state_dir.to_path_buf(),
+                    holder,
+                });
+            }
+            Err(TryLockError::Error(e)) => return Err(folder_err(e)),
+        }
+        // Informative only: the lock is what counts.
+        let _ = lock.set_len(0);
+        let _ = lock.rewind();
+        let _ = writeln!(lock, "{}", std::process::id());
+        let store = Store::open(&state_dir.join("ledger.sqlite"))?;
+        let (tx, rx) = channel();
+        let thread = std::thread::Builder::new()
+            .name("invoicedrop-ledger".into())
+            .spawn(move || store.run(rx))
+            .map_err(folder_err)?;
+        Ok(Ledger {
+            inner: Arc::new(Inner {
+                dir: state_dir.to_path_buf(),
+                tx: Some(tx),
+                thread: Some(thread),
+                _lock: lock,
+            }),
+        })
+    }
+
+    /// The state folder.
+    pub fn dir(&self) -> &Path {
+        &self.inner.dir
+    }
+
+    fn queue(&self, request: Request, reply: ReplyTo) -> Result<(), LedgerError> {
+        self.inner
+            .tx
+            .as_ref()
+            .ok_or(LedgerError::Closed)?
+            .send(Op { request, reply })
+            .map_err(|_| LedgerError::Closed)
+    }
+
+    /// Queue a request; the receiver resolves after its commit.
+    fn request(&self, request: Request) -> tokio::sync::oneshot::Receiver<Result<Answer, LedgerError>> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        // When the queue is closed the sender is dropped and the receiver reports Closed.
+        let _ = self.queue(request, ReplyTo::Async(tx));
+        rx
+    }
+
+    async fn ask(&self, request: Request) -> Result<Answer, LedgerError> {
+        self.request(request).await.map_err(|_| LedgerError::Closed)?
+    }
+
+    fn ask_blocking(&self, request: Request) -> Result<Answer, LedgerError> {
+        let (tx, rx) = sync_channel(1);
+        self.queue(request, ReplyTo::Blocking(tx))?;
+        rx.recv().map_err(|_| LedgerError::Closed)?
+    }
+
+    /// A document's row. Blocks briefly (one ledger round trip).
+    pub fn get(&self, key: &DocumentKey) -> Result<Option<LedgerEntry>, LedgerError> {
+        match self.ask_blocking(Request::Get(key.clone()))? {
+            Answer::Entry(e) => Ok(e.map(|b| *b)),
+            _ => Err(LedgerError::Closed),
+        }
+    }
+
+    /// Counts per state. Blocks briefly.
+    pub fn stats(&self) -> Result<LedgerStats, LedgerError> {
+        match self.ask_blocking(Request::Stats)? {
+            Answer::Stats(s) => Ok(s),
+            _ => Err(LedgerError::Closed),
+        }
+    }
+
+    /// Documents of a device whose outcome is not known (`in_flight` or `unknown`), oldest first.
+    /// Blocks briefly.
+    pub fn unresolved(&self, onboard_id: &str) -> Result<Vec<LedgerEntry>, LedgerError> {
+        match self.ask_blocking(Request::Unresolved(onboard_id.to_string()))? {
+            Answer::Entries(e) => Ok(e),
+            _ => Err(LedgerError::Closed),
+        }
+    }
+
+    /// [`Ledger::unresolved`] for async callers.
+    pub(crate) async fn unresolved_async(&self, onboard_id: &str) -> Result<Vec<LedgerEntry>, LedgerError> {
+        match self.ask(Request::Unresolved(onboard_id.to_string())).await? {
+            Answer::Entries(e) => Ok(e),
+            _ => Err(LedgerError::Closed),
+        }
+    }
+
+    /// Store the onboard_id onboarding returned, so later runs need no flag (D9). Blocks briefly.
+    pub fn remember_onboard_id(&self, onboard_id: &str) -> Result<(), LedgerError> {
+        match self.ask_blocking(Request::SetMeta("onboard_id".into(), onboard_id.to_string()))? {
+            Answer::Done => Ok(()),
+            _ => Err(LedgerError::Closed),
+        }
+    }
+
+    /// The onboard_id stored by [`Ledger::remember_onboard_id`]. Blocks briefly.
+    pub fn remembered_onboard_id(&self) -> Result<Option<String>, LedgerError> {
+        match self.ask_blocking(Request::GetMeta("onboard_id".into()))? {
+            Answer::Meta(v) => Ok(v),
+            _ => Err(LedgerError::Closed),
+        }
+    }
+
+    /// Register documents (one transaction) and decide, for each, what to do.
+    pub(crate) async fn begin(&self, items: Vec<BeginItem>) -> Result<Vec<Decision>, LedgerError> {
+        match self.ask(Request::Begin(items)).await? {
+            Answer::Decisions(d) => Ok(d),
+            _ => Err(LedgerError::Closed),
+        }
+    }
+
+    /// Record that a request is about to leave (in_flight, attempts + 1), durably; returns the
+    /// attempt count. With a replacement, the stored body becomes the new content first.
+    pub(crate) async fn mark_sending(
+        &self,
+        idempotency_key: &str,
+        replacement: Option<Replacement>,
+    ) -> Result<u32, LedgerError> {
+        match self
+            .ask(Request::Mark {
+                idempotency_key: idempotency_key.to_string(),
+                replacement,
+            })
+            .await?
+        {
+            Answer::Attempts(n) => Ok(n),
+            _ => Err(LedgerError::Closed),
+        }
+    }
+
+    /// Record an answer. The returned receiver resolves once it is committed; callers that go
+    /// on to other work await it later.
+    pub(crate) fn record(
+        &self,
+        idempotency_key: &str,
+        state: LedgerState,
+        status: Option<u16>,
+        response: Option<Vec<u8>>,
+        uuid: Option<String>,
+    ) -> RecordAck {
+        RecordAck(self.request(Request::Record {
+            idempotency_key: idempotency_key.to_string(),
+            state,
+            status,
+            response,
+            uuid,
+        }))
+    }
+}
+
+/// Resolves when a recorded answer is committed.
+pub(crate) struct RecordAck(tokio::sync::oneshot::Receiver<Result<Answer, LedgerError>>);
+
+impl RecordAck {
+    pub(crate) async fn committed(self) -> Result<(), LedgerError> {
+        self.0.await.map_err(|_| LedgerError::Closed)?.map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests;

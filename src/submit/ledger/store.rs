@@ -1,0 +1,401 @@
+//! The SQLite side of the ledger. One thread owns the connection; it takes every operation
+//! queued on its channel, applies them in one transaction and acknowledges each only after the
+//! commit (group commit), so many workers share one fsync.
+
+use super::{BeginItem, Decision, DocumentKey, LedgerEntry, LedgerError, LedgerState, LedgerStats, Replacement};
+use crate::model::DocumentKind;
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+
+/// The schema version this code writes.
+const SCHEMA_VERSION: i64 = 1;
+/// The most operations applied in one transaction.
+const MAX_BATCH: usize = 4096;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS documents (
+    idempotency_key TEXT PRIMARY KEY NOT NULL,
+    onboard_id      TEXT NOT NULL,
+    kind            TEXT NOT NULL,
+    number          TEXT NOT NULL,
+    content_hash    TEXT NOT NULL,
+    body            BLOB NOT NULL,
+    state           TEXT NOT NULL,
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    last_status     INTEGER,
+    response        BLOB,
+    uuid            TEXT,
+    created_at      TEXT NOT NULL,
+    updated_at      TEXT NOT NULL,
+    last_sent_at    TEXT,
+    UNIQUE (onboard_id, kind, number)
+);
+CREATE INDEX IF NOT EXISTS documents_state ON documents (state);
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY NOT NULL,
+    value TEXT NOT NULL
+);
+";
+
+const COLUMNS: &str = "idempotency_key, onboard_id, kind, number, content_hash, body, state, attempts, last_status, \
+                       response, uuid, created_at, updated_at, last_sent_at";
+
+/// What the ledger thread is asked to do.
+pub(super) enum Request {
+    Begin(Vec<BeginItem>),
+    Mark {
+        idempotency_key: String,
+        replacement: Option<Replacement>,
+    },
+    Record {
+        idempotency_key: String,
+        state: LedgerState,
+        status: Option<u16>,
+        response: Option<Vec<u8>>,
+        uuid: Option<String>,
+    },
+    Get(DocumentKey),
+    Stats,
+    Unresolved(String),
+    SetMeta(String, String),
+    GetMeta(String),
+}
+
+/// Its answer.
+pub(super) enum Answer {
+    Decisions(Vec<Decision>),
+    Attempts(u32),
+    Done,
+    Entry(Option<Box<LedgerEntry>>),
+    Stats(LedgerStats),
+    Entries(Vec<LedgerEntry>),
+    Meta(Option<String>),
+}
+
+/// Where an answer goes: an async caller or a blocking one.
+pub(super) enum ReplyTo {
+    Async(tokio::sync::oneshot::Sender<Result<Answer, LedgerError>>),
+    Blocking(std::sync::mpsc::SyncSender<Result<Answer, LedgerError>>),
+}
+
+impl ReplyTo {
+    fn send(self, answer: Result<Answer, LedgerError>) {
+        // A caller that went away (a cancelled run) does not need its answer.
+        match self {
+            ReplyTo::Async(tx) => {
+                let _ = tx.send(answer);
+            }
+            ReplyTo::Blocking(tx) => {
+                let _ = tx.send(answer);
+            }
+        }
+    }
+}
+
+/// One queued operation.
+pub(super) struct Op {
+    pub(super) request: Request,
+    pub(super) reply: ReplyTo,
+}
+
+/// The connection and its file.
+pub(super) struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+pub(super) fn kind_name(kind: DocumentKind) -> &'static str {
+    match kind {
+        DocumentKind::Invoice => "invoice",
+        DocumentKind::CreditNote => "credit_note",
+        DocumentKind::DebitNote => "debit_note",
+    }
+}
+
+fn kind_from(name: &str) -> Option<DocumentKind> {
+    DocumentKind::ALL.into_iter().find(|k| kind_name(*k) == name)
+}
+
+fn entry(row: &Row<'_>) -> rusqlite::Result<LedgerEntry> {
+    let kind: String = row.get(2)?;
+    let state: String = row.get(6)?;
+    let status: Option<i64> = row.get(8)?;
+    let attempts: i64 = row.get(7)?;
+    Ok(LedgerEntry {
+        idempotency_key: row.get(0)?,
+        key: DocumentKey {
+            onboard_id: row.get(1)?,
+            kind: kind_from(&kind).unwrap_or(DocumentKind::Invoice),
+            number: row.get(3)?,
+        },
+        content_hash: row.get(4)?,
+        body: row.get(5)?,
+        state: LedgerState::parse(&state).unwrap_or(LedgerState::Unknown),
+        attempts: u32::try_from(attempts).unwrap_or(u32::MAX),
+        last_status: status.and_then(|s| u16::try_from(s).ok()),
+        response: row.get(9)?,
+        uuid: row.get(10)?,
+        created_at: row.get(11)?,
+        updated_at: row.get(12)?,
+        last_sent_at: row.get(13)?,
+    })
+}
+
+impl Store {
+    /// Open (or create) the ledger file: WAL, synchronous=FULL, schema checked.
+    pub(super) fn open(path: &Path) -> Result<Store, LedgerError> {
+        let open_err = |e: rusqlite::Error| LedgerError::Open {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        let conn = Connection::open(path).map_err(open_err)?;
+        conn.busy_timeout(Duration::from_secs(10)).map_err(open_err)?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+            .map_err(open_err)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(LedgerError::Open {
+                path: path.to_path_buf(),
+                message: format!("the file system refused write-ahead logging (journal mode is {mode})"),
+            });
+        }
+        conn.execute_batch("PRAGMA synchronous=FULL;").map_err(open_err)?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(open_err)?;
+        if version > SCHEMA_VERSION {
+            return Err(LedgerError::Newer {
+                path: path.to_path_buf(),
+                found: version,
+                known: SCHEMA_VERSION,
+            });
+        }
+        conn.execute_batch(SCHEMA).map_err(open_err)?;
+        conn.execute_batch(&format!("PRAGMA user_version={SCHEMA_VERSION};"))
+            .map_err(open_err)?;
+        conn.set_prepared_statement_cache_capacity(32);
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn write_err(&self, e: rusqlite::Error) -> LedgerError {
+        LedgerError::Write {
+            path: self.path.clone(),
+            message: e.to_string(),
+        }
+    }
+
+    /// Serve the channel until every sender is gone.
+    pub(super) fn run(mut self, rx: Receiver<Op>) {
+        while let Ok(first) = rx.recv() {
+            let mut batch = vec![first];
+            while batch.len() < MAX_BATCH {
+                match rx.try_recv() {
+                    Ok(op) => batch.push(op),
+                    Err(_) => break,
+                }
+            }
+            self.apply(batch);
+        }
+    }
+
+    fn apply(&mut self, batch: Vec<Op>) {
+        let path = self.path.clone();
+        let tx = match self.conn.transaction() {
+            Ok(tx) => tx,
+            Err(e) => {
+                let err = LedgerError::Write {
+                    path,
+                    message: e.to_string(),
+                };
+                for op in batch {
+                    op.reply.send(Err(err.clone()));
+                }
+                return;
+            }
+        };
+        let mut answers = Vec::with_capacity(batch.len());
+        for op in batch {
+            let answer = execute(&tx, op.request).map_err(|e| LedgerError::Write {
+                path: path.clone(),
+                message: e.to_string(),
+            });
+            answers.push((op.reply, answer));
+        }
+        match tx.commit() {
+            Ok(()) => {
+                for (reply, answer) in answers {
+                    reply.send(answer);
+                }
+            }
+            Err(e) => {
+                let err = self.write_err(e);
+                tracing::error!(error = %err, "ledger commit failed");
+                for (reply, _) in answers {
+                    reply.send(Err(err.clone()));
+                }
+            }
+        }
+    }
+}
+
+fn execute(tx: &Transaction<'_>, request: Request) -> rusqlite::Result<Answer> {
+    match request {
+        Request::Begin(items) => {
+            let mut decisions = Vec::with_capacity(items.len());
+            for item in items {
+                decisions.push(begin(tx, item)?);
+            }
+            Ok(Answer::Decisions(decisions))
+        }
+        Request::Mark {
+            idempotency_key,
+            replacement,
+        } => {
+            let now = now();
+            let attempts: i64 = match replacement {
+                None => tx
+                    .prepare_cached(
+                        "UPDATE documents SET state = 'in_flight', attempts = attempts + 1, last_sent_at = ?1, \
+                         updated_at = ?1 WHERE idempotency_key = ?2 RETURNING attempts",
+                    )?
+                    .query_row(params![now, idempotency_key], |r| r.get(0))?,
+                Some(r) => tx
+                    .prepare_cached(
+                        "UPDATE documents SET state = 'in_flight', attempts = attempts + 1, last_sent_at = ?1, \
+                         updated_at = ?1, body = ?3, content_hash = ?4, response = NULL, uuid = NULL, \
+                         last_status = NULL WHERE idempotency_key = ?2 RETURNING attempts",
+                    )?
+                    .query_row(params![now, idempotency_key, r.body, r.content_hash], |r| r.get(0))?,
+            };
+            Ok(Answer::Attempts(u32::try_from(attempts).unwrap_or(u32::MAX)))
+        }
+        Request::Record {
+            idempotency_key,
+            state,
+            status,
+            response,
+            uuid,
+        } => {
+            tx.prepare_cached(
+                "UPDATE documents SET state = ?1, last_status = ?2, response = ?3, uuid = COALESCE(?4, uuid), \
+                 updated_at = ?5 WHERE idempotency_key = ?6",
+            )?
+            .execute(params![state.as_str(), status, response, uuid, now(), idempotency_key])?;
+            Ok(Answer::Done)
+        }
+        Request::Get(key) => {
+            let found = tx
+                .prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM documents WHERE onboard_id = ?1 AND kind = ?2 AND number = ?3"
+                ))?
+                .query_row(params![key.onboard_id, kind_name(key.kind), key.number], entry)
+                .optional()?;
+            Ok(Answer::Entry(found.map(Box::new)))
+        }
+        Request::Stats => {
+            let mut stats = LedgerStats::default();
+            let mut stmt = tx.prepare_cached("SELECT state, COUNT(*) FROM documents GROUP BY state")?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
+            for row in rows {
+                let (state, n) = row?;
+                let n = u64::try_from(n).unwrap_or(0);
+                match LedgerState::parse(&state) {
+                    Some(LedgerState::Pending) => stats.pending += n,
+                    Some(LedgerState::InFlight) => stats.in_flight += n,
+                    Some(LedgerState::Accepted) => stats.accepted += n,
+                    Some(LedgerState::Rejected) => stats.rejected += n,
+                    Some(LedgerState::Unknown) | None => stats.unknown += n,
+                }
+            }
+            Ok(Answer::Stats(stats))
+        }
+        Request::Unresolved(onboard_id) => {
+            let mut stmt = tx.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM documents WHERE onboard_id = ?1 AND state IN ('in_flight', 'unknown') \
+                 ORDER BY created_at, rowid"
+            ))?;
+            let rows = stmt.query_map(params![onboard_id], entry)?;
+            Ok(Answer::Entries(rows.collect::<rusqlite::Result<Vec<_>>>()?))
+        }
+        Request::SetMeta(key, value) => {
+            tx.prepare_cached(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
+            )?
+            .execute(params![key, value])?;
+            Ok(Answer::Done)
+        }
+        Request::GetMeta(key) => {
+            let value = tx
+                .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+                .query_row(params![key], |r| r.get(0))
+                .optional()?;
+            Ok(Answer::Meta(value))
+        }
+    }
+}
+
+/// Register a document about to be submitted and decide what to do with it.
+fn begin(tx: &Transaction<'_>, item: BeginItem) -> rusqlite::Result<Decision> {
+    let existing = tx
+        .prepare_cached(&format!("SELECT {COLUMNS} FROM documents WHERE idempotency_key = ?1"))?
+        .query_row(params![item.idempotency_key], entry)
+        .optional()?;
+    let Some(e) = existing else {
+        let now = now();
+        tx.prepare_cached(
+            "INSERT INTO documents (idempotency_key, onboard_id, kind, number, content_hash, body, state, attempts, \
+             created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', 0, ?7, ?7)",
+        )?
+        .execute(params![
+            item.idempotency_key,
+            item.key.onboard_id,
+            kind_name(item.key.kind),
+            item.key.number,
+            item.content_hash,
+            item.body,
+            now
+        ])?;
+        return Ok(Decision::Send {
+            body: item.body,
+            attempts: 0,
+            replacement: None,
+        });
+    };
+    let same = e.content_hash == item.content_hash;
+    Ok(match e.state {
+        LedgerState::Accepted if same => Decision::Done(Box::new(e)),
+        LedgerState::Accepted => Decision::Conflict(Box::new(e)),
+        // Not at the API (pending) or refused by it (rejected): the new content may go.
+        LedgerState::Pending | LedgerState::Rejected => {
+            if !same {
+                tx.prepare_cached(
+                    "UPDATE documents SET body = ?1, content_hash = ?2, updated_at = ?3 WHERE idempotency_key = ?4",
+                )?
+                .execute(params![item.body, item.content_hash, now(), item.idempotency_key])?;
+            }
+            Decision::Send {
+                body: item.body,
+                attempts: e.attempts,
+                replacement: None,
+            }
+        }
+        // Maybe at the API: settle it with the stored body first.
+        LedgerState::InFlight | LedgerState::Unknown => Decision::Send {
+            body: e.body,
+            attempts: e.attempts,
+            replacement: (!same).then_some(Replacement {
+                content_hash: item.content_hash,
+                body: item.body,
+            }),
+        },
+    })
+}

@@ -1,0 +1,39 @@
+//! Sending documents to the e-invoicing API exactly once.
+//!
+//! The pieces, each in its own file:
+//! - [`ApiSettings`] (`settings.rs`): where the API is, who we are, how fast we may go.
+//! - the HTTP client (`client.rs`): auth, onboarding and the three document endpoints, with every
+//!   answer classified per D16 and its raw bytes kept.
+//! - the token (`token.rs`): one bearer token shared by every request, refreshed before it expires
+//!   (single-flight) and once after a 401 (D4).
+//! - the rate limit (`limit.rs`): a governor limiter that halves on 429 and recovers slowly, and a
+//!   pause that holds every worker until `Retry-After` has passed.
+//! - the retry policy (`retry.rs`): exponential backoff with jitter for unknown outcomes, and a
+//!   breaker that switches to one probe at a time while the API is down.
+//! - the scheduler (`schedule.rs`): oldest simplified documents first, a bounded set of workers,
+//!   the life of one document from ledger to answer.
+//! - the [`Ledger`] (`ledger/`): SQLite in the state folder, written before every request leaves and
+//!   after it returns, so that a crash or a rerun never sends an accepted document again and never
+//!   loses one.
+//!
+//! Entry points: [`Submitter::connect`], [`Submitter::submit_all`], [`Submitter::resume_unresolved`]
+//! and [`onboard`].
+
+mod client;
+mod credentials;
+mod error;
+mod ledger;
+mod limit;
+mod outcome;
+mod retry;
+mod schedule;
+mod settings;
+mod submitter;
+mod token;
+
+pub use credentials::{CredentialsError, EnvCredentials, read_secret_file};
+pub use error::SubmitError;
+pub use ledger::{DocumentKey, Ledger, LedgerEntry, LedgerError, LedgerState, LedgerStats, idempotency_key};
+pub use outcome::{CONFLICT_CODE, DUPLICATE_CODE, Outcome, Outgoing, SubmitEvent};
+pub use settings::{ApiSettings, Backoff, EndpointPaths};
+pub use submitter::{Submitter, onboard};

@@ -1,0 +1,143 @@
+//! What goes in ([`Outgoing`]), what comes out ([`Outcome`]) and what happens on the way
+//! ([`SubmitEvent`]).
+
+use crate::model::{Document, Message, SubmissionResponse};
+use std::time::Instant;
+
+/// Code of the local conflict: a number already accepted with other content.
+pub const CONFLICT_CODE: &str = "INV-LEDGER-CONFLICT";
+
+/// Code of the API's 409: a number the API already accepted with other content (D16).
+pub const DUPLICATE_CODE: &str = "DUPLICATE-DOCUMENT";
+
+/// A document to submit, with the caller's own id for it.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    /// The document, computed and checked.
+    pub document: Document,
+    /// The caller's id (for example an index into its own list); returned in the outcome.
+    pub tag: u64,
+}
+
+/// What became of one document.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// The API accepted it (now or in an earlier run).
+    Accepted {
+        /// The caller's id.
+        tag: u64,
+        /// The parsed answer (UUID, signed XML, QR, warnings).
+        response: SubmissionResponse,
+        /// The answer's exact bytes.
+        raw: Vec<u8>,
+        /// Requests sent for it, over all runs.
+        attempts: u32,
+        /// True when it was accepted in an earlier run and not sent now.
+        from_ledger: bool,
+    },
+    /// The API rejected it (400, 409, 422 or another final 4xx); `response.errors` says why.
+    Rejected {
+        /// The caller's id.
+        tag: u64,
+        /// The HTTP status.
+        http_status: u16,
+        /// The parsed answer; its `errors` hold at least one message.
+        response: SubmissionResponse,
+        /// The answer's exact bytes.
+        raw: Vec<u8>,
+        /// Requests sent for it, over all runs.
+        attempts: u32,
+    },
+    /// Not sent: this number was already accepted with different content.
+    Conflict {
+        /// The caller's id.
+        tag: u64,
+        /// What happened and what to do (code [`CONFLICT_CODE`]).
+        message: String,
+    },
+    /// No final answer in this run: the outcome is still unknown (or the document was not sent).
+    /// The ledger keeps it; the next run repeats it with the same idempotency key and body.
+    Failed {
+        /// The caller's id.
+        tag: u64,
+        /// Why, in words.
+        reason: String,
+        /// Requests sent for it, over all runs.
+        attempts: u32,
+    },
+}
+
+impl Outcome {
+    /// The caller's id.
+    pub fn tag(&self) -> u64 {
+        match self {
+            Outcome::Accepted { tag, .. }
+            | Outcome::Rejected { tag, .. }
+            | Outcome::Conflict { tag, .. }
+            | Outcome::Failed { tag, .. } => *tag,
+        }
+    }
+
+    /// True when the document is issued.
+    pub fn is_accepted(&self) -> bool {
+        matches!(self, Outcome::Accepted { .. })
+    }
+
+    /// Requests sent for the document, over all runs (0 for a conflict).
+    pub fn attempts(&self) -> u32 {
+        match self {
+            Outcome::Accepted { attempts, .. }
+            | Outcome::Rejected { attempts, .. }
+            | Outcome::Failed { attempts, .. } => *attempts,
+            Outcome::Conflict { .. } => 0,
+        }
+    }
+
+    /// The blocking messages, for result files: the API's errors of a rejection, the conflict, or
+    /// the reason of a failure. Empty for an accepted document.
+    pub fn errors(&self) -> Vec<Message> {
+        match self {
+            Outcome::Accepted { .. } => Vec::new(),
+            Outcome::Rejected { response, .. } => response.errors.0.clone(),
+            Outcome::Conflict { message, .. } => vec![Message::error(CONFLICT_CODE, "LEDGER", message.clone())],
+            Outcome::Failed { reason, .. } => vec![Message::error("INV-SUBMIT-UNKNOWN", "SUBMIT", reason.clone())],
+        }
+    }
+
+    pub(crate) fn with_tag(mut self, new: u64) -> Outcome {
+        match &mut self {
+            Outcome::Accepted { tag, .. }
+            | Outcome::Rejected { tag, .. }
+            | Outcome::Conflict { tag, .. }
+            | Outcome::Failed { tag, .. } => *tag = new,
+        }
+        self
+    }
+}
+
+/// Progress, for progress bars and logs. Called from the submitting task; keep it quick.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SubmitEvent {
+    /// A request left (first send or a repeat).
+    Sent,
+    /// A document was accepted (also for documents reported from the ledger).
+    Accepted,
+    /// A document was rejected (or is a conflict).
+    Rejected,
+    /// A document's request will be repeated.
+    Retrying {
+        /// Why: the status or transport error.
+        reason: String,
+    },
+    /// All sending stopped until `until`: a 429 (`Retry-After`) or an API that does not answer.
+    Paused {
+        /// When sending resumes (or the next probe goes).
+        until: Instant,
+        /// Why, in words.
+        reason: String,
+    },
+    /// Sending resumed after a pause.
+    Resumed,
+    /// A document ended without a final answer ([`Outcome::Failed`]).
+    Failed,
+}

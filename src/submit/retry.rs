@@ -1,0 +1,243 @@
+//! When to repeat: exponential backoff with jitter for a document whose outcome is unknown, and
+//! a breaker for an API that is down. After several unknown outcomes in a row (or a refused
+//! connection) the breaker opens: requests then go one at a time, as probes spaced by a growing
+//! delay, until one gets a real answer; after `give_up_after` of silence the run stops waiting.
+
+use super::Backoff;
+use backon::{BackoffBuilder, ExponentialBuilder};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+use tokio::sync::{Mutex as AsyncMutex, MutexGuard as AsyncMutexGuard};
+
+/// Unknown outcomes in a row (over all documents) that open the breaker.
+pub(crate) const DOWN_AFTER: u32 = 5;
+
+/// The delays between repeats of one document: `min_delay`, doubling to `max_delay`, each with
+/// up to the same again of random jitter.
+pub(crate) fn delays(backoff: Backoff) -> impl Iterator<Item = Duration> + Send {
+    ExponentialBuilder::default()
+        .with_min_delay(backoff.min_delay)
+        .with_max_delay(backoff.max_delay.max(backoff.min_delay))
+        .with_jitter()
+        .without_max_times()
+        .build()
+}
+
+/// What a result did to the breaker, for events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Transition {
+    None,
+    /// The breaker opened (or a probe failed): the next probe goes at this time.
+    Down(Instant),
+    /// A real answer came back while the breaker was open.
+    Up,
+}
+
+struct State {
+    consecutive_unknown: u32,
+    down: bool,
+    down_since: Instant,
+    failed_probes: u32,
+    next_probe_at: Instant,
+    probe_delays: Box<dyn Iterator<Item = Duration> + Send>,
+}
+
+/// The shared breaker.
+pub(crate) struct Breaker {
+    backoff: Backoff,
+    state: Mutex<State>,
+    probe: AsyncMutex<()>,
+}
+
+/// Permission to send while the API is down: only one holder at a time.
+pub(crate) struct Probe<'a> {
+    _guard: AsyncMutexGuard<'a, ()>,
+}
+
+impl Breaker {
+    pub(crate) fn new(backoff: Backoff) -> Breaker {
+        Breaker {
+            backoff,
+            state: Mutex::new(State {
+                consecutive_unknown: 0,
+                down: false,
+                down_since: Instant::now(),
+                failed_probes: 0,
+                next_probe_at: Instant::now(),
+                probe_delays: Box::new(delays(backoff)),
+            }),
+            probe: AsyncMutex::new(()),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// True while the API is considered down.
+    pub(crate) fn is_down(&self) -> bool {
+        self.lock().down
+    }
+
+    fn exhausted(&self, s: &State) -> bool {
+        s.down && s.failed_probes > 0 && s.down_since.elapsed() >= self.backoff.give_up_after
+    }
+
+    /// True when the API stayed silent for `give_up_after` (and a probe failed after that):
+    /// stop waiting for it.
+    pub(crate) fn gave_up(&self) -> bool {
+        self.exhausted(&self.lock())
+    }
+
+    /// How long the API has been down.
+    pub(crate) fn down_for(&self) -> std::time::Duration {
+        let s = self.lock();
+        if s.down { s.down_since.elapsed() } else { Duration::ZERO }
+    }
+
+    /// At the start of a batch: an earlier batch that gave up waiting may probe again (the
+    /// breaker stays open, so the first request is a probe).
+    pub(crate) fn rearm(&self) {
+        let mut s = self.lock();
+        if self.exhausted(&s) {
+            s.failed_probes = 0;
+            s.down_since = Instant::now();
+            s.next_probe_at = Instant::now();
+        }
+    }
+
+    /// Probes that failed since the API went down.
+    pub(crate) fn failed_probes(&self) -> u32 {
+        self.lock().failed_probes
+    }
+
+    /// While down: wait for the probe slot and its time. `None` when the API came back up in
+    /// the meantime (send normally) or when the run gave up waiting (check [`Breaker::gave_up`]).
+    pub(crate) async fn probe(&self) -> Option<Probe<'_>> {
+        let guard = self.probe.lock().await;
+        let at = {
+            let s = self.lock();
+            if !s.down || self.exhausted(&s) {
+                return None;
+            }
+            s.next_probe_at
+        };
+        tokio::time::sleep_until(at.into()).await;
+        Some(Probe { _guard: guard })
+    }
+
+    /// A real answer (any HTTP status but 5xx/408): the API is up.
+    pub(crate) fn answered(&self) -> Transition {
+        let mut s = self.lock();
+        s.consecutive_unknown = 0;
+        if s.down {
+            s.down = false;
+            s.failed_probes = 0;
+            s.probe_delays = Box::new(delays(self.backoff));
+            tracing::info!("the API answers again; resuming");
+            Transition::Up
+        } else {
+            Transition::None
+        }
+    }
+
+    /// No answer (5xx, timeout, reset); `refused` when the connection could not be opened.
+    pub(crate) fn unanswered(&self, refused: bool, was_probe: bool) -> Transition {
+        let mut s = self.lock();
+        s.consecutive_unknown = s.consecutive_unknown.saturating_add(1);
+        let now = Instant::now();
+        if s.down {
+            if was_probe {
+                s.failed_probes += 1;
+                let delay = s.probe_delays.next().unwrap_or(self.backoff.max_delay);
+                s.next_probe_at = now + delay;
+                return Transition::Down(s.next_probe_at);
+            }
+            return Transition::None;
+        }
+        if refused || s.consecutive_unknown >= DOWN_AFTER {
+            s.down = true;
+            s.down_since = now;
+            s.failed_probes = 0;
+            let delay = s.probe_delays.next().unwrap_or(self.backoff.max_delay);
+            s.next_probe_at = now + delay;
+            tracing::warn!(
+                unknown_in_a_row = s.consecutive_unknown,
+                refused,
+                "the API does not answer; sending one probe at a time"
+            );
+            return Transition::Down(s.next_probe_at);
+        }
+        Transition::None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quick() -> Backoff {
+        Backoff {
+            min_delay: Duration::from_millis(10),
+            max_delay: Duration::from_millis(40),
+            give_up_after: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn delays_grow_with_jitter_up_to_the_cap() {
+        let d: Vec<Duration> = delays(quick()).take(6).collect();
+        assert_eq!(d.len(), 6);
+        assert!(
+            d[0] >= Duration::from_millis(10) && d[0] <= Duration::from_millis(20),
+            "{d:?}"
+        );
+        assert!(d[1] >= Duration::from_millis(20), "{d:?}");
+        assert!(d.iter().all(|x| *x <= Duration::from_millis(80)), "{d:?}");
+    }
+
+    #[test]
+    fn opens_after_several_unknowns_or_a_refusal_and_closes_on_an_answer() {
+        let b = Breaker::new(Backoff {
+            give_up_after: Duration::from_secs(60),
+            ..quick()
+        });
+        for _ in 0..DOWN_AFTER - 1 {
+            assert_eq!(b.unanswered(false, false), Transition::None);
+        }
+        assert!(matches!(b.unanswered(false, false), Transition::Down(_)));
+        assert!(b.is_down());
+        assert_eq!(b.answered(), Transition::Up);
+        assert!(!b.is_down());
+        assert!(
+            matches!(b.unanswered(true, false), Transition::Down(_)),
+            "refused opens at once"
+        );
+        b.answered();
+        assert!(!b.gave_up(), "patience is a minute");
+        let b2 = Breaker::new(quick());
+        b2.unanswered(true, false);
+        assert!(!b2.gave_up(), "a probe must fail first");
+        b2.unanswered(false, false);
+        assert!(!b2.gave_up(), "only probes count");
+        b2.unanswered(false, true);
+        assert!(b2.gave_up());
+        b2.rearm();
+        assert!(!b2.gave_up() && b2.is_down(), "the next batch starts with a probe");
+    }
+
+    #[tokio::test]
+    async fn one_probe_at_a_time() {
+        let b = Breaker::new(Backoff {
+            give_up_after: Duration::from_secs(60),
+            ..quick()
+        });
+        b.unanswered(true, false);
+        let p = b.probe().await;
+        assert!(p.is_some());
+        assert!(b.probe.try_lock().is_err(), "a second caller waits");
+        drop(p);
+        b.answered();
+        assert!(b.probe().await.is_none(), "up again: send normally");
+    }
+}

@@ -1,0 +1,575 @@
+//! The order of sending and the life of one document: admission (pause, breaker, rate limit),
+//! token, ledger `in_flight`, request, answer, ledger record, and what comes next.
+
+use super::client::{AuthFailure, Reply};
+use super::ledger::{Decision, LedgerState, RecordAck, Replacement};
+use super::retry::{self, Probe, Transition};
+use super::submitter::Shared;
+use super::{CONFLICT_CODE, Outcome, SubmitError, SubmitEvent};
+use crate::model::{DocumentKind, InvoiceType, SubmissionResponse};
+use chrono::{NaiveDate, NaiveTime};
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::task::Poll;
+
+/// 429 answers one document may get in a run before it is given up (for this run).
+const MAX_THROTTLED: u32 = 50;
+
+/// One document to settle.
+pub(crate) struct Job {
+    pub(crate) slot: usize,
+    pub(crate) tag: u64,
+    pub(crate) kind: DocumentKind,
+    pub(crate) number: String,
+    pub(crate) idempotency_key: String,
+    pub(crate) decision: Decision,
+}
+
+/// What sorts a document in the queue.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SortKey {
+    pub(crate) invoice_type: InvoiceType,
+    pub(crate) issued: (NaiveDate, NaiveTime),
+}
+
+/// The dispatch order (D18): simplified documents first, oldest issue date and time first (they
+/// have a 24-hour reporting window); then standard documents in input order.
+pub(crate) fn dispatch_order(keys: &[Option<SortKey>]) -> Vec<usize> {
+    let mut simplified: Vec<usize> = Vec::new();
+    let mut standard: Vec<usize> = Vec::new();
+    for (i, k) in keys.iter().enumerate() {
+        match k {
+            Some(k) if k.invoice_type == InvoiceType::Simplified => simplified.push(i),
+            Some(_) => standard.push(i),
+            None => {}
+        }
+    }
+    simplified.sort_by_key(|&i| (keys[i].map(|k| k.issued), i));
+    simplified.extend(standard);
+    simplified
+}
+
+/// Run futures side by side on the current task until all are done.
+pub(crate) async fn join_all<F: Future<Output = ()>>(futures: Vec<F>) {
+    let mut slots: Vec<Option<Pin<Box<F>>>> = futures.into_iter().map(|f| Some(Box::pin(f))).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for slot in slots.iter_mut() {
+            if let Some(f) = slot {
+                if f.as_mut().poll(cx).is_ready() {
+                    *slot = None;
+                } else {
+                    pending = true;
+                }
+            }
+        }
+        if pending { Poll::Pending } else { Poll::Ready(()) }
+    })
+    .await
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+enum Admission<'a> {
+    Go(Option<Probe<'a>>),
+    GaveUp,
+    Stopped,
+}
+
+/// One batch of jobs worked by `concurrency` workers.
+pub(crate) struct Run<'a> {
+    shared: &'a Shared,
+    on_event: &'a (dyn Fn(SubmitEvent) + Send + Sync),
+    queue: Mutex<VecDeque<Job>>,
+    done: Mutex<Vec<(usize, Outcome)>>,
+    acks: Mutex<Vec<RecordAck>>,
+    stop: Mutex<Option<SubmitError>>,
+    paused: AtomicBool,
+}
+
+impl<'a> Run<'a> {
+    pub(crate) fn new(
+        shared: &'a Shared,
+        on_event: &'a (dyn Fn(SubmitEvent) + Send + Sync),
+        jobs: Vec<Job>,
+    ) -> Run<'a> {
+        Run {
+            shared,
+            on_event,
+            queue: Mutex::new(jobs.into()),
+            done: Mutex::new(Vec::new()),
+            acks: Mutex::new(Vec::new()),
+            stop: Mutex::new(None),
+            paused: AtomicBool::new(false),
+        }
+    }
+
+    /// Work every job; the outcomes by slot, or the error that stopped the run. Returns only
+    /// after every recorded answer is committed.
+    pub(crate) async fn execute(self) -> Result<Vec<(usize, Outcome)>, SubmitError> {
+        let workers = self.shared.concurrency.min(lock(&self.queue).len()).max(1);
+        join_all((0..workers).map(|_| self.worker()).collect()).await;
+        let acks = std::mem::take(&mut *lock(&self.acks));
+        let mut ledger_error = None;
+        for ack in acks {
+            if let Err(e) = ack.committed().await {
+                ledger_error.get_or_insert(e);
+            }
+        }
+        if let Some(e) = lock(&self.stop).take() {
+            return Err(e);
+        }
+        if let Some(e) = ledger_error {
+            return Err(SubmitError::Ledger(e));
+        }
+        Ok(std::mem::take(&mut *lock(&self.done)))
+    }
+
+    fn emit(&self, event: SubmitEvent) {
+        (self.on_event)(event);
+    }
+
+    fn stopped(&self) -> bool {
+        lock(&self.stop).is_some()
+    }
+
+    fn halt(&self, error: SubmitError) {
+        tracing::error!(error = %error, "stopping the run");
+        lock(&self.stop).get_or_insert(error);
+    }
+
+    async fn worker(&self) {
+        loop {
+            if self.stopped() {
+                return;
+            }
+            let Some(job) = lock(&self.queue).pop_front() else {
+                return;
+            };
+            let slot = job.slot;
+            let outcome = self.settle(job).await;
+            self.emit(match &outcome {
+                Outcome::Accepted { .. } => SubmitEvent::Accepted,
+                Outcome::Rejected { .. } | Outcome::Conflict { .. } => SubmitEvent::Rejected,
+                Outcome::Failed { .. } => SubmitEvent::Failed,
+            });
+            lock(&self.done).push((slot, outcome));
+        }
+    }
+
+    async fn settle(&self, job: Job) -> Outcome {
+        match job.decision {
+            Decision::Done(e) => {
+                let raw = e.response.clone().unwrap_or_default();
+                Outcome::Accepted {
+                    tag: job.tag,
+                    response: parse_response(&raw),
+                    raw,
+                    attempts: e.attempts,
+                    from_ledger: true,
+                }
+            }
+            Decision::Conflict(e) => Outcome::Conflict {
+                tag: job.tag,
+                message: conflict_message(job.kind, &job.number, e.uuid.as_deref(), &e.updated_at),
+            },
+            Decision::Send {
+                body,
+                attempts,
+                replacement,
+            } => {
+                let Job {
+                    tag,
+                    kind,
+                    number,
+                    idempotency_key,
+                    ..
+                } = job;
+                let doc = Doc {
+                    tag,
+                    kind,
+                    number,
+                    idempotency_key,
+                    url: self.shared.client.document_url(&self.shared.onboard_id, kind),
+                };
+                self.send(&doc, body, attempts, replacement).await
+            }
+        }
+    }
+
+    async fn admit(&self) -> Admission<'a> {
+        let breaker = &self.shared.breaker;
+        loop {
+            if self.stopped() {
+                return Admission::Stopped;
+            }
+            if breaker.is_down() {
+                if breaker.gave_up() {
+                    return Admission::GaveUp;
+                }
+                match breaker.probe().await {
+                    Some(probe) => {
+                        self.shared.rate.admit().await;
+                        return Admission::Go(Some(probe));
+                    }
+                    None => continue,
+                }
+            }
+            self.shared.rate.admit().await;
+            if breaker.is_down() {
+                continue;
+            }
+            if self.paused.swap(false, Ordering::Relaxed) {
+                self.emit(SubmitEvent::Resumed);
+            }
+            return Admission::Go(None);
+        }
+    }
+
+    fn breaker_event(&self, transition: Transition) {
+        match transition {
+            Transition::None => {}
+            Transition::Down(until) => {
+                self.paused.store(true, Ordering::Relaxed);
+                self.emit(SubmitEvent::Paused {
+                    until,
+                    reason: format!(
+                        "the API does not answer; probing one request at a time ({} probes failed so far)",
+                        self.shared.breaker.failed_probes()
+                    ),
+                });
+            }
+            Transition::Up => {
+                self.paused.store(false, Ordering::Relaxed);
+                self.emit(SubmitEvent::Resumed);
+            }
+        }
+    }
+
+    /// Handle an authentication failure in the middle of a run: `Err` when the run must stop.
+    fn auth_failed(&self, failure: AuthFailure) -> Result<String, ()> {
+        let url = self.shared.client.auth_url();
+        match failure {
+            AuthFailure::Rejected { detail } => {
+                self.halt(SubmitError::CredentialsRejected { url, detail });
+                Err(())
+            }
+            AuthFailure::Refused { status, message } => {
+                self.halt(SubmitError::Api {
+                    url,
+                    what: "auth",
+                    status,
+                    message,
+                });
+                Err(())
+            }
+            AuthFailure::Transient { reason } | AuthFailure::Unreachable { reason } => {
+                Ok(format!("getting a new token failed: {reason}"))
+            }
+        }
+    }
+
+    /// Send one document until it has a final answer, the run stops, or the tries run out.
+    async fn send(
+        &self,
+        doc: &Doc,
+        mut body: Vec<u8>,
+        mut attempts: u32,
+        mut replacement: Option<Replacement>,
+    ) -> Outcome {
+        let shared = self.shared;
+        let max_attempts = shared.client.settings().max_attempts.max(1);
+        let mut delays = retry::delays(shared.client.settings().backoff);
+        let mut unknowns = 0u32;
+        let mut throttled = 0u32;
+        let mut unauthorized_in_a_row = 0u32;
+        let mut store_replacement: Option<Replacement> = None;
+        let mut last_reason = String::new();
+        loop {
+            let probe = match self.admit().await {
+                Admission::Go(p) => p,
+                Admission::Stopped => return doc.failed("not sent: the run stopped", attempts),
+                Admission::GaveUp => {
+                    let reason = format!(
+                        "the API at {} stopped answering ({} s without an answer, {} probes failed); {}",
+                        shared.client.settings().base_url,
+                        shared.breaker.down_for().as_secs(),
+                        shared.breaker.failed_probes(),
+                        if attempts == 0 {
+                            "not sent in this run".to_string()
+                        } else {
+                            format!("outcome unknown (last: {last_reason}); the next run repeats it with the same key")
+                        }
+                    );
+                    return doc.failed(&reason, attempts);
+                }
+            };
+            let was_probe = probe.is_some();
+            // Asked after every wait (backoff, pause, limiter), so it is never about to expire.
+            let b = match shared.tokens.bearer().await {
+                Ok(b) => b,
+                Err(f) => {
+                    let refused = matches!(f, AuthFailure::Unreachable { .. });
+                    let Ok(reason) = self.auth_failed(f) else {
+                        return doc.failed("not sent: the run stopped", attempts);
+                    };
+                    self.breaker_event(shared.breaker.unanswered(refused, was_probe));
+                    drop(probe);
+                    unknowns += 1;
+                    if unknowns >= max_attempts {
+                        return doc.failed(&reason, attempts);
+                    }
+                    self.emit(SubmitEvent::Retrying { reason: reason.clone() });
+                    last_reason = reason;
+                    tokio::time::sleep(delays.next().unwrap_or_default()).await;
+                    continue;
+                }
+            };
+            attempts = match shared
+                .ledger
+                .mark_sending(&doc.idempotency_key, store_replacement.take())
+                .await
+            {
+                Ok(n) => n,
+                Err(e) => {
+                    self.halt(SubmitError::Ledger(e));
+                    return doc.failed("not sent: the ledger could not be written", attempts);
+                }
+            };
+            self.emit(SubmitEvent::Sent);
+            tracing::debug!(kind = %doc.kind, number = %doc.number, attempt = attempts, "sending");
+            let reply = shared
+                .client
+                .post_document(&doc.url, &b.header, &doc.idempotency_key, body.clone())
+                .await;
+            if !matches!(reply, Reply::Unknown { .. }) {
+                self.breaker_event(shared.breaker.answered());
+            }
+            if !matches!(reply, Reply::Unauthorized) {
+                unauthorized_in_a_row = 0;
+            }
+            match reply {
+                Reply::Accepted { status, response, raw } => {
+                    shared.rate.succeeded();
+                    tracing::debug!(number = %doc.number, status, attempt = attempts, "accepted");
+                    self.record(
+                        doc,
+                        LedgerState::Accepted,
+                        Some(status),
+                        Some(raw.clone()),
+                        response.id.clone(),
+                    );
+                    if replacement.is_some() {
+                        // The interrupted earlier request was issued: the new content is a conflict.
+                        return Outcome::Conflict {
+                            tag: doc.tag,
+                            message: conflict_message(doc.kind, &doc.number, response.id.as_deref(), "in this run"),
+                        };
+                    }
+                    return Outcome::Accepted {
+                        tag: doc.tag,
+                        response,
+                        raw,
+                        attempts,
+                        from_ledger: false,
+                    };
+                }
+                Reply::Rejected { status, response, raw } => {
+                    shared.rate.succeeded();
+                    tracing::debug!(number = %doc.number, status, attempt = attempts, "rejected");
+                    self.record(doc, LedgerState::Rejected, Some(status), Some(raw.clone()), None);
+                    if let Some(r) = replacement.take() {
+                        // The earlier content was refused: now send the new content.
+                        body = r.body.clone();
+                        store_replacement = Some(r);
+                        unknowns = 0;
+                        continue;
+                    }
+                    return Outcome::Rejected {
+                        tag: doc.tag,
+                        http_status: status,
+                        response,
+                        raw,
+                        attempts,
+                    };
+                }
+                Reply::Unauthorized => {
+                    self.record(doc, LedgerState::Pending, Some(401), None, None);
+                    unauthorized_in_a_row += 1;
+                    if unauthorized_in_a_row >= 2 {
+                        self.halt(SubmitError::CredentialsRejected {
+                            url: shared.client.auth_url(),
+                            detail: "a document request was refused with 401 twice in a row, the second time with a \
+                                     fresh token"
+                                .into(),
+                        });
+                        return doc.failed("not sent: credentials rejected", attempts);
+                    }
+                    tracing::debug!(number = %doc.number, "401: new token, then repeat once");
+                    // The next round's `bearer()` hands out the new token.
+                    if let Err(f) = shared.tokens.after_unauthorized(&b).await
+                        && self.auth_failed(f).is_err()
+                    {
+                        return doc.failed("not sent: the run stopped", attempts);
+                    }
+                }
+                Reply::UnknownDevice => {
+                    self.record(doc, LedgerState::Pending, Some(404), None, None);
+                    self.halt(SubmitError::UnknownDevice {
+                        onboard_id: shared.onboard_id.clone(),
+                        url: doc.url.clone(),
+                    });
+                    return doc.failed("not sent: the API does not know this device", attempts);
+                }
+                Reply::RateLimited { retry_after } => {
+                    self.record(doc, LedgerState::Pending, Some(429), None, None);
+                    let t = shared.rate.throttled(retry_after);
+                    if let Some(rate) = t.lowered_to {
+                        tracing::info!(rate, "429 from the API: rate limit lowered");
+                    }
+                    if t.extended {
+                        self.paused.store(true, Ordering::Relaxed);
+                        self.emit(SubmitEvent::Paused {
+                            until: t.until,
+                            reason: "the API asked to slow down (429)".into(),
+                        });
+                    }
+                    throttled += 1;
+                    last_reason = "HTTP 429 Too Many Requests".into();
+                    if throttled > MAX_THROTTLED {
+                        return doc.failed(&format!("the API answered 429 {throttled} times; not sent"), attempts);
+                    }
+                }
+                Reply::Unknown {
+                    reason,
+                    status,
+                    raw,
+                    not_sent,
+                } => {
+                    self.breaker_event(shared.breaker.unanswered(not_sent, was_probe));
+                    let state = if not_sent {
+                        LedgerState::Pending
+                    } else {
+                        LedgerState::Unknown
+                    };
+                    self.record(doc, state, status, raw, None);
+                    tracing::debug!(number = %doc.number, attempt = attempts, reason = %reason, "no final answer");
+                    unknowns += 1;
+                    if unknowns >= max_attempts {
+                        return doc.failed(
+                            &format!(
+                                "no final answer after {unknowns} tries (last: {reason}); the outcome is unknown and \
+                                 the next run repeats it with the same idempotency key"
+                            ),
+                            attempts,
+                        );
+                    }
+                    self.emit(SubmitEvent::Retrying { reason: reason.clone() });
+                    last_reason = reason;
+                    drop(probe);
+                    tokio::time::sleep(delays.next().unwrap_or_default()).await;
+                }
+            }
+        }
+    }
+
+    fn record(&self, doc: &Doc, state: LedgerState, status: Option<u16>, raw: Option<Vec<u8>>, uuid: Option<String>) {
+        let ack = self
+            .shared
+            .ledger
+            .record(&doc.idempotency_key, state, status, raw, uuid);
+        lock(&self.acks).push(ack);
+    }
+}
+
+/// A document being sent.
+struct Doc {
+    tag: u64,
+    kind: DocumentKind,
+    number: String,
+    idempotency_key: String,
+    url: String,
+}
+
+impl Doc {
+    fn failed(&self, reason: &str, attempts: u32) -> Outcome {
+        tracing::warn!(kind = %self.kind, number = %self.number, reason, "no final answer");
+        Outcome::Failed {
+            tag: self.tag,
+            reason: reason.to_string(),
+            attempts,
+        }
+    }
+}
+
+/// A stored answer, parsed; an empty response when it is missing or not JSON.
+pub(crate) fn parse_response(raw: &[u8]) -> SubmissionResponse {
+    SubmissionResponse::parse(raw).unwrap_or_else(|| SubmissionResponse::from_value(&Value::Null))
+}
+
+fn conflict_message(kind: DocumentKind, number: &str, uuid: Option<&str>, when: &str) -> String {
+    let uuid = uuid.map(|u| format!(", UUID {u}")).unwrap_or_default();
+    format!(
+        "{CONFLICT_CODE}: {kind} {number} was already accepted by the API ({when}{uuid}) with different content, so \
+         it was not sent again. To change an issued document, issue a credit note or debit note against it; if this \
+         is a different document, give it a new number"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(t: InvoiceType, d: u32, h: u32) -> Option<SortKey> {
+        Some(SortKey {
+            invoice_type: t,
+            issued: (
+                NaiveDate::from_ymd_opt(2026, 11, d).unwrap(),
+                NaiveTime::from_hms_opt(h, 0, 0).unwrap(),
+            ),
+        })
+    }
+
+    #[test]
+    fn simplified_oldest_first_then_standard_in_input_order() {
+        use InvoiceType::*;
+        let keys = [
+            key(Standard, 1, 9),
+            key(Simplified, 3, 9),
+            key(Simplified, 2, 11),
+            None,
+            key(Standard, 1, 8),
+            key(Simplified, 2, 10),
+        ];
+        assert_eq!(dispatch_order(&keys), vec![5, 2, 1, 0, 4]);
+    }
+
+    #[tokio::test]
+    async fn join_all_runs_side_by_side() {
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let waits = async move {
+            rx.await.unwrap();
+        };
+        let sends = async move {
+            tx.send(()).unwrap();
+        };
+        // The first future can only finish because the second runs alongside it.
+        let futures: Vec<Pin<Box<dyn Future<Output = ()> + Send>>> = vec![Box::pin(waits), Box::pin(sends)];
+        join_all(futures).await;
+    }
+
+    #[test]
+    fn conflicts_say_what_to_do() {
+        let m = conflict_message(DocumentKind::Invoice, "INV-9", Some("u-1"), "2026-11-01T10:00:00Z");
+        assert!(
+            m.contains("INV-9") && m.contains("credit note") && m.contains("new number"),
+            "{m}"
+        );
+    }
+}

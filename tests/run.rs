@@ -1,0 +1,318 @@
+//! `invoicedrop run` through the real binary against the real sandbox on loopback: the samples
+//! with no configuration, exactly-once issuing through faults, expiring tokens and SIGKILLs, and
+//! the configuration failures, each with a message that says what to do.
+
+#[path = "run/support.rs"]
+mod support;
+
+use invoicedrop::sandbox::SandboxConfig;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+use support::*;
+
+#[test]
+fn samples_with_no_configuration_are_issued_once_and_a_rerun_sends_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let samples = samples.to_str().unwrap();
+    let o = run(dir.path(), &[], &["run", samples]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("built-in sandbox") && out.contains("Nothing is sent to the tax authority"),
+        "{out}"
+    );
+    let mut firsts = BTreeMap::new();
+    let mut accepted = 0;
+    for entry in std::fs::read_dir(dir.path().join("results")).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.to_string_lossy().ends_with(".result.csv") {
+            continue;
+        }
+        let rows = results(&path);
+        assert!(!rows.is_empty(), "{}", path.display());
+        for r in &rows {
+            match r["result_status"].as_str() {
+                "accepted" => {
+                    accepted += 1;
+                    assert!(!r["result_uuid"].is_empty() && !r["result_qr"].is_empty(), "{r:?}");
+                    for col in ["result_xml_file", "result_qr_file"] {
+                        let f = dir.path().join("results").join(&r[col]);
+                        assert!(!r[col].is_empty() && f.is_file(), "{col} {:?} missing", r[col]);
+                    }
+                    assert!(r["result_attempts"].parse::<u32>().unwrap() >= 1);
+                }
+                "skipped" => {}
+                other => panic!("{}: status {other}: {r:?}", path.display()),
+            }
+        }
+        firsts.insert(path.clone(), rows);
+    }
+    assert!(accepted >= 50, "rows accepted: {accepted}");
+    // A rerun reports every document from the ledger: no document request leaves.
+    let o = run(dir.path(), &[], &["-v", "run", samples]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    let posts: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("POST /v1/e-invoicing/") && !l.contains("/auth"))
+        .collect();
+    assert!(posts.is_empty(), "a rerun sent documents again: {posts:?}");
+    for (path, rows) in firsts {
+        let again = results(&path);
+        let key = |rows: &Vec<BTreeMap<String, String>>| -> Vec<(String, String, String)> {
+            rows.iter()
+                .map(|r| {
+                    (
+                        r["result_status"].clone(),
+                        r["result_uuid"].clone(),
+                        r["result_attempts"].clone(),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(key(&rows), key(&again), "{}", path.display());
+    }
+}
+
+#[test]
+fn ten_thousand_documents_through_faults_and_expiring_tokens_are_each_accepted_exactly_once() {
+    let server = Server::start(SandboxConfig {
+        fail_rate: 0.1,
+        drop_rate: 0.05,
+        token_ttl: 5,
+        ..SandboxConfig::default()
+    });
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    onboard(dir.path(), &env);
+    let n = 10_000;
+    xero_export(&dir.path().join("backlog.csv"), n);
+    let child = command(
+        dir.path(),
+        &env,
+        &["run", "backlog.csv", "--rate", "2000", "--concurrency", "16"],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    // Mid-run, every token becomes invalid: the client must re-authenticate once and repeat.
+    wait_for(Duration::from_secs(300), "a first part accepted", || {
+        server.accepted() >= 2_000
+    });
+    server.handle.advance_clock(2 * 3600);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let rows = results(&dir.path().join("results/backlog.result.csv"));
+    assert_eq!(rows.len(), n);
+    assert!(
+        rows.iter().all(|r| r["result_status"] == "accepted"),
+        "not all accepted"
+    );
+    let stats = server.handle.stats();
+    let device = &stats.devices[0];
+    assert_eq!(
+        device.accepted, n as u64,
+        "the sandbox accepted each document exactly once"
+    );
+    assert_eq!(device.icv, n as u64);
+    assert!(
+        stats.dropped > 0 && stats.injected_failures > 0,
+        "faults happened: {stats:?}"
+    );
+    assert!(
+        device.replays >= stats.dropped,
+        "each dropped answer was repeated as a replay: {stats:?}"
+    );
+    // The UUID in each row is the one the sandbox issued: no document got a second identity.
+    let issued: BTreeMap<String, String> = server
+        .handle
+        .documents(&device.onboard_id)
+        .unwrap()
+        .into_iter()
+        .map(|d| (d.number, d.uuid))
+        .collect();
+    assert_eq!(issued.len(), n);
+    for r in &rows {
+        assert_eq!(issued.get(&r["result_document"]), Some(&r["result_uuid"]));
+    }
+}
+
+#[test]
+fn killed_at_random_moments_then_rerun_gives_the_same_final_results() {
+    let server = Server::start(SandboxConfig {
+        fail_rate: 0.05,
+        drop_rate: 0.05,
+        ..SandboxConfig::default()
+    });
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    onboard(dir.path(), &env);
+    let n = 1_200;
+    xero_export(&dir.path().join("batch.csv"), n);
+    // Kill points spread over the run; the seed makes them differ between test runs.
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64;
+    let mut kills = Vec::new();
+    for k in 0..3u64 {
+        let point = (k * 350 + 50 + (seed.wrapping_mul(k + 7) % 300)).min(n as u64 - 50);
+        let mut child = command(
+            dir.path(),
+            &env,
+            &["run", "batch.csv", "--concurrency", "8", "--rate", "400"],
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+        wait_for(Duration::from_secs(120), "documents accepted before the kill", || {
+            server.accepted() >= point || child.try_wait().ok().flatten().is_some()
+        });
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        kills.push((point, server.accepted()));
+    }
+    let o = run(dir.path(), &env, &["run", "batch.csv"]);
+    assert_eq!(o.status.code(), Some(0), "kills at {kills:?}: {}", text(&o));
+    let rows = results(&dir.path().join("results/batch.result.csv"));
+    assert_eq!(rows.len(), n, "complete result file");
+    let stats = server.handle.stats();
+    let device = &stats.devices[0];
+    assert_eq!(
+        device.accepted, n as u64,
+        "no duplicate acceptance (kills at {kills:?})"
+    );
+    let issued: BTreeMap<String, String> = server
+        .handle
+        .documents(&device.onboard_id)
+        .unwrap()
+        .into_iter()
+        .map(|d| (d.number, d.uuid))
+        .collect();
+    let numbers: BTreeSet<&String> = rows.iter().map(|r| &r["result_document"]).collect();
+    assert_eq!(numbers.len(), n);
+    for r in &rows {
+        assert_eq!(r["result_status"], "accepted");
+        assert_eq!(
+            issued.get(&r["result_document"]),
+            Some(&r["result_uuid"]),
+            "same final results"
+        );
+    }
+    // And one more run changes nothing.
+    let again = run(dir.path(), &env, &["run", "batch.csv"]);
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(server.handle.stats().devices[0].accepted, n as u64);
+    let without_time = |rows: Vec<BTreeMap<String, String>>| -> Vec<BTreeMap<String, String>> {
+        rows.into_iter()
+            .map(|mut r| {
+                r.remove("result_time");
+                r
+            })
+            .collect()
+    };
+    let same = without_time(results(&dir.path().join("results/batch.result.csv"))) == without_time(rows);
+    assert!(same, "a further run changed the result file (beyond result_time)");
+}
+
+#[test]
+fn a_wrong_secret_stops_before_anything_is_sent() {
+    let server = Server::start(SandboxConfig::default());
+    let mut env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    onboard(dir.path(), &env);
+    xero_export(&dir.path().join("a.csv"), 3);
+    env.retain(|(k, _)| *k != "INVOICEDROP_SECRET");
+    env.push(("INVOICEDROP_SECRET", "not-the-secret".into()));
+    let o = run(dir.path(), &env, &["run", "a.csv"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    assert!(
+        out.to_lowercase().contains("credentials") || out.to_lowercase().contains("secret"),
+        "{out}"
+    );
+    assert!(!out.contains("not-the-secret"), "the secret was printed: {out}");
+    assert_eq!(server.accepted(), 0);
+}
+
+#[test]
+fn a_server_that_is_down_at_start_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    xero_export(&dir.path().join("a.csv"), 2);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let env = vec![
+        ("INVOICEDROP_API_URL", url.clone()),
+        ("INVOICEDROP_VAT_NUMBER", "399999999900003".into()),
+        ("INVOICEDROP_USERNAME", "sandbox".into()),
+        ("INVOICEDROP_SECRET", SECRET.into()),
+        ("INVOICEDROP_ONBOARD_ID", "MTozOTk5OTk5OTk5MDAwMDM6ZA==".into()),
+    ];
+    let o = run(dir.path(), &env, &["run", "a.csv"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    assert!(
+        out.contains(&url) || out.contains(url.trim_start_matches("http://")),
+        "names the URL: {out}"
+    );
+}
+
+#[test]
+fn an_unknown_onboard_id_stops_the_run_with_a_configuration_error() {
+    let server = Server::start(SandboxConfig::default());
+    let mut env = server.env();
+    env.push(("INVOICEDROP_ONBOARD_ID", "bm90LWEtZGV2aWNl".into()));
+    let dir = tempfile::tempdir().unwrap();
+    xero_export(&dir.path().join("a.csv"), 3);
+    let o = run(dir.path(), &env, &["run", "a.csv"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    assert!(out.contains("onboard"), "{out}");
+    let rows = results(&dir.path().join("results/a.result.csv"));
+    assert_eq!(rows.len(), 3, "every row still gets a status");
+    assert!(rows.iter().all(|r| r["result_status"] == "failed"), "{rows:?}");
+}
+
+#[test]
+fn without_a_device_run_says_to_onboard_first() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    xero_export(&dir.path().join("a.csv"), 1);
+    let o = run(dir.path(), &env, &["run", "a.csv"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    assert!(out.contains("invoicedrop onboard"), "{out}");
+}
+
+#[test]
+fn the_secret_never_appears_in_output_or_logs_at_any_verbosity() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    onboard(dir.path(), &env);
+    xero_export(&dir.path().join("a.csv"), 5);
+    for flags in [&[][..], &["-v"][..], &["-vv"][..]] {
+        let mut args: Vec<&str> = flags.to_vec();
+        args.extend(["run", "a.csv"]);
+        let mut cmd = command(dir.path(), &env, &args);
+        cmd.env(
+            "RUST_LOG",
+            if flags.len() == 1 && flags[0] == "-vv" {
+                "trace"
+            } else {
+                "debug"
+            },
+        );
+        let o = cmd.output().unwrap();
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}");
+        assert!(!out.contains(SECRET), "the secret appeared with {flags:?}");
+    }
+    let result = std::fs::read_to_string(dir.path().join("results/a.result.csv")).unwrap();
+    assert!(!result.contains(SECRET));
+}

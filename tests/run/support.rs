@@ -1,0 +1,135 @@
+//! Helpers for the `invoicedrop run` tests: a sandbox in this process, exports written on the fly,
+//! the binary run with credentials in its environment, and result files read back.
+
+use chrono::{FixedOffset, Utc};
+use invoicedrop::model::Secret;
+use invoicedrop::sandbox::{self, SandboxConfig, SandboxHandle};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+use tokio::runtime::Runtime;
+
+pub const SECRET: &str = "s3cr3t-for-the-run-tests-Zq9";
+
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_invoicedrop"))
+}
+
+/// A sandbox served by its own runtime, so the test thread can run the binary synchronously.
+pub struct Server {
+    /// Serves the sandbox; kept alive with it.
+    _rt: Runtime,
+    pub handle: SandboxHandle,
+}
+
+impl Server {
+    pub fn start(mut config: SandboxConfig) -> Server {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        config.bind = "127.0.0.1".into();
+        config.port = 0;
+        config.secret = Secret::new(SECRET);
+        let handle = rt.block_on(sandbox::start(config)).expect("sandbox starts");
+        Server { _rt: rt, handle }
+    }
+
+    /// The environment of a client of this sandbox (D5: the secret only from the environment).
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("INVOICEDROP_API_URL", self.handle.base_url()),
+            ("INVOICEDROP_VAT_NUMBER", sandbox::DEFAULT_VAT_NUMBER.into()),
+            ("INVOICEDROP_USERNAME", sandbox::DEFAULT_USERNAME.into()),
+            ("INVOICEDROP_SECRET", SECRET.into()),
+        ]
+    }
+
+    pub fn accepted(&self) -> u64 {
+        self.handle.stats().devices.iter().map(|d| d.accepted).sum()
+    }
+}
+
+/// The binary in `dir`, with `env` and nothing of the caller's INVOICEDROP_* variables.
+pub fn command(dir: &Path, env: &[(&str, String)], args: &[&str]) -> Command {
+    let mut c = Command::new(bin());
+    c.current_dir(dir).args(args);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("INVOICEDROP_") {
+            c.env_remove(k);
+        }
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c
+}
+
+pub fn run(dir: &Path, env: &[(&str, String)], args: &[&str]) -> Output {
+    command(dir, env, args).output().expect("the binary runs")
+}
+
+pub fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Onboard a device through the binary; its onboard_id is remembered in `dir/.invoicedrop`.
+pub fn onboard(dir: &Path, env: &[(&str, String)]) {
+    let o = run(dir, env, &["onboard", "--otp", "123456", "--device-id", "run-tests"]);
+    assert!(o.status.success(), "onboard failed: {}", text(&o));
+}
+
+/// A Xero export of `n` one-line simplified invoices issued today (Riyadh), numbered T-00001...
+pub fn xero_export(path: &Path, n: usize) {
+    let riyadh = FixedOffset::east_opt(3 * 3600).unwrap();
+    let today = Utc::now().with_timezone(&riyadh).format("%d/%m/%Y").to_string();
+    let mut out = String::from(
+        "ContactName,EmailAddress,POAddressLine1,POAddressLine2,POAddressLine3,POAddressLine4,POCity,PORegion,POPostalCode,POCountry,SAAddressLine1,SAAddressLine2,SAAddressLine3,SAAddressLine4,SACity,SARegion,SAPostalCode,SACountry,InvoiceNumber,Reference,InvoiceDate,DueDate,PlannedDate,Total,TaxTotal,InvoiceAmountPaid,InvoiceAmountDue,InventoryItemCode,Description,Quantity,UnitAmount,Discount,LineAmount,AccountCode,TaxType,TaxAmount,TrackingName1,TrackingOption1,TrackingName2,TrackingOption2,Currency,Type,Sent,Status\n",
+    );
+    for i in 1..=n {
+        let cents = 1000 + (i % 97) * 25;
+        let net = format!("{}.{:02}", cents / 100, cents % 100);
+        out.push_str(&format!(
+            "Walk-in customer {i},,,,,,,,,,,,,,,,,,T-{i:05},,{today},{today},,,,,,ITEM-{m},كتاب | Book {m},1,{net},,{net},200,15% Output VAT,,,,,,SAR,Sales Invoice,Sent,Awaiting Payment\n",
+            m = i % 13
+        ));
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+/// The rows of a result file, as maps of column → value.
+pub fn results(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let headers: Vec<String> = r
+        .headers()
+        .unwrap()
+        .iter()
+        .map(|h| h.trim_start_matches('\u{feff}').to_string())
+        .collect();
+    r.records()
+        .map(|rec| {
+            headers
+                .iter()
+                .cloned()
+                .zip(rec.unwrap().iter().map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+/// Wait for `cond`, failing after `limit`.
+pub fn wait_for(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        // Poll the condition; park briefly between looks so the server keeps the CPU.
+        std::thread::park_timeout(Duration::from_millis(5));
+    }
+}

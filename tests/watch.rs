@@ -1,0 +1,381 @@
+//! `invoicedrop watch INBOX` through the real binary against the real sandbox on loopback: files
+//! written slowly, several at once, dropped twice, renamed in, broken; SIGKILL and SIGTERM in the
+//! middle of a file and a restart; a second watcher refused. No fixed sleeps on the watcher's
+//! side: every wait is a condition with a deadline.
+
+#[allow(dead_code)]
+#[path = "run/support.rs"]
+mod support;
+
+use invoicedrop::sandbox::SandboxConfig;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::Duration;
+use support::*;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// A watcher running on `dir/in`, its stderr in `dir/watch-N.log`; killed when dropped.
+struct Watch {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Watch {
+    /// Start with a quiet period of 1 s, or `quiet` seconds.
+    fn start(dir: &Path, env: &[(&str, String)], extra: &[&str]) -> Watch {
+        Watch::start_quiet(dir, env, "1", extra)
+    }
+
+    fn start_quiet(dir: &Path, env: &[(&str, String)], quiet: &str, extra: &[&str]) -> Watch {
+        std::fs::create_dir_all(dir.join("in")).unwrap();
+        let n = std::fs::read_dir(dir)
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("watch-"))
+            .count();
+        let log = dir.join(format!("watch-{n}.log"));
+        // No pacing: the sandbox's delay sets the speed.
+        let mut args = vec!["watch", "in", "--quiet-period", quiet, "--rescan", "1", "--rate", "0"];
+        args.extend_from_slice(extra);
+        let child = command(dir, env, &args)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        Watch { child, log }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn signal(&self, sig: &str) {
+        let ok = std::process::Command::new("kill")
+            .args([sig, &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+
+    /// Wait for the process to end; its exit code.
+    fn wait_exit(&mut self) -> Option<i32> {
+        let mut code = None;
+        wait_for(LIMIT, "the watcher to exit", || match self.child.try_wait().unwrap() {
+            Some(s) => {
+                code = Some(s.code());
+                true
+            }
+            None => false,
+        });
+        code.flatten()
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A Xero export of `n` simplified invoices numbered `<prefix>-00001`...
+fn export(n: usize, prefix: &str) -> Vec<u8> {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("x.csv");
+    xero_export(&p, n);
+    std::fs::read_to_string(&p)
+        .unwrap()
+        .replace(",T-", &format!(",{prefix}-"))
+        .into_bytes()
+}
+
+fn setup(config: SandboxConfig) -> (Server, Vec<(&'static str, String)>, tempfile::TempDir) {
+    let server = Server::start(config);
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    onboard(dir.path(), &env);
+    (server, env, dir)
+}
+
+/// `in/results/status.json` (null while absent or being replaced).
+fn status_of(d: &Path) -> serde_json::Value {
+    std::fs::read(d.join("in/results/status.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+fn statuses(path: &Path) -> Vec<String> {
+    results(path).into_iter().map(|r| r["result_status"].clone()).collect()
+}
+
+fn all_accepted(path: &Path, n: usize) {
+    let s = statuses(path);
+    assert_eq!(s.len(), n, "{}", path.display());
+    assert!(s.iter().all(|s| s == "accepted"), "{}: {s:?}", path.display());
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_file_written_slowly_is_taken_only_once_complete() {
+    let (server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    let w = Watch::start_quiet(d, &env, "2", &[]);
+    let bytes = export(60, "S");
+    let target = d.join("in/slow.csv");
+    let chunks: Vec<&[u8]> = bytes.chunks(bytes.len() / 8 + 1).collect();
+    for (i, chunk) in chunks.iter().enumerate() {
+        if i > 0 {
+            // The producer writes a chunk every 0.5 s (the watcher's quiet period is 2 s).
+            std::thread::sleep(Duration::from_millis(500));
+            assert!(target.exists(), "taken before it was complete (chunk {i})");
+        }
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&target)
+            .unwrap();
+        std::io::Write::write_all(&mut f, chunk).unwrap();
+    }
+    wait_for(LIMIT, "slow.csv in done/", || d.join("in/done/slow.csv").exists());
+    all_accepted(&d.join("in/results/slow.result.csv"), 60);
+    assert_eq!(server.accepted(), 60);
+    assert_eq!(std::fs::read(d.join("in/done/slow.csv")).unwrap(), bytes);
+    // status.json follows the move to done/.
+    wait_for(LIMIT, "status.json naming slow.csv", || {
+        status_of(d)["last_file"]["name"] == "slow.csv"
+    });
+    let status = status_of(d);
+    assert_eq!(status["last_file"]["documents"]["accepted"], 60, "{status}");
+    assert_eq!(status["alerts"].as_array().map(Vec::len), Some(0), "{status}");
+    let log = w.log();
+    assert!(
+        log.contains("slow.csv: taken") && log.contains("slow.csv: done"),
+        "{log}"
+    );
+}
+
+#[test]
+fn several_files_at_once_and_one_renamed_in_are_all_issued() {
+    let (server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("in")).unwrap();
+    // One present before the start, then several at once, then one renamed into the inbox.
+    std::fs::write(d.join("in/early.csv"), export(5, "E")).unwrap();
+    let _w = Watch::start(d, &env, &[]);
+    for (name, prefix) in [("a.csv", "A"), ("b.csv", "B"), ("c.csv", "C")] {
+        std::fs::write(d.join("in").join(name), export(10, prefix)).unwrap();
+    }
+    std::fs::write(d.join("outside.csv"), export(7, "R")).unwrap();
+    std::fs::rename(d.join("outside.csv"), d.join("in/renamed.csv")).unwrap();
+    wait_for(LIMIT, "five files in done/", || names(&d.join("in/done")).len() == 5);
+    assert_eq!(
+        names(&d.join("in/done")),
+        ["a.csv", "b.csv", "c.csv", "early.csv", "renamed.csv"]
+    );
+    for (name, n) in [("a", 10), ("b", 10), ("c", 10), ("early", 5), ("renamed", 7)] {
+        all_accepted(&d.join(format!("in/results/{name}.result.csv")), n);
+    }
+    assert_eq!(server.accepted(), 42);
+}
+
+#[test]
+fn the_same_content_dropped_twice_is_recognised_and_not_sent_again() {
+    let (server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    let w = Watch::start(d, &env, &[]);
+    let bytes = export(12, "D");
+    std::fs::write(d.join("in/day.csv"), &bytes).unwrap();
+    wait_for(LIMIT, "day.csv in done/", || d.join("in/done/day.csv").exists());
+    assert_eq!(server.accepted(), 12);
+    std::fs::write(d.join("in/day.csv"), &bytes).unwrap();
+    wait_for(LIMIT, "the second day.csv in done/", || {
+        names(&d.join("in/done")).len() == 2
+    });
+    assert_eq!(server.accepted(), 12, "nothing sent again");
+    let device = &server.handle.stats().devices[0];
+    assert_eq!(device.replays, 0, "not even as a repeat: reported from the ledger");
+    // The second drop gets its own result file: the first is not overwritten.
+    let result_files: Vec<String> = names(&d.join("in/results"))
+        .into_iter()
+        .filter(|n| n.starts_with("day") && n.ends_with(".result.csv"))
+        .collect();
+    assert_eq!(result_files.len(), 2, "{result_files:?}");
+    for f in &result_files {
+        all_accepted(&d.join("in/results").join(f), 12);
+    }
+    let log = w.log();
+    assert!(log.contains("the same content as day.csv"), "{log}");
+    wait_for(LIMIT, "status.json saying it was a repeat", || {
+        status_of(d)["last_file"]["repeat"] == true
+    });
+    // Both copies kept, the second with a timestamp suffix.
+    let done = names(&d.join("in/done"));
+    assert!(done[0] == "day.csv" || done[1] == "day.csv", "{done:?}");
+}
+
+#[test]
+fn a_broken_file_goes_to_failed_with_its_error_and_temporary_names_are_ignored() {
+    let (server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("in/sub")).unwrap();
+    for name in [
+        "~$book.xlsx",
+        "coming.csv.part",
+        "x.tmp",
+        ".hidden.csv",
+        "sub/inner.csv",
+    ] {
+        std::fs::write(d.join("in").join(name), export(2, "H")).unwrap();
+    }
+    std::fs::write(d.join("in/broken.csv"), "this,is\nnot,an export\n").unwrap();
+    std::fs::write(d.join("in/binary.xlsx"), [0u8, 1, 2, 3, 255]).unwrap();
+    let w = Watch::start(d, &env, &[]);
+    wait_for(LIMIT, "two files in failed/", || names(&d.join("in/failed")).len() == 4);
+    let error = std::fs::read_to_string(d.join("in/failed/broken.csv.error.txt")).unwrap();
+    assert!(error.contains("no bundled mapping fits"), "{error}");
+    let error = std::fs::read_to_string(d.join("in/failed/binary.xlsx.error.txt")).unwrap();
+    assert!(error.contains("not a spreadsheet"), "{error}");
+    wait_for(LIMIT, "the failure in the log", || {
+        w.log().contains("broken.csv: failed")
+    });
+    // One more full scan after the failures: the ignored names are still where they were.
+    let scans = |d: &Path| {
+        std::fs::metadata(d.join("in/results/status.json"))
+            .and_then(|m| m.modified())
+            .ok()
+    };
+    let before = scans(d);
+    wait_for(LIMIT, "another scan", || scans(d) != before);
+    assert_eq!(
+        names(&d.join("in")),
+        [
+            ".hidden.csv",
+            ".processing",
+            "coming.csv.part",
+            "done",
+            "failed",
+            "results",
+            "sub",
+            "x.tmp",
+            "~$book.xlsx"
+        ]
+    );
+    assert_eq!(server.accepted(), 0);
+}
+
+#[test]
+fn killed_while_sending_then_restarted_every_document_is_accepted_exactly_once() {
+    let (server, env, dir) = setup(SandboxConfig {
+        delay_ms: 20,
+        ..SandboxConfig::default()
+    });
+    let d = dir.path();
+    let n = 400;
+    std::fs::create_dir_all(d.join("in")).unwrap();
+    std::fs::write(d.join("in/big.csv"), export(n, "K")).unwrap();
+    let mut w = Watch::start(d, &env, &["--concurrency", "4"]);
+    wait_for(LIMIT, "documents accepted before the kill", || server.accepted() >= 60);
+    w.child.kill().unwrap(); // SIGKILL
+    w.wait_exit();
+    assert!(server.accepted() < n as u64, "the kill came too late to test anything");
+    assert!(d.join("in/.processing/big.csv").exists());
+    let _w = Watch::start(d, &env, &["--concurrency", "4"]);
+    wait_for(LIMIT, "big.csv in done/", || d.join("in/done/big.csv").exists());
+    all_accepted(&d.join("in/results/big.result.csv"), n);
+    let stats = server.handle.stats();
+    assert_eq!(
+        stats.devices[0].accepted, n as u64,
+        "each document accepted exactly once"
+    );
+    let issued = server.handle.documents(&stats.devices[0].onboard_id).unwrap();
+    assert_eq!(issued.len(), n);
+}
+
+#[test]
+fn sigterm_in_the_middle_of_a_file_exits_0_with_results_and_a_restart_finishes_it() {
+    let (server, env, dir) = setup(SandboxConfig {
+        delay_ms: 20,
+        ..SandboxConfig::default()
+    });
+    let d = dir.path();
+    let n = 600;
+    std::fs::create_dir_all(d.join("in")).unwrap();
+    std::fs::write(d.join("in/big.csv"), export(n, "T")).unwrap();
+    let mut w = Watch::start(d, &env, &["--concurrency", "4"]);
+    wait_for(LIMIT, "documents accepted before SIGTERM", || server.accepted() >= 120);
+    w.signal("-TERM");
+    assert_eq!(w.wait_exit(), Some(0), "{}", w.log());
+    let sent = server.accepted();
+    assert!(sent < n as u64, "SIGTERM came too late to test anything");
+    let s = statuses(&d.join("in/results/big.result.csv"));
+    assert_eq!(s.len(), n, "a complete result file");
+    let accepted = s.iter().filter(|s| *s == "accepted").count() as u64;
+    assert_eq!(accepted, sent, "the result file says what was accepted");
+    assert!(s.iter().all(|s| s == "accepted" || s == "failed"), "{s:?}");
+    assert!(d.join("in/.processing/big.csv").exists(), "left for the next start");
+    assert!(w.log().contains("interrupted"), "{}", w.log());
+    let _w = Watch::start(d, &env, &["--concurrency", "4"]);
+    wait_for(LIMIT, "big.csv in done/", || d.join("in/done/big.csv").exists());
+    all_accepted(&d.join("in/results/big.result.csv"), n);
+    assert_eq!(server.accepted(), n as u64);
+}
+
+#[test]
+fn a_second_watcher_on_the_same_inbox_is_refused() {
+    let (_server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    let mut w = Watch::start(d, &env, &[]);
+    wait_for(LIMIT, "the first watcher's status", || {
+        d.join("in/results/status.json").exists()
+    });
+    let o = run(d, &env, &["watch", "in"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let msg = format!("another invoicedrop watch is running on in (pid {})", w.child.id());
+    assert!(text(&o).contains(&msg), "{}", text(&o));
+    // The first one, idle, stops at once on SIGINT with exit 0 and says so in status.json.
+    w.signal("-INT");
+    assert_eq!(w.wait_exit(), Some(0), "{}", w.log());
+    assert_eq!(status_of(d)["state"], "stopping");
+}
+
+#[test]
+fn simplified_documents_not_accepted_near_the_end_of_their_window_are_alerts() {
+    let (_server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    // A previous watcher left two simplified documents without an accepted answer.
+    std::fs::create_dir_all(d.join("in/results")).unwrap();
+    let old = (chrono::Utc::now() - chrono::Duration::hours(21)).to_rfc3339();
+    let recent = (chrono::Utc::now() - chrono::Duration::hours(1)).to_rfc3339();
+    let previous = serde_json::json!({
+        "unsettled": [
+            {"number": "OLD-1", "kind": "invoice", "issued_at": old, "status": "failed", "file": "x.csv"},
+            {"number": "NEW-1", "kind": "invoice", "issued_at": recent, "status": "failed", "file": "x.csv"}
+        ]
+    });
+    std::fs::write(d.join("in/results/status.json"), previous.to_string()).unwrap();
+    let w = Watch::start(d, &env, &[]);
+    let status = || status_of(d);
+    wait_for(LIMIT, "the watcher's status", || status()["pid"] == w.child.id());
+    let s = status();
+    let alerts: Vec<&str> = s["alerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["number"].as_str().unwrap())
+        .collect();
+    assert_eq!(alerts, ["OLD-1"], "{s}");
+    assert_eq!(s["unsettled"].as_array().unwrap().len(), 2, "{s}");
+    wait_for(LIMIT, "the alert in the log", || w.log().contains("OLD-1"));
+    assert!(w.log().contains("24-hour reporting window"), "{}", w.log());
+}
