@@ -14,7 +14,9 @@ use crate::compute::compute_document;
 use crate::ingest::{Cell, Row, SourceRef};
 use crate::mapping::{Bound, Built, DocDraft, DraftRow, ErpTotals, Issue, RowNote, Unit, build};
 use crate::model::{Document, Party};
-use crate::results::{DocumentRecord, ResultIssue, ResultRow, ResultWriter, RowStatus, Summary};
+use crate::results::{
+    ArtefactContent, ArtefactPaths, DocumentRecord, ResultIssue, ResultRow, ResultWriter, RowStatus, Summary,
+};
 use crate::validate::Finding;
 use chrono::{DateTime, SecondsFormat, Utc};
 use rayon::prelude::*;
@@ -545,20 +547,86 @@ fn dispatch_batch(outcomes: &mut [Outcome], d: &mut (dyn Dispatch + '_), writer:
     if docs.is_empty() {
         return;
     }
-    for (i, mut v) in at.into_iter().zip(d.dispatch(docs)) {
-        if let (Some(response), Some((vat, number, date, time))) = (v.response.take(), &outcomes[i].artefact_key) {
-            match writer.write_accepted(vat, number, *date, *time, &response) {
-                Ok(paths) => {
-                    v.xml_file = paths.xml_file;
-                    v.qr_file = paths.qr_file;
-                }
-                Err(e) => v.warnings.push(format!(
-                    "INV-ARTEFACT: accepted, but its signed XML or QR image could not be written: {e}"
-                )),
+    let n = docs.len();
+    let started = std::time::Instant::now();
+    let mut verdicts = d.dispatch(docs);
+    let sent = started.elapsed();
+    // The artefacts of the accepted documents (signed XML, QR image) are made and written in
+    // parallel, except that documents whose files would have the same name are written one
+    // after the other (the later ones get `_2`, `_3`...).
+    let stored = store_artefacts(&at, &verdicts, outcomes, writer);
+    for ((i, v), stored) in at.into_iter().zip(verdicts.iter_mut()).zip(stored) {
+        let mut v = std::mem::take(v);
+        v.response = None;
+        match stored {
+            Some(Ok(paths)) => {
+                v.xml_file = paths.xml_file;
+                v.qr_file = paths.qr_file;
             }
+            Some(Err(e)) => v.warnings.push(format!(
+                "INV-ARTEFACT: accepted, but its signed XML or QR image could not be written: {e}"
+            )),
+            None => {}
         }
         outcomes[i].apply(v);
     }
+    tracing::debug!(
+        documents = n,
+        dispatch_ms = sent.as_millis() as u64,
+        artefacts_ms = (started.elapsed() - sent).as_millis() as u64,
+        "batch dispatched"
+    );
+}
+
+/// The artefacts of a batch's accepted documents (`at[k]` is the outcome of `verdicts[k]`):
+/// `None` for a document without an answer to keep.
+fn store_artefacts(
+    at: &[usize],
+    verdicts: &[Verdict],
+    outcomes: &[Outcome],
+    writer: &mut ResultWriter,
+) -> Vec<Option<Result<ArtefactPaths, String>>> {
+    type Key<'a> = &'a (String, String, chrono::NaiveDate, chrono::NaiveTime);
+    let wanted: Vec<Option<(Key<'_>, &crate::model::SubmissionResponse)>> = at
+        .iter()
+        .zip(verdicts)
+        .map(|(&i, v)| Some((outcomes[i].artefact_key.as_ref()?, v.response.as_ref()?)))
+        .collect();
+    if wanted.iter().all(Option::is_none) {
+        return vec![None; at.len()];
+    }
+    let sink = match writer.artefact_sink() {
+        Ok(s) => s,
+        Err(e) => return wanted.iter().map(|w| w.map(|_| Err(e.to_string()))).collect(),
+    };
+    let store = |w: &Option<(Key<'_>, &crate::model::SubmissionResponse)>| {
+        w.map(|((vat, number, date, time), response)| {
+            ArtefactContent::make(number, response)
+                .and_then(|c| sink.store(vat, number, *date, *time, &c))
+                .map_err(|e| e.to_string())
+        })
+    };
+    // A name taken twice in the batch: those documents are written in order, after the rest.
+    let mut seen = std::collections::HashMap::new();
+    for (k, w) in wanted.iter().enumerate() {
+        if let Some(((vat, number, date, time), _)) = w {
+            seen.entry(crate::results::artefacts::xml_file_name(vat, number, *date, *time))
+                .or_insert_with(Vec::new)
+                .push(k);
+        }
+    }
+    let shared: std::collections::HashSet<usize> = seen.into_values().filter(|v| v.len() > 1).flatten().collect();
+    let mut out: Vec<Option<Result<ArtefactPaths, String>>> = wanted
+        .par_iter()
+        .enumerate()
+        .map(|(k, w)| if shared.contains(&k) { None } else { store(w) })
+        .collect();
+    let mut later: Vec<usize> = shared.into_iter().collect();
+    later.sort_unstable();
+    for k in later {
+        out[k] = store(&wanted[k]);
+    }
+    out
 }
 
 /// Write one batch's outcomes, in input order, and count them into the summary.

@@ -12,19 +12,14 @@
 
 use super::ResultsError;
 use super::atomic::write_atomic;
+pub use super::qr::{MIN_MODULE_PX, QUIET_ZONE, TARGET_PX, qr_png};
 use crate::model::SubmissionResponse;
 use base64::Engine;
 use chrono::{NaiveDate, NaiveTime};
-use qrcode::{Color, EcLevel, QrCode};
 use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 
-/// Quiet zone around the QR code, in modules (the standard's minimum).
-pub const QUIET_ZONE: usize = 4;
-/// Smallest module size in pixels.
-pub const MIN_MODULE_PX: usize = 4;
-/// The QR image is scaled up to at least about this many pixels a side.
-pub const TARGET_PX: usize = 480;
 /// Longest file or folder name written, in bytes (well under the usual 255).
 pub const MAX_NAME_BYTES: usize = 150;
 
@@ -130,39 +125,6 @@ pub fn xml_file_name(seller_vat: &str, number: &str, issue_date: NaiveDate, issu
     format!("{prefix}{number}.xml")
 }
 
-/// The QR code of `text` as a PNG: 8-bit greyscale, black on white, a quiet zone of
-/// [`QUIET_ZONE`] modules, modules of at least [`MIN_MODULE_PX`] pixels, error correction level
-/// M (15%): a ~630-character simplified-invoice payload fits version 20 or so, which level Q or H
-/// would push past what a phone reads comfortably from a printed receipt.
-pub fn qr_png(text: &str) -> Result<Vec<u8>, String> {
-    let code = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::M).map_err(|e| e.to_string())?;
-    let modules = code.width();
-    let colors = code.to_colors();
-    let side = modules + 2 * QUIET_ZONE;
-    let px = MIN_MODULE_PX.max(TARGET_PX.div_ceil(side));
-    let size = side * px;
-    let mut pixels = vec![255u8; size * size];
-    for (i, color) in colors.iter().enumerate() {
-        if *color != Color::Dark {
-            continue;
-        }
-        let (mx, my) = (i % modules + QUIET_ZONE, i / modules + QUIET_ZONE);
-        for y in my * px..(my + 1) * px {
-            let row = y * size;
-            pixels[row + mx * px..row + (mx + 1) * px].fill(0);
-        }
-    }
-    let mut out = Vec::new();
-    let dim = u32::try_from(size).map_err(|e| e.to_string())?;
-    let mut encoder = png::Encoder::new(&mut out, dim, dim);
-    encoder.set_color(png::ColorType::Grayscale);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
-    writer.write_image_data(&pixels).map_err(|e| e.to_string())?;
-    writer.finish().map_err(|e| e.to_string())?;
-    Ok(out)
-}
-
 /// The signed XML and QR payload of an accepted document's answer.
 fn contents(doc_number: &str, response: &SubmissionResponse) -> Result<(Vec<u8>, String), ResultsError> {
     let b64 = response
@@ -193,6 +155,37 @@ fn contents(doc_number: &str, response: &SubmissionResponse) -> Result<(Vec<u8>,
     Ok((xml, qr.to_string()))
 }
 
+/// An accepted document's artefacts, made and not yet written: the signed XML (decoded from
+/// the answer) and the QR image. Making them is the costly part (the QR code's mask choice, the
+/// PNG); it needs no file system, so a batch's can be made in parallel.
+#[derive(Debug, Clone)]
+pub struct ArtefactContent {
+    xml: Vec<u8>,
+    png: Vec<u8>,
+}
+
+impl ArtefactContent {
+    /// The artefacts of the document numbered `doc_number`, from the authority's answer.
+    pub fn make(doc_number: &str, response: &SubmissionResponse) -> Result<ArtefactContent, ResultsError> {
+        let (xml, qr) = contents(doc_number, response)?;
+        let png = qr_png(&qr).map_err(|message| ResultsError::Qr {
+            document: doc_number.to_string(),
+            message,
+        })?;
+        Ok(ArtefactContent { xml, png })
+    }
+}
+
+/// How [`store`] writes each file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Durability {
+    /// Each file atomically and synced (a folder in use).
+    EachFile,
+    /// Plain writes; the caller syncs the whole folder before it is put in place (a staging
+    /// folder that nobody reads before then).
+    Folder,
+}
+
 /// Write the artefacts of one accepted document into `dir` (the folder that will be, or is,
 /// `RESULTS/<folder>`); the paths returned are `<folder>/<name>`.
 pub(crate) fn write_into(
@@ -204,53 +197,95 @@ pub(crate) fn write_into(
     issue_time: NaiveTime,
     response: &SubmissionResponse,
 ) -> Result<ArtefactPaths, ResultsError> {
-    let (xml, qr) = contents(doc_number, response)?;
-    let png = qr_png(&qr).map_err(|message| ResultsError::Qr {
-        document: doc_number.to_string(),
-        message,
-    })?;
+    let content = ArtefactContent::make(doc_number, response)?;
+    let name = xml_file_name(seller_vat, doc_number, issue_date, issue_time);
+    store(dir, folder, &name, &content, Durability::EachFile)
+}
+
+/// Write made artefacts into `dir` under `name` (`name.xml`, `name.png`; `name_2...` when another
+/// document already took the name).
+pub(crate) fn store(
+    dir: &Path,
+    folder: &str,
+    name: &str,
+    content: &ArtefactContent,
+    durability: Durability,
+) -> Result<ArtefactPaths, ResultsError> {
+    let xml = &content.xml;
     std::fs::create_dir_all(dir).map_err(|e| ResultsError::io(dir, e))?;
     let marker = dir.join(MARKER);
     if !marker.exists() {
         write_atomic(&marker, MARKER_TEXT.as_bytes())?;
     }
-    let name = xml_file_name(seller_vat, doc_number, issue_date, issue_time);
     let stem = name.trim_end_matches(".xml");
-    let mut chosen: Option<(PathBuf, String)> = None;
     for n in 1..=1000u32 {
         let candidate = if n == 1 {
             stem.to_string()
         } else {
             format!("{stem}_{n}")
         };
-        let path = dir.join(format!("{candidate}.xml"));
-        match std::fs::read(&path) {
-            // The same document written again (a rerun within one results set): same files.
-            Ok(existing) if existing == xml => {
-                chosen = Some((path, candidate));
-                break;
-            }
-            Ok(_) => continue,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                chosen = Some((path, candidate));
-                break;
-            }
-            Err(e) => return Err(ResultsError::io(&path, e)),
+        let xml_path = dir.join(format!("{candidate}.xml"));
+        let png_path = dir.join(format!("{candidate}.png"));
+        let placed = match durability {
+            Durability::EachFile => match std::fs::read(&xml_path) {
+                // The same document written again (a rerun within one results set): same files.
+                Ok(existing) if existing == *xml => true,
+                Ok(_) => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+                Err(e) => return Err(ResultsError::io(&xml_path, e)),
+            },
+            // A fresh folder of our own: claim the name by creating the file.
+            Durability::Folder => match std::fs::OpenOptions::new().write(true).create_new(true).open(&xml_path) {
+                Ok(mut f) => {
+                    f.write_all(xml).map_err(|e| ResultsError::io(&xml_path, e))?;
+                    std::fs::write(&png_path, &content.png).map_err(|e| ResultsError::io(&png_path, e))?;
+                    return Ok(paths(folder, &candidate));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => match std::fs::read(&xml_path) {
+                    Ok(existing) if existing == *xml => true,
+                    Ok(_) => continue,
+                    Err(e) => return Err(ResultsError::io(&xml_path, e)),
+                },
+                Err(e) => return Err(ResultsError::io(&xml_path, e)),
+            },
+        };
+        if placed {
+            write_atomic(&xml_path, xml)?;
+            write_atomic(&png_path, &content.png)?;
+            return Ok(paths(folder, &candidate));
         }
     }
-    let (xml_path, candidate) = chosen.ok_or_else(|| {
-        ResultsError::malformed(
-            dir,
-            format!("1000 documents share the file name {name}; cannot name another"),
-        )
-    })?;
-    let png_path = dir.join(format!("{candidate}.png"));
-    write_atomic(&xml_path, &xml)?;
-    write_atomic(&png_path, &png)?;
-    Ok(ArtefactPaths {
+    Err(ResultsError::malformed(
+        dir,
+        format!("1000 documents share the file name {name}; cannot name another"),
+    ))
+}
+
+fn paths(folder: &str, candidate: &str) -> ArtefactPaths {
+    ArtefactPaths {
         xml_file: format!("{folder}/{candidate}.xml"),
         qr_file: format!("{folder}/{candidate}.png"),
-    })
+    }
+}
+
+/// Make the files written into `dir` with [`Durability::Folder`] durable, before the folder is
+/// put in place: one `syncfs` of its file system on Linux, each file synced elsewhere.
+pub(crate) fn sync_folder(dir: &Path) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let d = std::fs::File::open(dir)?;
+        rustix::fs::syncfs(&d)?;
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            if entry.file_type()?.is_file() {
+                std::fs::File::open(entry.path())?.sync_all()?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Write an accepted document's signed XML and QR PNG into `results_dir/<input_stem>/`
@@ -357,12 +392,28 @@ mod tests {
     }
 
     #[test]
-    fn qr_png_has_a_quiet_zone_and_big_modules() {
-        let png = qr_png(&"A".repeat(632)).unwrap();
-        let decoder = png::Decoder::new(std::io::Cursor::new(png));
-        let reader = decoder.read_info().unwrap();
-        let info = reader.info();
-        assert!(info.width >= TARGET_PX as u32);
-        assert_eq!(info.width, info.height);
+    fn a_taken_name_gets_a_suffix_and_the_same_document_keeps_its_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = ArtefactContent {
+            xml: b"<Invoice>1</Invoice>".to_vec(),
+            png: b"png1".to_vec(),
+        };
+        let two = ArtefactContent {
+            xml: b"<Invoice>2</Invoice>".to_vec(),
+            png: b"png2".to_vec(),
+        };
+        for durability in [Durability::Folder, Durability::EachFile] {
+            let d = dir.path().join(format!("{durability:?}"));
+            let a = store(&d, "X", "N.xml", &one, durability).unwrap();
+            let b = store(&d, "X", "N.xml", &two, durability).unwrap();
+            let again = store(&d, "X", "N.xml", &one, durability).unwrap();
+            assert_eq!((a.xml_file.as_str(), a.qr_file.as_str()), ("X/N.xml", "X/N.png"));
+            assert_eq!((b.xml_file.as_str(), b.qr_file.as_str()), ("X/N_2.xml", "X/N_2.png"));
+            assert_eq!(again, a);
+            assert_eq!(std::fs::read(d.join("N_2.xml")).unwrap(), two.xml);
+            assert_eq!(std::fs::read(d.join("N_2.png")).unwrap(), two.png);
+            assert_eq!(std::fs::read(d.join("N.png")).unwrap(), one.png);
+        }
+        sync_folder(dir.path()).unwrap();
     }
 }

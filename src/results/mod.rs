@@ -21,6 +21,7 @@ mod csv_file;
 pub mod documents;
 mod error;
 mod issue;
+mod qr;
 pub mod report;
 mod row;
 pub mod summary;
@@ -28,13 +29,13 @@ mod writer;
 mod xlsx;
 pub mod xml_totals;
 
-pub use artefacts::{ArtefactPaths, write_accepted};
+pub use artefacts::{ArtefactContent, ArtefactPaths, write_accepted};
 pub use documents::DocumentRecord;
 pub use error::ResultsError;
 pub use issue::ResultIssue;
 pub use row::ResultRow;
 pub use summary::{Summary, SummaryBuilder};
-pub use writer::{Finished, ResultWriter, is_spreadsheet, result_path};
+pub use writer::{ArtefactSink, Finished, ResultWriter, is_spreadsheet, result_path};
 
 use serde::{Deserialize, Serialize};
 

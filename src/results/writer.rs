@@ -1,7 +1,7 @@
 //! [`ResultWriter`]: every result file of one input, written aside while the rows stream in and
 //! put in place together by [`ResultWriter::finish`].
 
-use super::artefacts::{self, ArtefactPaths};
+use super::artefacts::{self, ArtefactContent, ArtefactPaths, Durability};
 use super::atomic::{aside, sync_parent, write_atomic};
 use super::csv_file::CsvResult;
 use super::documents::{DocumentRecord, DocumentsFile, documents_path};
@@ -188,7 +188,39 @@ impl ResultWriter {
         issue_time: NaiveTime,
         response: &SubmissionResponse,
     ) -> Result<ArtefactPaths, ResultsError> {
-        let staging = match &self.staging {
+        let content = ArtefactContent::make(doc_number, response)?;
+        self.store_accepted(seller_vat, doc_number, issue_date, issue_time, &content)
+    }
+
+    /// [`write_accepted`](ResultWriter::write_accepted) with the artefacts already made (see
+    /// [`ArtefactContent::make`], which can run in parallel). The files are written plainly into
+    /// the folder aside and synced together when [`finish`](ResultWriter::finish) puts it in
+    /// place.
+    pub fn store_accepted(
+        &mut self,
+        seller_vat: &str,
+        doc_number: &str,
+        issue_date: NaiveDate,
+        issue_time: NaiveTime,
+        content: &ArtefactContent,
+    ) -> Result<ArtefactPaths, ResultsError> {
+        let staging = self.artefacts_staging()?;
+        let name = artefacts::xml_file_name(seller_vat, doc_number, issue_date, issue_time);
+        artefacts::store(&staging, &self.folder, &name, content, Durability::Folder)
+    }
+
+    /// The folder aside that the artefacts are written into (created on first use) and the
+    /// folder name the result file refers to, for writing several documents' artefacts in
+    /// parallel with [`ArtefactSink::store`].
+    pub fn artefact_sink(&mut self) -> Result<ArtefactSink, ResultsError> {
+        Ok(ArtefactSink {
+            dir: self.artefacts_staging()?,
+            folder: self.folder.clone(),
+        })
+    }
+
+    fn artefacts_staging(&mut self) -> Result<PathBuf, ResultsError> {
+        Ok(match &self.staging {
             Some(s) => s.clone(),
             None => {
                 let s = aside(&self.results_dir.join(&self.folder), "staging");
@@ -196,16 +228,7 @@ impl ResultWriter {
                 self.staging = Some(s.clone());
                 s
             }
-        };
-        artefacts::write_into(
-            &staging,
-            &self.folder,
-            seller_vat,
-            doc_number,
-            issue_date,
-            issue_time,
-            response,
-        )
+        })
     }
 
     /// Rows written so far.
@@ -275,7 +298,9 @@ impl ResultWriter {
         };
         let mut placed = None;
         if let Some(staging) = self.staging.take() {
-            if let Err(e) = std::fs::rename(&staging, &live) {
+            // The artefacts were written without syncing each file: sync them all before the
+            // folder appears under its name.
+            if let Err(e) = artefacts::sync_folder(&staging).and_then(|()| std::fs::rename(&staging, &live)) {
                 if let Some(old) = &old {
                     let _ = std::fs::rename(old, &live);
                 }
@@ -289,6 +314,30 @@ impl ResultWriter {
         }
         sync_parent(&live);
         Ok(placed)
+    }
+}
+
+/// Where a [`ResultWriter`]'s artefacts go; see [`ResultWriter::artefact_sink`].
+#[derive(Debug, Clone)]
+pub struct ArtefactSink {
+    dir: PathBuf,
+    folder: String,
+}
+
+impl ArtefactSink {
+    /// Write one accepted document's artefacts. Documents with different
+    /// [`xml_file_name`](artefacts::xml_file_name)s may be stored from several threads at once;
+    /// documents sharing a name must be stored one after the other (the second gets `_2`).
+    pub fn store(
+        &self,
+        seller_vat: &str,
+        doc_number: &str,
+        issue_date: NaiveDate,
+        issue_time: NaiveTime,
+        content: &ArtefactContent,
+    ) -> Result<ArtefactPaths, ResultsError> {
+        let name = artefacts::xml_file_name(seller_vat, doc_number, issue_date, issue_time);
+        artefacts::store(&self.dir, &self.folder, &name, content, Durability::Folder)
     }
 }
 

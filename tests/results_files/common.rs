@@ -117,7 +117,9 @@ pub fn response(number: &str, xml: &str, qr: &str) -> SubmissionResponse {
 
 /// Decode a QR PNG the way a phone would: find the grid, read it.
 pub fn decode_png(png_bytes: &[u8]) -> String {
-    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    // Any bit depth (the QR images are 1-bit) as one 8-bit grey byte per pixel.
+    decoder.set_transformations(png::Transformations::EXPAND);
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
     let info = reader.next_frame(&mut buf).unwrap();
