@@ -1,7 +1,7 @@
 //! The sandbox authority alone: how many signed documents it answers per second.
 //!
 //! ```text
-//! cargo run --release --example bench_sandbox -- [DOCS] [CLIENTS] [DEVICES]
+//! cargo run --release --example bench_sandbox -- [DOCS] [CLIENTS] [DEVICES] [--state DIR]
 //! ```
 //!
 //! 1. `issue()` alone: the UBL XML, invoice hash, ECDSA signature and QR of a computed example
@@ -10,7 +10,9 @@
 //!    concurrent reqwest clients submitting `DOCS` computed example invoices (standard and
 //!    simplified, each with its own number) to `DEVICES` onboarded devices (each device's hash
 //!    chain is sequential, so one device is one queue). Every answer must be a 2xx carrying the
-//!    signed XML.
+//!    signed XML. With `--state DIR` (a new or empty folder) the sandbox keeps its devices and
+//!    journals there, as `invoicedrop run` does with its in-process sandbox: every accepted
+//!    document is a synced journal line.
 //!
 //! Defaults: 20,000 documents, 32 clients, 4 devices. Prints `name ... docs/s` lines. Used by
 //! `scripts/bench_sandbox.sh` (BENCHMARKS.md); a measurement, not a test.
@@ -23,6 +25,7 @@ use invoicedrop::sandbox::issue::{ChainPosition, GENESIS_PIH, issue};
 use invoicedrop::sandbox::{self, SandboxConfig};
 use rayon::prelude::*;
 use serde_json::{Value, json};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -106,9 +109,11 @@ async fn post(http: &reqwest::Client, url: &str, token: Option<&str>, body: &Val
     Ok(v)
 }
 
-async fn server(docs: u64, clients: u64, devices: u64) -> Result<()> {
+async fn server(docs: u64, clients: u64, devices: u64, state: Option<PathBuf>) -> Result<()> {
+    let journalled = state.is_some();
     let handle = sandbox::start(SandboxConfig {
         port: 0,
+        state,
         ..SandboxConfig::default()
     })
     .await?;
@@ -178,7 +183,10 @@ async fn server(docs: u64, clients: u64, devices: u64) -> Result<()> {
     }
     let took = start.elapsed();
     report(
-        &format!("sandbox over HTTP, {clients} clients, {devices} devices"),
+        &format!(
+            "sandbox over HTTP, {clients} clients, {devices} devices{}",
+            if journalled { ", state" } else { "" }
+        ),
         accepted.load(Ordering::Relaxed),
         took,
     );
@@ -187,13 +195,22 @@ async fn server(docs: u64, clients: u64, devices: u64) -> Result<()> {
 }
 
 fn main() -> Result<()> {
+    let mut state = None;
+    let mut numbers = Vec::new();
     let mut args = std::env::args().skip(1);
-    let mut arg = |default: u64| args.next().map_or(Ok(default), |a| a.parse::<u64>());
-    let docs = arg(20_000)?;
-    let clients = arg(32)?.max(1);
-    let devices = arg(4)?.max(1);
+    while let Some(a) = args.next() {
+        if a == "--state" {
+            state = Some(PathBuf::from(args.next().ok_or("--state needs a folder")?));
+        } else {
+            numbers.push(a.parse::<u64>()?);
+        }
+    }
+    let arg = |i: usize, default: u64| numbers.get(i).copied().unwrap_or(default);
+    let docs = arg(0, 20_000);
+    let clients = arg(1, 32).max(1);
+    let devices = arg(2, 4).max(1);
     issue_alone(docs.min(5_000))?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    rt.block_on(server(docs, clients, devices))?;
+    rt.block_on(server(docs, clients, devices, state))?;
     Ok(())
 }

@@ -129,15 +129,14 @@ pub(crate) fn documents(shared: &Shared, onboard_id: &str) -> Option<Vec<Documen
     let ledger = device.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     Some(
         ledger
-            .records()
-            .iter()
-            .map(|r| DocumentSummary {
-                icv: r.icv,
-                pih: r.pih.clone(),
-                invoice_hash: r.invoice_hash.clone(),
-                kind: r.kind,
-                number: r.number.clone(),
-                uuid: r.uuid.clone(),
+            .entries()
+            .map(|(e, pih)| DocumentSummary {
+                icv: e.icv,
+                pih: pih.to_string(),
+                invoice_hash: e.invoice_hash.to_string(),
+                kind: e.kind,
+                number: e.number.to_string(),
+                uuid: e.uuid.to_string(),
             })
             .collect(),
     )

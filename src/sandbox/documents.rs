@@ -272,9 +272,27 @@ impl Job {
         let mut ledger = device.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match ledger.lookup(doc.kind, &doc.number, &self.body_hash, self.key.as_deref()) {
             Lookup::New => {}
-            Lookup::Replay(bytes) => {
-                device.replays.fetch_add(1, Ordering::Relaxed);
-                return (StatusCode::OK, bytes);
+            Lookup::Replay(entry) => {
+                return match ledger.answer(entry) {
+                    Ok(bytes) => {
+                        device.replays.fetch_add(1, Ordering::Relaxed);
+                        (StatusCode::OK, bytes)
+                    }
+                    Err(e) => {
+                        tracing::error!("sandbox: cannot replay {} {}: {e}", doc.kind.label(), doc.number);
+                        let body = respond::failure_body(
+                            Some(doc.number.clone()),
+                            "the sandbox could not read the stored answer",
+                            vec![Message::error(
+                                "STATE-READ-FAILED",
+                                "HTTP-Errors",
+                                format!("the stored answer of ICV {} could not be read back", entry.icv),
+                            )],
+                            Vec::new(),
+                        );
+                        json(StatusCode::INTERNAL_SERVER_ERROR, &body)
+                    }
+                };
             }
             Lookup::Duplicate => {
                 let text = format!(
@@ -357,7 +375,7 @@ impl Job {
             idempotency_key: self.key.clone(),
             response: String::from_utf8_lossy(&bytes).into_owned(),
         };
-        if let Err(e) = device.journal(&record) {
+        if let Err(e) = ledger.accept(record) {
             tracing::error!("sandbox: could not write the journal: {e}");
             let body = respond::failure_body(
                 Some(doc.number.clone()),
@@ -367,7 +385,6 @@ impl Job {
             );
             return json(StatusCode::INTERNAL_SERVER_ERROR, &body);
         }
-        ledger.push(record);
         (StatusCode::OK, bytes)
     }
 }

@@ -32,6 +32,7 @@ pub mod control;
 mod documents;
 pub mod faults;
 mod fields;
+mod journal;
 mod onboarding;
 mod replay;
 mod respond;

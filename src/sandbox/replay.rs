@@ -1,17 +1,23 @@
-//! A device's ledger (D17, D20): its chain (ICV, last hash) and every accepted document with the
-//! exact answer it got, so that a repeat is answered byte for byte and a changed document under an
-//! accepted number is refused.
+//! A device's ledger (D17, D20): its chain (ICV, last hash) and every accepted document, so that
+//! a repeat is answered byte for byte and a changed document under an accepted number is refused.
+//!
+//! In memory a document is its keys and hashes and where its answer is: a line of the device's
+//! journal ([`Span`]) when there is a state folder, read back on a replay, or the answer itself
+//! when the sandbox keeps no state. The body of an answer (the signed XML, ~20 KB) is never held
+//! for a journalled document.
 
 use super::issue::{ChainPosition, GENESIS_PIH};
+use super::journal::{Journal, JournalError, Span};
 use crate::model::DocumentKind;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 
-/// One accepted document, as kept in memory and in the journal.
+/// One accepted document as a journal line keeps it; `A` is its answer (`String`), or a marker
+/// when a journal is loaded without keeping the answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Record {
+pub(crate) struct Record<A = String> {
     /// Its counter value.
     pub(crate) icv: u64,
     /// The previous document's hash it was chained to.
@@ -29,101 +35,180 @@ pub(crate) struct Record {
     /// The `Idempotency-Key` it came with, if any.
     pub(crate) idempotency_key: Option<String>,
     /// The exact body of the 200 answer.
-    pub(crate) response: String,
+    pub(crate) response: A,
+}
+
+/// Where the exact body of a document's 200 answer is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// Held in memory: a sandbox without a state folder.
+    Memory(Box<str>),
+    /// The `response` of a line of the device's journal.
+    Journal(Span),
+}
+
+/// One accepted document as the ledger holds it in memory. Its PIH is the previous entry's hash
+/// (checked on load, given by [`Ledger::position`] when issued), and its idempotency key lives
+/// only in the ledger's index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    /// Its counter value.
+    pub(crate) icv: u64,
+    /// Its own hash: the next document's PIH.
+    pub(crate) invoice_hash: Box<str>,
+    /// Invoice, credit note or debit note.
+    pub(crate) kind: DocumentKind,
+    /// The caller's number.
+    pub(crate) number: Box<str>,
+    /// The UUID it was given.
+    pub(crate) uuid: Box<str>,
+    /// SHA-256 (hex) of the canonical JSON of the body.
+    pub(crate) body_hash: Box<str>,
+    /// Where its answer is.
+    pub(crate) answer: Answer,
 }
 
 /// What to do with a submission, judged against the ledger.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Lookup {
+pub(crate) enum Lookup<'a> {
     /// Not seen: issue it.
     New,
-    /// Seen with the same body: answer the stored bytes again.
-    Replay(Vec<u8>),
+    /// Seen with the same body: answer this document's stored bytes again ([`Ledger::answer`]).
+    Replay(&'a Entry),
     /// The number was accepted with another body: 409 `DUPLICATE-DOCUMENT`.
     Duplicate,
     /// The idempotency key belongs to another accepted document: 409 `IDEMPOTENCY-KEY-REUSED`.
     KeyReused,
 }
 
-/// The chain and the accepted documents of one device.
+/// The chain and the accepted documents of one device, and its journal when it has one.
 #[derive(Debug, Default)]
 pub(crate) struct Ledger {
-    records: Vec<Record>,
-    by_number: HashMap<(DocumentKind, String), usize>,
-    by_key: HashMap<String, usize>,
+    entries: Vec<Entry>,
+    by_number: HashMap<(DocumentKind, Box<str>), usize>,
+    by_key: HashMap<Box<str>, usize>,
+    journal: Option<Journal>,
 }
 
 impl Ledger {
-    /// Rebuild from journal records, checking that the counter runs 1, 2, 3... and that every PIH
-    /// is the previous hash.
-    pub(crate) fn from_records(records: Vec<Record>) -> Result<Ledger, String> {
-        let mut ledger = Ledger::default();
-        for r in records {
-            let want = ledger.position();
-            if r.icv != want.icv || r.pih != want.pih {
-                return Err(format!(
-                    "document {} has ICV {} and PIH {}, but the chain expects ICV {} and PIH {}",
-                    r.number, r.icv, r.pih, want.icv, want.pih
-                ));
-            }
-            ledger.push(r);
+    /// An empty ledger; with a journal, accepted documents are appended to it and their answers
+    /// read back from it.
+    pub(crate) fn new(journal: Option<Journal>) -> Ledger {
+        Ledger {
+            journal,
+            ..Ledger::default()
         }
-        Ok(ledger)
+    }
+
+    /// Give the ledger the journal its entries were loaded from.
+    pub(crate) fn set_journal(&mut self, journal: Journal) {
+        self.journal = Some(journal);
     }
 
     /// The position of the next document.
     pub(crate) fn position(&self) -> ChainPosition {
-        match self.records.last() {
-            None => ChainPosition {
-                icv: 1,
-                pih: GENESIS_PIH.to_string(),
-            },
-            Some(r) => ChainPosition {
-                icv: r.icv + 1,
-                pih: r.invoice_hash.clone(),
-            },
+        ChainPosition {
+            icv: self.icv() + 1,
+            pih: self.last_hash().to_string(),
         }
     }
 
     /// The last counter value given (0 before the first document).
     pub(crate) fn icv(&self) -> u64 {
-        self.records.last().map_or(0, |r| r.icv)
+        self.entries.last().map_or(0, |e| e.icv)
     }
 
-    /// Every accepted document, in counter order.
-    pub(crate) fn records(&self) -> &[Record] {
-        &self.records
+    fn last_hash(&self) -> &str {
+        self.entries.last().map_or(GENESIS_PIH, |e| &e.invoice_hash)
+    }
+
+    /// Every accepted document in counter order, with its PIH.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&Entry, &str)> + '_ {
+        let pihs = std::iter::once(GENESIS_PIH).chain(self.entries.iter().map(|e| &*e.invoice_hash));
+        self.entries.iter().zip(pihs)
     }
 
     /// Judge a submission: by idempotency key first, then by number (a repeat without the key, or
     /// with another key, is still a repeat when the body is the same).
-    pub(crate) fn lookup(&self, kind: DocumentKind, number: &str, body_hash: &str, key: Option<&str>) -> Lookup {
+    pub(crate) fn lookup(&self, kind: DocumentKind, number: &str, body_hash: &str, key: Option<&str>) -> Lookup<'_> {
         if let Some(&i) = key.and_then(|k| self.by_key.get(k)) {
-            let r = &self.records[i];
-            if r.body_hash == body_hash {
-                return Lookup::Replay(r.response.clone().into_bytes());
+            let e = &self.entries[i];
+            if &*e.body_hash == body_hash {
+                return Lookup::Replay(e);
             }
-            if r.kind != kind || r.number != number {
+            if e.kind != kind || &*e.number != number {
                 return Lookup::KeyReused;
             }
         }
-        match self.by_number.get(&(kind, number.to_string())) {
-            Some(&i) if self.records[i].body_hash == body_hash => {
-                Lookup::Replay(self.records[i].response.clone().into_bytes())
-            }
+        match self.by_number.get(&(kind, Box::from(number))) {
+            Some(&i) if &*self.entries[i].body_hash == body_hash => Lookup::Replay(&self.entries[i]),
             Some(_) => Lookup::Duplicate,
             None => Lookup::New,
         }
     }
 
-    /// Add an accepted document; its ICV must be [`Ledger::position`]'s.
-    pub(crate) fn push(&mut self, r: Record) {
-        let i = self.records.len();
-        self.by_number.insert((r.kind, r.number.clone()), i);
-        if let Some(k) = &r.idempotency_key {
-            self.by_key.entry(k.clone()).or_insert(i);
+    /// The exact bytes a document was answered with: from memory, or read back from the journal.
+    pub(crate) fn answer(&self, entry: &Entry) -> Result<Vec<u8>, JournalError> {
+        match &entry.answer {
+            Answer::Memory(text) => Ok(text.as_bytes().to_vec()),
+            Answer::Journal(span) => match &self.journal {
+                Some(journal) => journal.read_answer(*span, entry.icv),
+                None => Err(JournalError::NoJournal(entry.icv)),
+            },
         }
-        self.records.push(r);
+    }
+
+    /// Keep a document just issued at [`Ledger::position`]: appended to the journal (synced)
+    /// first when there is one, its answer then left there; otherwise its answer kept in memory.
+    /// Nothing is kept when the journal cannot be written.
+    pub(crate) fn accept(&mut self, mut record: Record) -> Result<(), JournalError> {
+        debug_assert_eq!(
+            (record.icv, record.pih.as_str()),
+            (self.icv() + 1, self.last_hash()),
+            "a document is accepted at the ledger's position"
+        );
+        let answer = match &mut self.journal {
+            Some(journal) => Answer::Journal(journal.append(&record)?),
+            None => Answer::Memory(std::mem::take(&mut record.response).into_boxed_str()),
+        };
+        self.push(record, answer);
+        Ok(())
+    }
+
+    /// Add a document loaded from the journal, checking that the counter runs 1, 2, 3... and that
+    /// its PIH is the previous hash.
+    pub(crate) fn load<A>(&mut self, record: Record<A>, span: Span) -> Result<(), String> {
+        let want = self.icv() + 1;
+        if record.icv != want || record.pih != self.last_hash() {
+            return Err(format!(
+                "document {} has ICV {} and PIH {}, but the chain expects ICV {} and PIH {}",
+                record.number,
+                record.icv,
+                record.pih,
+                want,
+                self.last_hash()
+            ));
+        }
+        self.push(record, Answer::Journal(span));
+        Ok(())
+    }
+
+    fn push<A>(&mut self, r: Record<A>, answer: Answer) {
+        let i = self.entries.len();
+        let number: Box<str> = r.number.into_boxed_str();
+        self.by_number.insert((r.kind, number.clone()), i);
+        if let Some(k) = r.idempotency_key {
+            self.by_key.entry(k.into_boxed_str()).or_insert(i);
+        }
+        self.entries.push(Entry {
+            icv: r.icv,
+            invoice_hash: r.invoice_hash.into_boxed_str(),
+            kind: r.kind,
+            number,
+            uuid: r.uuid.into_boxed_str(),
+            body_hash: r.body_hash.into_boxed_str(),
+            answer,
+        });
     }
 }
 
@@ -167,10 +252,10 @@ fn canonical(value: &Value, out: &mut Vec<u8>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn record(icv: u64, pih: &str, number: &str, body: &str, key: Option<&str>) -> Record {
+    pub(crate) fn record(icv: u64, pih: &str, number: &str, body: &str, key: Option<&str>) -> Record {
         Record {
             icv,
             pih: pih.into(),
@@ -184,21 +269,24 @@ mod tests {
         }
     }
 
+    /// The bytes a lookup replays, if it is a replay.
+    fn replayed(l: &Ledger, lookup: Lookup<'_>) -> Option<Vec<u8>> {
+        match lookup {
+            Lookup::Replay(e) => Some(l.answer(e).unwrap()),
+            _ => None,
+        }
+    }
+
     #[test]
     fn replays_duplicates_and_reused_keys() {
         let mut l = Ledger::default();
         assert_eq!(l.position().pih, GENESIS_PIH);
-        l.push(record(1, GENESIS_PIH, "A-1", "b1", Some("k1")));
+        l.accept(record(1, GENESIS_PIH, "A-1", "b1", Some("k1"))).unwrap();
         let k = DocumentKind::Invoice;
-        assert_eq!(
-            l.lookup(k, "A-1", "b1", Some("k1")),
-            Lookup::Replay(b"answer-1".to_vec())
-        );
-        assert_eq!(l.lookup(k, "A-1", "b1", None), Lookup::Replay(b"answer-1".to_vec()));
-        assert_eq!(
-            l.lookup(k, "A-1", "b1", Some("other")),
-            Lookup::Replay(b"answer-1".to_vec())
-        );
+        let answer = Some(b"answer-1".to_vec());
+        assert_eq!(replayed(&l, l.lookup(k, "A-1", "b1", Some("k1"))), answer);
+        assert_eq!(replayed(&l, l.lookup(k, "A-1", "b1", None)), answer);
+        assert_eq!(replayed(&l, l.lookup(k, "A-1", "b1", Some("other"))), answer);
         assert_eq!(l.lookup(k, "A-1", "b2", Some("k1")), Lookup::Duplicate);
         assert_eq!(l.lookup(k, "A-1", "b2", None), Lookup::Duplicate);
         assert_eq!(l.lookup(k, "A-2", "b3", Some("k1")), Lookup::KeyReused);
@@ -211,21 +299,33 @@ mod tests {
                 pih: "hash-1".into()
             }
         );
+        l.accept(record(2, "hash-1", "A-2", "b3", None)).unwrap();
+        let pihs: Vec<(u64, &str)> = l.entries().map(|(e, pih)| (e.icv, pih)).collect();
+        assert_eq!(pihs, vec![(1, GENESIS_PIH), (2, "hash-1")]);
     }
 
     #[test]
     fn a_broken_chain_is_refused_on_load() {
+        let span = Span { offset: 0, len: 1 };
+        let load = |records: Vec<Record>| {
+            let mut l = Ledger::default();
+            records.into_iter().try_for_each(|r| l.load(r, span)).map(|()| l.icv())
+        };
         let good = vec![
             record(1, GENESIS_PIH, "A-1", "b1", None),
             record(2, "hash-1", "A-2", "b2", None),
         ];
-        assert_eq!(Ledger::from_records(good.clone()).unwrap().icv(), 2);
+        assert_eq!(load(good.clone()), Ok(2));
         let mut skipped = good.clone();
         skipped[1].icv = 3;
-        assert!(Ledger::from_records(skipped).is_err());
+        assert!(load(skipped).is_err());
         let mut unchained = good;
         unchained[1].pih = "other".into();
-        assert!(Ledger::from_records(unchained).is_err());
+        assert!(
+            load(unchained)
+                .unwrap_err()
+                .contains("PIH other, but the chain expects ICV 2 and PIH hash-1")
+        );
     }
 
     #[test]

@@ -4,14 +4,12 @@
 //! DIR/devices.json                  every onboarded device (rewritten aside, then renamed)
 //! DIR/devices/<n>/identity/         the device's signing key and certificate
 //! DIR/devices/<n>/journal.jsonl     one line per accepted document, appended and synced before
-//!                                   the answer is sent
+//!                                   the answer is sent (see [`journal`](super::journal))
 //! ```
-//!
-//! A journal line cut short by a crash was never answered, so it is dropped on load; any other
-//! damage (a broken chain, a bad line in the middle) stops the start with a message naming the file.
 
 use super::issue::Identity;
-use super::replay::{Ledger, Record};
+use super::journal::{self, Journal};
+use super::replay::Ledger;
 use super::server::SandboxError;
 use crate::model::DeviceType;
 use base64::Engine;
@@ -19,7 +17,7 @@ use base64::engine::general_purpose::STANDARD;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
@@ -67,9 +65,8 @@ pub(crate) struct Device {
     pub(crate) info: DeviceInfo,
     pub(crate) identity: Identity,
     /// Held across "take position, issue, journal, record" so that no ICV or PIH is ever skipped
-    /// or given twice.
+    /// or given twice. With a state folder the ledger holds the device's journal.
     pub(crate) ledger: Mutex<Ledger>,
-    journal: Option<Mutex<File>>,
     /// Repeats answered from the ledger since the start.
     pub(crate) replays: AtomicU64,
     /// Answers 400, 409, 413 and 422 since the start.
@@ -77,26 +74,14 @@ pub(crate) struct Device {
 }
 
 impl Device {
-    fn new(info: DeviceInfo, identity: Identity, ledger: Ledger, journal: Option<File>) -> Device {
+    fn new(info: DeviceInfo, identity: Identity, ledger: Ledger) -> Device {
         Device {
             info,
             identity,
             ledger: Mutex::new(ledger),
-            journal: journal.map(Mutex::new),
             replays: AtomicU64::new(0),
             rejections: AtomicU64::new(0),
         }
-    }
-
-    /// Write an accepted document to the journal, synced, before it is answered. Called with the
-    /// ledger lock held.
-    pub(crate) fn journal(&self, record: &Record) -> io::Result<()> {
-        let Some(file) = &self.journal else { return Ok(()) };
-        let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
-        line.push(b'\n');
-        let mut f = file.lock().unwrap_or_else(PoisonError::into_inner);
-        f.write_all(&line)?;
-        f.sync_data()
     }
 }
 
@@ -139,40 +124,6 @@ fn device_dir(dir: &Path, seq: u64) -> PathBuf {
     dir.join("devices").join(seq.to_string())
 }
 
-/// Read a journal; a last line without its newline (a write cut by a crash) is cut off.
-fn load_journal(path: &Path) -> Result<(Vec<Record>, File), SandboxError> {
-    let text = match fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(state_error(path, e)),
-    };
-    let mut records = Vec::new();
-    let mut good_end = 0;
-    for (n, line) in text.split_inclusive(|b| *b == b'\n').enumerate() {
-        if !line.ends_with(b"\n") {
-            break;
-        }
-        let record: Record = serde_json::from_slice(line)
-            .map_err(|e| state_error(path, format!("line {}: {e}; the journal is damaged", n + 1)))?;
-        records.push(record);
-        good_end += line.len();
-    }
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| state_error(path, e))?;
-    if good_end < text.len() {
-        tracing::warn!(
-            "sandbox: {}: dropping {} bytes of an unfinished last line",
-            path.display(),
-            text.len() - good_end
-        );
-        file.set_len(good_end as u64).map_err(|e| state_error(path, e))?;
-    }
-    Ok((records, file))
-}
-
 /// Write a file aside, sync it, and rename it into place.
 fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let tmp = path.with_extension("json.tmp");
@@ -213,11 +164,10 @@ impl Devices {
             let reg = &info.registration;
             let identity = Identity::load_or_create(Some(&identity_dir), &reg.vat_number, &reg.org_name)
                 .map_err(|e| state_error(&identity_dir, e))?;
-            let journal = ddir.join("journal.jsonl");
-            let (records, file) = load_journal(&journal)?;
-            let ledger = Ledger::from_records(records).map_err(|e| state_error(&journal, e))?;
+            let path = ddir.join("journal.jsonl");
+            let ledger = journal::load(&path).map_err(|e| state_error(&path, e))?;
             let id = info.onboard_id.clone();
-            map.insert(id, Arc::new(Device::new(info, identity, ledger, Some(file))));
+            map.insert(id, Arc::new(Device::new(info, identity, ledger)));
         }
         *devices.by_id.write().unwrap_or_else(PoisonError::into_inner) = map;
         Ok(devices)
@@ -282,20 +232,16 @@ impl Devices {
                 let identity =
                     Identity::load_or_create(Some(&identity_dir), vat_number, org_name).map_err(|e| internal(&e))?;
                 let path = ddir.join("journal.jsonl");
-                let file = OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(&path)
-                    .map_err(|e| internal(&format!("{}: {e}", path.display())))?;
+                let journal = Journal::open(&path).map_err(|e| internal(&format!("{}: {e}", path.display())))?;
                 let mut infos: Vec<DeviceInfo> = existing.iter().map(|d| d.info.clone()).collect();
                 infos.push(info.clone());
                 let list = dir.join("devices.json");
                 let bytes = serde_json::to_vec_pretty(&infos).map_err(|e| internal(&e))?;
                 write_atomically(&list, &bytes).map_err(|e| internal(&format!("{}: {e}", list.display())))?;
-                (identity, Some(file))
+                (identity, Some(journal))
             }
         };
-        let device = Arc::new(Device::new(info, identity, Ledger::default(), journal));
+        let device = Arc::new(Device::new(info, identity, Ledger::new(journal)));
         self.by_id
             .write()
             .unwrap_or_else(PoisonError::into_inner)
@@ -316,31 +262,5 @@ mod tests {
             let text = String::from_utf8(STANDARD.decode(&id).unwrap()).unwrap();
             assert!(text.ends_with(&format!(":399999999900003:{device}")), "{text}");
         }
-    }
-
-    #[test]
-    fn a_torn_last_journal_line_is_dropped() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("journal.jsonl");
-        let r = Record {
-            icv: 1,
-            pih: super::super::issue::GENESIS_PIH.into(),
-            invoice_hash: "h1".into(),
-            kind: crate::model::DocumentKind::Invoice,
-            number: "A-1".into(),
-            uuid: "u".into(),
-            body_hash: "b".into(),
-            idempotency_key: None,
-            response: "{}".into(),
-        };
-        let mut text = serde_json::to_vec(&r).unwrap();
-        text.push(b'\n');
-        text.extend_from_slice(br#"{"icv":2,"pih":"h1","#);
-        fs::write(&path, &text).unwrap();
-        let (records, _) = load_journal(&path).unwrap();
-        assert_eq!(records, vec![r]);
-        assert!(fs::read(&path).unwrap().ends_with(b"}\n"));
-        fs::write(&path, b"garbage\n").unwrap();
-        assert!(load_journal(&path).is_err());
     }
 }

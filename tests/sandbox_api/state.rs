@@ -1,4 +1,5 @@
-//! Device state (D20): one unbroken chain under concurrency, and a restart on a state folder.
+//! Device state (D20): one unbroken chain under concurrency, a restart on a state folder, and a
+//! replay whose journal line cannot be read back.
 
 use super::common::*;
 use invoicedrop::model::{DocumentKind, example};
@@ -100,5 +101,40 @@ async fn state_survives_a_restart() {
         )
         .await;
     assert_eq!(r.status(), StatusCode::CONFLICT);
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_replay_whose_journal_line_is_gone_is_a_500() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(SandboxConfig {
+        state: Some(dir.path().to_path_buf()),
+        ..SandboxConfig::default()
+    })
+    .await;
+    let api = Api::new(&s);
+    let (token, id) = api.device("till-1").await;
+    let doc = ready(example::standard_invoice("INV-1"));
+    let (status, first) = api.submit(&token, &id, &doc, None).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, again) = api.submit(&token, &id, &doc, None).await;
+    assert_eq!(
+        (status, &again),
+        (StatusCode::OK, &first),
+        "the replay is read from the journal"
+    );
+    // The journal emptied under the running sandbox: the answer cannot be replayed, and it says so.
+    let journal = dir.path().join("devices").join("1").join("journal.jsonl");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&journal)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    let (status, bytes) = api.submit(&token, &id, &doc, None).await;
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(codes(&raw(&bytes), "errors"), vec!["STATE-READ-FAILED"]);
+    let d = s.stats().device(&id).unwrap().clone();
+    assert_eq!((d.accepted, d.replays), (1, 1));
     s.shutdown().await;
 }
