@@ -25,8 +25,12 @@
 //!   a text name) is a whole-file error, not garbage rows.
 //!
 //! # Spreadsheets (xlsx, xlsm, xlsb, xls, ods)
-//! Read through calamine, which **loads the whole sheet into memory** (its design); rows are
-//! then moved out of it one by one. The sheet is [`ReadOptions::sheet`] or the first visible
+//! Read through calamine. xlsx and xlsm sheets are **streamed**: a reader thread parses the
+//! sheet's XML with calamine's cell reader and hands rows over a few hundred at a time, so memory
+//! does not grow with the sheet and reading overlaps with checking (a sheet damaged half-way is
+//! reported when the reader gets there: the rows before it are kept). For xlsb, xls and ods
+//! calamine **loads the whole sheet into memory** (its design); rows are then moved out of it
+//! one by one. The sheet is [`ReadOptions::sheet`] or the first visible
 //! worksheet. Cells keep their type: text, numbers as exact decimals (the shortest decimal that
 //! the stored float stands for, see `sheet_cells::decimal_from_sheet_float`; an integer-valued
 //! number has scale 0), date-formatted cells as [`Cell::Date`] / [`Cell::DateTime`] (1904 date
@@ -45,6 +49,7 @@ mod row;
 mod sheet_cells;
 mod sniff;
 mod workbook;
+mod xlsx_stream;
 
 pub use error::IngestError;
 pub use reader::RowReader;

@@ -184,7 +184,7 @@ impl std::fmt::Debug for RowReader {
 impl RowReader {
     /// Opens `path`, decides its format (and for text its encoding and delimiter), and reads
     /// the header row(s). Whole-file problems are errors here; nothing is read past the
-    /// headers (except that a spreadsheet's whole sheet is loaded).
+    /// headers (except that an xlsb, xls or ods sheet is loaded whole).
     pub fn open(path: &Path, opts: &ReadOptions) -> Result<RowReader, IngestError> {
         let file: Arc<str> = Arc::from(path.display().to_string());
         let mut notes = Vec::new();

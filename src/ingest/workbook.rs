@@ -1,13 +1,15 @@
 //! Spreadsheets (xlsx, xlsm, xlsb, xls, ods) through calamine.
 //!
-//! calamine loads a whole sheet into memory (that is its design); rows are then handed out one
-//! by one, each cell moved out of the sheet rather than copied. Cells keep their type: numbers
+//! xlsx and xlsm sheets are streamed (`xlsx_stream`): memory holds a few hundred rows, not the
+//! sheet. For the other kinds calamine loads the whole sheet into memory (that is its design);
+//! rows are then handed out one by one, each cell moved out of the sheet rather than copied. Cells keep their type: numbers
 //! become exact decimals (`sheet_cells::decimal_from_sheet_float`), date-formatted cells dates,
 //! error cells (`#N/A`, ...) their text plus a note.
 
 use super::error::IngestError;
 use super::row::{Cell, Row};
 use super::sheet_cells::{Problem, column_name, convert, data_is_blank, header_text};
+use super::xlsx_stream::XlsxStream;
 use super::{FileFormat, ReadOptions};
 use calamine::{Data, Ods, Range, Reader, SheetType, SheetVisible, Sheets, Xls, Xlsb, Xlsx, open_workbook};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -43,15 +45,35 @@ impl BookKind {
     }
 }
 
+/// Where a sheet's rows come from.
+enum SheetRows {
+    /// The whole sheet, loaded; `next` is the next row relative to the range.
+    Loaded {
+        range: Range<Data>,
+        next: usize,
+        first_row: u32,
+        first_col: u32,
+    },
+    /// Streamed (xlsx).
+    Streamed(XlsxStream),
+}
+
+/// One row as the sheet holds it: its 1-based number, how many columns lie left of its first
+/// cell, and its cells.
+struct SheetRow {
+    number: u64,
+    lead: u32,
+    cells: Vec<Data>,
+}
+
 /// Rows of one sheet.
 pub(crate) struct SheetSource {
     file: Arc<str>,
     sheet: Arc<str>,
-    range: Range<Data>,
-    /// Next row, relative to the range.
-    next: usize,
-    first_row: u32,
-    first_col: u32,
+    kind: BookKind,
+    rows: SheetRows,
+    /// The number of the last row read, blank or not (0 before any).
+    last_row: u64,
     width: usize,
     error_cells: u64,
     first_error: String,
@@ -151,7 +173,7 @@ pub(crate) fn open(
     kind: Option<BookKind>,
     opts: &ReadOptions,
 ) -> Result<OpenedSheet, IngestError> {
-    let (mut book, kind) = match kind {
+    let (book, kind) = match kind {
         Some(kind) => (open_kind(path, kind).map_err(|e| workbook_error(&file, kind, e))?, kind),
         None => {
             let mut first_err = None;
@@ -174,23 +196,33 @@ pub(crate) fn open(
     let mut notes = Vec::new();
     let sheet = choose_sheet(&book, &file, opts.sheet.as_deref(), &mut notes)?;
     const FAILED: &str = "the spreadsheet reader failed on this sheet";
-    let range = catch_unwind(AssertUnwindSafe(|| book.worksheet_range(&sheet)))
-        .unwrap_or(Err(calamine::Error::Msg(FAILED)))
-        .map_err(|e| workbook_error(&file, kind, format!("sheet {sheet:?}: {e}")))?;
-    drop(book);
-    let Some((first_row, first_col)) = range.start() else {
-        return Err(IngestError::Empty {
-            file: file.to_string(),
-            detail: format!("sheet {sheet:?} has no cells"),
-        });
+    let rows = match book {
+        Sheets::Xlsx(xlsx) => SheetRows::Streamed(XlsxStream::start(xlsx, sheet.clone())),
+        mut book => {
+            let range = catch_unwind(AssertUnwindSafe(|| book.worksheet_range(&sheet)))
+                .unwrap_or(Err(calamine::Error::Msg(FAILED)))
+                .map_err(|e| workbook_error(&file, kind, format!("sheet {sheet:?}: {e}")))?;
+            drop(book);
+            let Some((first_row, first_col)) = range.start() else {
+                return Err(IngestError::Empty {
+                    file: file.to_string(),
+                    detail: format!("sheet {sheet:?} has no cells"),
+                });
+            };
+            SheetRows::Loaded {
+                range,
+                next: 0,
+                first_row,
+                first_col,
+            }
+        }
     };
     let mut source = SheetSource {
         file,
         sheet: Arc::from(sheet.as_str()),
-        range,
-        next: 0,
-        first_row,
-        first_col,
+        kind,
+        rows,
+        last_row: 0,
         width: 0,
         error_cells: 0,
         first_error: String::new(),
@@ -264,33 +296,69 @@ impl SheetSource {
         &self.sheet
     }
 
-    fn row_is_blank(&self, i: usize) -> bool {
-        self.range[i].iter().all(data_is_blank)
+    /// The next row of the sheet, blank or not; `Ok(None)` at the end.
+    fn next_raw(&mut self) -> Result<Option<SheetRow>, IngestError> {
+        let row = match &mut self.rows {
+            SheetRows::Loaded {
+                range,
+                next,
+                first_row,
+                first_col,
+            } => {
+                if *next >= range.height() {
+                    return Ok(None);
+                }
+                let i = *next;
+                *next += 1;
+                SheetRow {
+                    number: u64::from(*first_row) + i as u64 + 1,
+                    lead: *first_col,
+                    cells: range[i].iter_mut().map(std::mem::take).collect(),
+                }
+            }
+            SheetRows::Streamed(stream) => match stream.next_row() {
+                Ok(Some(raw)) => SheetRow {
+                    number: u64::from(raw.index) + 1,
+                    lead: 0,
+                    cells: raw.cells,
+                },
+                Ok(None) => return Ok(None),
+                Err(e) => {
+                    let at = match self.last_row {
+                        0 => String::new(),
+                        n => format!(" after row {n}"),
+                    };
+                    return Err(workbook_error(
+                        &self.file,
+                        self.kind,
+                        format!("sheet {:?}{at}: {e}", self.sheet),
+                    ));
+                }
+            },
+        };
+        self.last_row = row.number;
+        Ok(Some(row))
     }
 
     fn read_headers(&mut self, header_row: Option<usize>, count: usize) -> Result<Vec<Vec<String>>, IngestError> {
         let wanted = header_row.map_or(1, |n| n.max(1) as u64);
-        let height = self.range.height();
         let mut rows: Vec<Vec<String>> = Vec::with_capacity(count);
         while rows.len() < count {
-            let i = self.next;
-            if i >= height {
+            let Some(row) = self.next_raw()? else {
                 return Err(self.missing_headers(&rows, wanted, count));
-            }
-            self.next += 1;
-            let number = u64::from(self.first_row) + i as u64 + 1;
-            if number < wanted || self.row_is_blank(i) {
+            };
+            if row.number < wanted || row.cells.iter().all(data_is_blank) {
                 continue;
             }
-            if rows.is_empty() && header_row.is_some() && number != wanted {
+            if rows.is_empty() && header_row.is_some() && row.number != wanted {
                 self.notes.push(format!(
-                    "header: row {wanted} of sheet {:?} is blank; the header was taken from row {number}",
-                    self.sheet
+                    "header: row {wanted} of sheet {:?} is blank; the header was taken from row {}",
+                    self.sheet, row.number
                 ));
             }
             // Cells are indexed by absolute column: column A is always index 0.
-            let lead = std::iter::repeat_n(String::new(), self.first_col as usize);
-            let mut names: Vec<String> = lead.chain(self.range[i].iter().map(header_text)).collect();
+            let lead = std::iter::repeat_n(String::new(), row.lead as usize);
+            let mut names: Vec<String> = lead.chain(row.cells.iter().map(header_text)).collect();
             while names.last().is_some_and(String::is_empty) {
                 names.pop();
             }
@@ -302,12 +370,14 @@ impl SheetSource {
     fn missing_headers(&self, rows: &[Vec<String>], wanted: u64, count: usize) -> IngestError {
         let file = self.file.to_string();
         if rows.is_empty() && wanted <= 1 {
-            return IngestError::Empty {
-                file,
-                detail: format!("sheet {:?} holds only blank rows", self.sheet),
+            let detail = if self.last_row == 0 {
+                format!("sheet {:?} has no cells", self.sheet)
+            } else {
+                format!("sheet {:?} holds only blank rows", self.sheet)
             };
+            return IngestError::Empty { file, detail };
         }
-        let last = u64::from(self.first_row) + self.range.height() as u64;
+        let last = self.last_row;
         let detail = if rows.is_empty() {
             format!(
                 "sheet {:?} has no non-blank row at or after row {wanted}, where the header was \
@@ -327,20 +397,17 @@ impl SheetSource {
 
     /// Moves the next non-blank row into `row`. `Ok(false)` at the end.
     pub(crate) fn next_row(&mut self, row: &mut Row) -> Result<bool, IngestError> {
-        let height = self.range.height();
-        while self.next < height {
-            let i = self.next;
-            self.next += 1;
-            if self.row_is_blank(i) {
+        while let Some(raw) = self.next_raw()? {
+            if raw.cells.iter().all(data_is_blank) {
                 continue;
             }
-            let number = u64::from(self.first_row) + i as u64 + 1;
-            let first_col = self.first_col;
+            let number = raw.number;
+            let first_col = raw.lead;
             let cells = &mut row.cells;
             cells.clear();
             cells.resize(first_col as usize, Cell::Empty);
-            for (c, data) in self.range[i].iter_mut().enumerate() {
-                let (cell, problem) = convert(std::mem::take(data));
+            for (c, data) in raw.cells.into_iter().enumerate() {
+                let (cell, problem) = convert(data);
                 if let Some(problem) = problem {
                     let at = format!("row {number}, column {}", column_name(first_col + c as u32));
                     match problem {

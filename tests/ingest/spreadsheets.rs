@@ -337,3 +337,101 @@ fn default_sheet_is_the_first_visible_worksheet() {
     assert_eq!(r.headers(), strings(&["InvoiceNumber"]));
     assert_eq!(rows(&mut r)[0].source.sheet.as_deref(), Some("Data"));
 }
+
+/// A workbook of `rows` data rows under a header (`No`, `Name`, `Amount`), with a blank row
+/// after every 100th; row `i` (1-based) holds `i`, `name i` and `i.25`.
+fn long_xlsx(rows: u32) -> Vec<u8> {
+    let result = (|| -> Result<Vec<u8>, rust_xlsxwriter::XlsxError> {
+        let mut book = Workbook::new();
+        let sheet = book.add_worksheet();
+        for (c, h) in ["No", "Name", "Amount"].iter().enumerate() {
+            sheet.write_string(0, c as u16, *h)?;
+        }
+        let mut at = 1u32;
+        for i in 1..=rows {
+            sheet.write_number(at, 0, f64::from(i))?;
+            sheet.write_string(at, 1, format!("name {i}"))?;
+            sheet.write_number(at, 2, f64::from(i) + 0.25)?;
+            at += if i % 100 == 0 { 2 } else { 1 };
+        }
+        book.save_to_buffer()
+    })();
+    result.unwrap_or_else(|e| panic!("rust_xlsxwriter: {e}"))
+}
+
+/// The sheet rows of a long xlsx arrive complete and in order, with their sheet row numbers,
+/// across the reader thread's chunks.
+#[test]
+fn a_long_xlsx_is_streamed_in_order() {
+    let (_d, p) = write("long.xlsx", &long_xlsx(2_500));
+    let mut r = open(&p, &ReadOptions::default());
+    assert_eq!(r.headers(), strings(&["No", "Name", "Amount"]));
+    let got = texts(&mut r);
+    assert_eq!(got.len(), 2_500);
+    for (k, (line, cells)) in got.iter().enumerate() {
+        let i = k as u64 + 1;
+        // Header on row 1, a blank row after every 100th data row.
+        assert_eq!(*line, i + 1 + (i - 1) / 100, "row {i}");
+        assert_eq!(
+            cells,
+            &strings(&[&i.to_string(), &format!("name {i}"), &format!("{i}.25")])
+        );
+    }
+}
+
+/// Rewrites the workbook with its first sheet's XML cut after `keep` bytes.
+fn with_sheet_cut(bytes: &[u8], keep: usize) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap_or_else(|e| panic!("zip: {e}"));
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).unwrap_or_else(|e| panic!("entry: {e}"));
+        let name = entry.name().unwrap_or_else(|e| panic!("entry name: {e}")).into_owned();
+        let mut data = Vec::new();
+        entry
+            .read_to_end(&mut data)
+            .unwrap_or_else(|e| panic!("read {name}: {e}"));
+        if name == "xl/worksheets/sheet1.xml" {
+            data.truncate(keep);
+        }
+        out.start_file(name.as_str(), zip::write::SimpleFileOptions::default())
+            .unwrap_or_else(|e| panic!("start {name}: {e}"));
+        out.write_all(&data).unwrap_or_else(|e| panic!("write {name}: {e}"));
+    }
+    out.finish().unwrap_or_else(|e| panic!("finish: {e}")).into_inner()
+}
+
+/// A sheet damaged half-way: the rows before the damage come out, then one whole-file error
+/// that names the file and the last row read, and nothing after it. No panic.
+#[test]
+fn an_xlsx_sheet_damaged_half_way_gives_its_rows_then_an_error() {
+    let whole = long_xlsx(2_000);
+    let sheet_len = {
+        use std::io::Read;
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(&whole)).unwrap_or_else(|e| panic!("zip: {e}"));
+        let mut entry = archive
+            .by_name("xl/worksheets/sheet1.xml")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut data = Vec::new();
+        entry.read_to_end(&mut data).unwrap_or_else(|e| panic!("{e}"));
+        data.len()
+    };
+    let (_d, p) = write("damaged.xlsx", &with_sheet_cut(&whole, sheet_len / 2));
+    let mut r = open(&p, &ReadOptions::default());
+    let mut good = 0u64;
+    let mut errors = Vec::new();
+    for item in &mut r {
+        match item {
+            Ok(row) => {
+                assert!(errors.is_empty(), "a row after the error: line {}", row.source.line);
+                good += 1;
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    assert!((500..1_500).contains(&good), "{good} rows before the damage");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(!errors[0].is_row_error());
+    let msg = errors[0].to_string();
+    assert!(msg.contains("damaged.xlsx") && msg.contains("after row"), "{msg}");
+}
