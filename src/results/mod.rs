@@ -21,7 +21,7 @@ mod csv_file;
 pub mod documents;
 mod error;
 mod issue;
-mod qr;
+pub mod qr;
 pub mod report;
 mod row;
 pub mod summary;

@@ -6,7 +6,7 @@
 //! document). [`qr_modules`] scores them with the same rules, without allocating, and picks the
 //! same mask (tested against the crate).
 
-use qrcode::canvas::{Canvas, MaskPattern};
+use qrcode::canvas::{Canvas, MaskPattern, Module};
 use qrcode::{Color, EcLevel};
 
 /// Quiet zone around the QR code, in modules (the standard's minimum).
@@ -39,16 +39,15 @@ pub fn qr_modules(data: &[u8]) -> Result<(usize, Vec<bool>), String> {
     canvas.draw_all_functional_patterns();
     canvas.draw_data(&encoded, &ec);
     let width = version.width().unsigned_abs() as usize;
+    if width <= 128 {
+        return Ok((width, best_mask_in_bits(&canvas, width)));
+    }
     let mut best: Option<(u32, Vec<bool>)> = None;
     for mask in MASKS {
         let mut c = canvas.clone();
         c.apply_mask(mask);
         let dark: Vec<bool> = c.into_colors().into_iter().map(|m| m == Color::Dark).collect();
-        let score = if width <= 128 {
-            penalty_bits(&dark, width)
-        } else {
-            penalty(&dark, width)
-        };
+        let score = penalty(&dark, width);
         if best.as_ref().is_none_or(|(s, _)| score < *s) {
             best = Some((score, dark));
         }
@@ -56,20 +55,147 @@ pub fn qr_modules(data: &[u8]) -> Result<(usize, Vec<bool>), String> {
     best.map(|(_, dark)| (width, dark)).ok_or_else(|| "no mask".to_string())
 }
 
-/// [`penalty`] for symbols up to 128 modules wide (version 23; a simplified invoice's QR is
-/// about version 20), with every row and column as the bits of a `u128` (bit `i` = module `i`),
-/// so each rule is a few shifts, masks and population counts per line instead of a loop per
-/// module. The same score as [`penalty`] (tested).
-fn penalty_bits(dark: &[bool], w: usize) -> u32 {
-    debug_assert!(w <= 128 && dark.len() == w * w);
-    let mut rows = [0u128; 128];
-    let mut cols = [0u128; 128];
-    for (y, line) in dark.chunks_exact(w).enumerate() {
-        for (x, _) in line.iter().enumerate().filter(|(_, d)| **d) {
-            rows[y] |= 1 << x;
-            cols[x] |= 1 << y;
+/// Level M's format information for masks 0 to 7 (the crate's `FORMAT_INFOS_QR[0..8]`, ISO/IEC
+/// 18004 table C.1), drawn most significant bit first at [`FORMAT_MAIN`] and [`FORMAT_SIDE`].
+const FORMAT_M: [u16; 8] = [0x5412, 0x5125, 0x5e7c, 0x5b4b, 0x45f9, 0x40ce, 0x4f97, 0x4aa0];
+/// Where the crate draws the format information (x, y; negative counts from the far edge).
+const FORMAT_MAIN: [(i16, i16); 15] = [
+    (0, 8),
+    (1, 8),
+    (2, 8),
+    (3, 8),
+    (4, 8),
+    (5, 8),
+    (7, 8),
+    (8, 8),
+    (8, 7),
+    (8, 5),
+    (8, 4),
+    (8, 3),
+    (8, 2),
+    (8, 1),
+    (8, 0),
+];
+const FORMAT_SIDE: [(i16, i16); 15] = [
+    (8, -1),
+    (8, -2),
+    (8, -3),
+    (8, -4),
+    (8, -5),
+    (8, -6),
+    (8, -7),
+    (-8, 8),
+    (-7, 8),
+    (-6, 8),
+    (-5, 8),
+    (-4, 8),
+    (-3, 8),
+    (-2, 8),
+    (-1, 8),
+];
+
+/// Whether mask `m` (the crate's `MaskPattern` as a number) inverts module (x, y).
+fn mask_inverts(m: usize, x: usize, y: usize) -> bool {
+    match m {
+        0 => (x + y) % 2 == 0,
+        1 => y % 2 == 0,
+        2 => x % 3 == 0,
+        3 => (x + y) % 3 == 0,
+        4 => ((y / 2) + (x / 3)) % 2 == 0,
+        5 => (x * y) % 2 + (x * y) % 3 == 0,
+        6 => ((x * y) % 2 + (x * y) % 3) % 2 == 0,
+        _ => ((x + y) % 2 + (x * y) % 3) % 2 == 0,
+    }
+}
+
+/// The eight masks as rows of bits: every mask repeats itself every 12 rows (and 6 columns).
+fn mask_rows() -> &'static [[u128; 12]; 8] {
+    static ROWS: std::sync::OnceLock<[[u128; 12]; 8]> = std::sync::OnceLock::new();
+    ROWS.get_or_init(|| {
+        let mut rows = [[0u128; 12]; 8];
+        for (m, mask) in rows.iter_mut().enumerate() {
+            for (y, row) in mask.iter_mut().enumerate() {
+                *row = (0..128).fold(0, |bits, x| bits | (u128::from(mask_inverts(m, x, y)) << x));
+            }
+        }
+        rows
+    })
+}
+
+/// What `Canvas::apply_mask` and the crate's choice of mask do, for symbols up to 128 modules
+/// wide (version 23; a simplified invoice's QR is about version 20), with every row of the
+/// symbol as the bits of a `u128` (bit `x` = module `x`): each mask is an XOR per row, each
+/// penalty rule a few shifts and population counts per row and column. The crate's way
+/// (a clone of the canvas, a mask function call per module, a `Vec` of colors, per mask) was
+/// most of the cost of a QR image. The same symbol as the crate's (tested).
+fn best_mask_in_bits(canvas: &Canvas, w: usize) -> Vec<bool> {
+    debug_assert!(w <= 128);
+    // `base`: the modules' colors before masking; `free`: the modules a mask changes (data and
+    // error correction, and any left empty, which the crate masks as light ones).
+    let mut base = [0u128; 128];
+    let mut free = [0u128; 128];
+    for (y, (b, f)) in base.iter_mut().zip(free.iter_mut()).take(w).enumerate() {
+        for x in 0..w {
+            let (dark, maskable) = match canvas.get(x as i16, y as i16) {
+                Module::Masked(c) => (c == Color::Dark, false),
+                Module::Unmasked(c) => (c == Color::Dark, true),
+                Module::Empty => (false, true),
+            };
+            *b |= u128::from(dark) << x;
+            *f |= u128::from(maskable) << x;
         }
     }
+    let wrap = |c: i16| if c < 0 { (c + w as i16) as usize } else { c as usize };
+    let mut best: Option<(u32, [u128; 128])> = None;
+    for (m, mask) in mask_rows().iter().enumerate() {
+        let mut rows = [0u128; 128];
+        for (y, row) in rows.iter_mut().take(w).enumerate() {
+            *row = base[y] ^ (mask[y % 12] & free[y]);
+        }
+        for coords in [&FORMAT_MAIN, &FORMAT_SIDE] {
+            for (k, &(x, y)) in coords.iter().enumerate() {
+                let (x, y) = (wrap(x), wrap(y));
+                let on = FORMAT_M[m] & (1 << (14 - k)) != 0;
+                rows[y] = (rows[y] & !(1 << x)) | (u128::from(on) << x);
+            }
+        }
+        // The dark module.
+        rows[wrap(-8)] |= 1 << 8;
+        let score = penalty_rows(&rows, w);
+        if best.as_ref().is_none_or(|(s, _)| score < *s) {
+            best = Some((score, rows));
+        }
+    }
+    let rows = best.map(|(_, rows)| rows).unwrap_or(base);
+    rows[..w]
+        .iter()
+        .flat_map(|r| (0..w).map(move |x| (r >> x) & 1 == 1))
+        .collect()
+}
+
+/// Transposes a 128 x 128 matrix of bits (row `k`, bit `i` becomes row `i`, bit `k`) by
+/// swapping ever smaller blocks (Hacker's Delight, 7-3).
+fn transpose128(a: &mut [u128; 128]) {
+    let mut j = 64usize;
+    let mut m: u128 = u128::from(u64::MAX);
+    while j != 0 {
+        let mut k = 0usize;
+        while k < 128 {
+            let t = ((a[k] >> j) ^ a[k + j]) & m;
+            a[k] ^= t << j;
+            a[k + j] ^= t;
+            k = (k + j + 1) & !j;
+        }
+        j >>= 1;
+        m ^= m << j;
+    }
+}
+
+/// [`penalty`] of a symbol `w` modules wide given as rows of bits (bit `x` = module `x`, rows
+/// beyond `w` empty). The same score as [`penalty`] (tested).
+fn penalty_rows(rows: &[u128; 128], w: usize) -> u32 {
+    let mut cols = *rows;
+    transpose128(&mut cols);
     let (rows, cols) = (&rows[..w], &cols[..w]);
     let all = if w == 128 { u128::MAX } else { (1u128 << w) - 1 };
     // Bits 0..w-2: the pairs (i, i+1) inside the line.
@@ -233,6 +359,8 @@ mod tests {
             "x".repeat(632),
             "شركة ".repeat(60),
             (0..900).map(|i| char::from(b'!' + (i * 7 % 90) as u8)).collect(),
+            // Version 24 and up are wider than 128 modules: the crate's own masking.
+            (0..1400).map(|i| char::from(b'!' + (i * 11 % 90) as u8)).collect(),
         ];
         for p in &payloads {
             let code = QrCode::with_error_correction_level(p.as_bytes(), EcLevel::M).unwrap();
@@ -243,28 +371,55 @@ mod tests {
         }
     }
 
+    fn rows_of(dark: &[bool], w: usize) -> [u128; 128] {
+        let mut rows = [0u128; 128];
+        for (row, line) in rows.iter_mut().zip(dark.chunks_exact(w)) {
+            *row = line.iter().enumerate().fold(0, |b, (x, &d)| b | (u128::from(d) << x));
+        }
+        rows
+    }
+
+    fn xorshift(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    #[test]
+    fn transpose_swaps_rows_and_columns() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut a = [0u128; 128];
+        for r in &mut a {
+            *r = (u128::from(xorshift(&mut seed)) << 64) | u128::from(xorshift(&mut seed));
+        }
+        let mut t = a;
+        transpose128(&mut t);
+        for (k, row) in a.iter().enumerate() {
+            for (i, col) in t.iter().enumerate() {
+                assert_eq!((row >> i) & 1, (col >> k) & 1, "({k}, {i})");
+            }
+        }
+    }
+
     /// The bit-parallel penalty gives the scalar one's score, on random symbols of every width
     /// it handles and on real masked symbols.
     #[test]
     fn bit_penalty_equals_the_scalar_one() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
         for w in (21..=128).step_by(4).chain([127, 128]) {
             for density in [2u64, 3, 8] {
                 // Runs and finder-like patterns come more often with a skewed density.
-                let dark: Vec<bool> = (0..w * w).map(|_| next() % density == 0).collect();
-                assert_eq!(penalty_bits(&dark, w), penalty(&dark, w), "width {w}, 1/{density} dark");
+                let dark: Vec<bool> = (0..w * w).map(|_| xorshift(&mut seed) % density == 0).collect();
+                let bits = penalty_rows(&rows_of(&dark, w), w);
+                assert_eq!(bits, penalty(&dark, w), "width {w}, 1/{density} dark");
             }
         }
         for p in ["hello", &"x".repeat(632), &"شركة ".repeat(60)] {
             let code = QrCode::with_error_correction_level(p.as_bytes(), EcLevel::M).unwrap();
             let dark: Vec<bool> = code.to_colors().into_iter().map(|c| c == Color::Dark).collect();
-            assert_eq!(penalty_bits(&dark, code.width()), penalty(&dark, code.width()));
+            let w = code.width();
+            assert_eq!(penalty_rows(&rows_of(&dark, w), w), penalty(&dark, w));
         }
     }
 
