@@ -20,5 +20,8 @@ fn main() {
         }
     }
     let each = started.elapsed() / n;
-    println!("{n} QR images, {each:?} each, {} bytes of PNG on average", bytes / n as usize);
+    println!(
+        "{n} QR images, {each:?} each, {} bytes of PNG on average",
+        bytes / n as usize
+    );
 }

@@ -259,6 +259,39 @@ mod tests {
         assert!(rules().len() > 150, "{}", rules().len());
     }
 
+    /// Every code of the table is named in a test of the module (a `rule_test!` or a hand-written
+    /// test, in a `*_tests.rs` file or a file's `#[cfg(test)]` part), so a rule added without a
+    /// passing and a breaking document fails here.
+    #[test]
+    fn every_rule_has_a_test() {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/validate");
+        let mut tests = String::new();
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for entry in entries {
+            let path = entry.unwrap_or_else(|e| panic!("{e}")).path();
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            // The table's own tests and the helpers name codes without testing them.
+            if !name.ends_with(".rs") || ["rules.rs", "testkit.rs", "proptests.rs"].contains(&name.as_str()) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            if name.ends_with("_tests.rs") {
+                tests.push_str(&text);
+            } else if let Some(at) = text.find("#[cfg(test)]") {
+                tests.push_str(&text[at..]);
+            }
+        }
+        let missing: Vec<&str> = rules()
+            .iter()
+            .map(|r| r.code)
+            .filter(|code| !tests.contains(&format!("\"{code}\"")))
+            .collect();
+        assert!(missing.is_empty(), "rules no test names: {missing:?}");
+    }
+
     /// The rule dumps beside the CI checkout (`../shared`) or this machine's shared folder.
     fn rule_dump(name: &str) -> Option<String> {
         let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
