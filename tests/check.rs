@@ -405,3 +405,59 @@ fn a_continuation_row_with_no_document_above_is_invalid_and_counted() {
     assert_eq!(rows[1][13], "invalid");
     assert!(rows[1][19].starts_with("INV-MAP-NUMBER"), "{:?}", rows[1]);
 }
+
+/// `--mapping FILE`: a mapping of one's own, read from its file, is used as given; one that
+/// names a column the export lacks is a whole-file error (exit 2) naming the column, the
+/// closest header and the mapping file.
+#[test]
+fn a_mapping_file_of_ones_own_is_used_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundled =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("mappings/zoho-books.toml")).unwrap();
+    assert!(bundled.contains("name = \"zoho-books\""));
+    let own = dir.path().join("our-zoho.toml");
+    std::fs::write(&own, bundled.replace("name = \"zoho-books\"", "name = \"our-zoho\"")).unwrap();
+    let export = samples().join("zoho_invoices.csv");
+    let (code, r, err) = check_json(
+        dir.path(),
+        &["--mapping", own.to_str().unwrap(), export.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{r:#}\n{err}");
+    let f = file(&r, "zoho_invoices.csv");
+    assert_eq!(f["mapping"], "our-zoho", "the file's mapping, not the bundled one");
+    assert_eq!(f["documents"]["valid"], 3);
+    assert_eq!(payable(f, "INV-000202"), "477.25");
+
+    let broken = dir.path().join("broken.toml");
+    std::fs::write(
+        &broken,
+        bundled
+            .replace("name = \"zoho-books\"", "name = \"broken\"")
+            .replace("number = \"Invoice Number\"", "number = \"Invoice Numbr\""),
+    )
+    .unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "check",
+            "--now",
+            NOW,
+            "--mapping",
+            broken.to_str().unwrap(),
+            export.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("no column \"Invoice Numbr\"")
+            && text.contains("closest header is \"Invoice Number\"")
+            && text.contains("broken.toml")
+            && text.contains("zoho_invoices.csv"),
+        "names the unknown column, the closest header, the mapping and the export: {text}"
+    );
+}
