@@ -536,25 +536,55 @@ fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &str) -> Outco
     }
 }
 
-/// Hand a batch's valid documents to `dispatch` and apply its verdicts; accepted documents get
-/// their signed XML and QR image written beside the results.
-fn dispatch_batch(outcomes: &mut [Outcome], d: &mut (dyn Dispatch + '_), writer: &mut ResultWriter) {
+/// A batch whose valid documents were dispatched: the outcomes (their documents taken), which
+/// outcome each verdict belongs to, and the verdicts.
+struct Dispatched {
+    outcomes: Vec<Outcome>,
+    at: Vec<usize>,
+    verdicts: Vec<Verdict>,
+}
+
+/// Hand a batch's valid documents to `dispatch`; the verdicts are applied by [`finish_batch`].
+fn dispatch_batch(mut outcomes: Vec<Outcome>, d: &mut (dyn Dispatch + '_)) -> Dispatched {
     let (at, docs): (Vec<usize>, Vec<Document>) = outcomes
         .iter_mut()
         .enumerate()
         .filter_map(|(i, o)| o.document.take().map(|d| (i, d)))
         .unzip();
     if docs.is_empty() {
-        return;
+        return Dispatched {
+            outcomes,
+            at,
+            verdicts: Vec::new(),
+        };
     }
     let n = docs.len();
     let started = std::time::Instant::now();
-    let mut verdicts = d.dispatch(docs);
-    let sent = started.elapsed();
+    let verdicts = d.dispatch(docs);
+    tracing::debug!(
+        documents = n,
+        dispatch_ms = started.elapsed().as_millis() as u64,
+        "batch dispatched"
+    );
+    Dispatched { outcomes, at, verdicts }
+}
+
+/// Apply a dispatched batch's verdicts; accepted documents get their signed XML and QR image
+/// written beside the results.
+fn finish_batch(batch: Dispatched, writer: &mut ResultWriter) -> Vec<Outcome> {
+    let Dispatched {
+        mut outcomes,
+        at,
+        mut verdicts,
+    } = batch;
+    if at.is_empty() {
+        return outcomes;
+    }
+    let started = std::time::Instant::now();
     // The artefacts of the accepted documents (signed XML, QR image) are made and written in
     // parallel, except that documents whose files would have the same name are written one
     // after the other (the later ones get `_2`, `_3`...).
-    let stored = store_artefacts(&at, &verdicts, outcomes, writer);
+    let stored = store_artefacts(&at, &verdicts, &outcomes, writer);
     for ((i, v), stored) in at.into_iter().zip(verdicts.iter_mut()).zip(stored) {
         let mut v = std::mem::take(v);
         v.response = None;
@@ -571,11 +601,10 @@ fn dispatch_batch(outcomes: &mut [Outcome], d: &mut (dyn Dispatch + '_), writer:
         outcomes[i].apply(v);
     }
     tracing::debug!(
-        documents = n,
-        dispatch_ms = sent.as_millis() as u64,
-        artefacts_ms = (started.elapsed() - sent).as_millis() as u64,
-        "batch dispatched"
+        artefacts_ms = started.elapsed().as_millis() as u64,
+        "batch artefacts written"
     );
+    outcomes
 }
 
 /// The artefacts of a batch's accepted documents (`at[k]` is the outcome of `verdicts[k]`):
@@ -686,7 +715,8 @@ const BATCHES_IN_FLIGHT: usize = 2;
 ///
 /// Three stages overlap: a thread reads and groups rows into batches of documents, a thread has
 /// the batches evaluated in parallel (rayon, one document per task), and the calling thread
-/// dispatches and writes the outcomes. Channels between them are bounded
+/// writes the outcomes. With a `dispatch`, the calling thread dispatches each batch and a fourth
+/// stage writes its artefacts and outcomes while the next batch is dispatched. Channels between them are bounded
 /// ([`BATCHES_IN_FLIGHT`]) and carry batches in input order, so the result file's rows are in
 /// input order, and `dispatch` sees each batch once it is evaluated while the next is.
 pub fn check_stream(
@@ -740,15 +770,35 @@ pub fn check_stream(
                 }
             }
         });
-        let written = (|| {
-            for mut outcomes in &out_rx {
-                if let Some(d) = dispatch.as_deref_mut() {
-                    dispatch_batch(&mut outcomes, d, writer);
+        let written = match dispatch.as_deref_mut() {
+            None => (|| {
+                for outcomes in &out_rx {
+                    record(outcomes, &file, opts, writer, summary)?;
                 }
-                record(outcomes, &file, opts, writer, summary)?;
+                Ok::<(), std::io::Error>(())
+            })(),
+            // A fourth stage: while one batch's artefacts and result rows are written, the next
+            // batch is being sent.
+            Some(d) => {
+                let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Dispatched>(1);
+                let file = &file;
+                let finisher = scope.spawn(move || {
+                    for batch in done_rx {
+                        let outcomes = finish_batch(batch, writer);
+                        record(outcomes, file, opts, writer, summary)?;
+                    }
+                    Ok::<(), std::io::Error>(())
+                });
+                for outcomes in &out_rx {
+                    if done_tx.send(dispatch_batch(outcomes, d)).is_err() {
+                        // The finisher stopped on a write error.
+                        break;
+                    }
+                }
+                drop(done_tx);
+                finisher.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
             }
-            Ok::<(), std::io::Error>(())
-        })();
+        };
         // On a write error, the evaluator's next send fails, then the reader's: both stop. A
         // panic in either thread is passed on, never turned into a short result file.
         drop(out_rx);
