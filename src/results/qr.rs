@@ -97,14 +97,14 @@ const FORMAT_SIDE: [(i16, i16); 15] = [
 /// Whether mask `m` (the crate's `MaskPattern` as a number) inverts module (x, y).
 fn mask_inverts(m: usize, x: usize, y: usize) -> bool {
     match m {
-        0 => (x + y) % 2 == 0,
-        1 => y % 2 == 0,
-        2 => x % 3 == 0,
-        3 => (x + y) % 3 == 0,
-        4 => ((y / 2) + (x / 3)) % 2 == 0,
+        0 => (x + y).is_multiple_of(2),
+        1 => y.is_multiple_of(2),
+        2 => x.is_multiple_of(3),
+        3 => (x + y).is_multiple_of(3),
+        4 => ((y / 2) + (x / 3)).is_multiple_of(2),
         5 => (x * y) % 2 + (x * y) % 3 == 0,
-        6 => ((x * y) % 2 + (x * y) % 3) % 2 == 0,
-        _ => ((x + y) % 2 + (x * y) % 3) % 2 == 0,
+        6 => ((x * y) % 2 + (x * y) % 3).is_multiple_of(2),
+        _ => ((x + y) % 2 + (x * y) % 3).is_multiple_of(2),
     }
 }
 
@@ -410,7 +410,9 @@ mod tests {
         for w in (21..=128).step_by(4).chain([127, 128]) {
             for density in [2u64, 3, 8] {
                 // Runs and finder-like patterns come more often with a skewed density.
-                let dark: Vec<bool> = (0..w * w).map(|_| xorshift(&mut seed) % density == 0).collect();
+                let dark: Vec<bool> = (0..w * w)
+                    .map(|_| xorshift(&mut seed).is_multiple_of(density))
+                    .collect();
                 let bits = penalty_rows(&rows_of(&dark, w), w);
                 assert_eq!(bits, penalty(&dark, w), "width {w}, 1/{density} dark");
             }

@@ -1,0 +1,126 @@
+//! A batch's valid documents handed to a [`Dispatch`] (for `run`, sent to the authority), and
+//! its verdicts applied, with the signed XML and QR image of accepted documents written.
+
+use super::*;
+
+/// A batch whose valid documents were dispatched: the outcomes (their documents taken), which
+/// outcome each verdict belongs to, and the verdicts.
+pub(super) struct Dispatched {
+    outcomes: Vec<Outcome>,
+    at: Vec<usize>,
+    verdicts: Vec<Verdict>,
+}
+
+/// Hand a batch's valid documents to `dispatch`; the verdicts are applied by [`finish_batch`].
+pub(super) fn dispatch_batch(mut outcomes: Vec<Outcome>, d: &mut (dyn Dispatch + '_)) -> Dispatched {
+    let (at, docs): (Vec<usize>, Vec<Document>) = outcomes
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, o)| o.document.take().map(|d| (i, d)))
+        .unzip();
+    if docs.is_empty() {
+        return Dispatched {
+            outcomes,
+            at,
+            verdicts: Vec::new(),
+        };
+    }
+    let n = docs.len();
+    let started = std::time::Instant::now();
+    let verdicts = d.dispatch(docs);
+    tracing::debug!(
+        documents = n,
+        dispatch_ms = started.elapsed().as_millis() as u64,
+        "batch dispatched"
+    );
+    Dispatched { outcomes, at, verdicts }
+}
+
+/// Apply a dispatched batch's verdicts; accepted documents get their signed XML and QR image
+/// written beside the results.
+pub(super) fn finish_batch(batch: Dispatched, writer: &mut ResultWriter) -> Vec<Outcome> {
+    let Dispatched {
+        mut outcomes,
+        at,
+        mut verdicts,
+    } = batch;
+    if at.is_empty() {
+        return outcomes;
+    }
+    let started = std::time::Instant::now();
+    // The artefacts of the accepted documents (signed XML, QR image) are made and written in
+    // parallel, except that documents whose files would have the same name are written one
+    // after the other (the later ones get `_2`, `_3`...).
+    let stored = store_artefacts(&at, &verdicts, &outcomes, writer);
+    for ((i, v), stored) in at.into_iter().zip(verdicts.iter_mut()).zip(stored) {
+        let mut v = std::mem::take(v);
+        v.response = None;
+        match stored {
+            Some(Ok(paths)) => {
+                v.xml_file = paths.xml_file;
+                v.qr_file = paths.qr_file;
+            }
+            Some(Err(e)) => v.warnings.push(format!(
+                "INV-ARTEFACT: accepted, but its signed XML or QR image could not be written: {e}"
+            )),
+            None => {}
+        }
+        outcomes[i].apply(v);
+    }
+    tracing::debug!(
+        artefacts_ms = started.elapsed().as_millis() as u64,
+        "batch artefacts written"
+    );
+    outcomes
+}
+
+/// The artefacts of a batch's accepted documents (`at[k]` is the outcome of `verdicts[k]`):
+/// `None` for a document without an answer to keep.
+fn store_artefacts(
+    at: &[usize],
+    verdicts: &[Verdict],
+    outcomes: &[Outcome],
+    writer: &mut ResultWriter,
+) -> Vec<Option<Result<ArtefactPaths, String>>> {
+    type Key<'a> = &'a (String, String, chrono::NaiveDate, chrono::NaiveTime);
+    let wanted: Vec<Option<(Key<'_>, &crate::model::SubmissionResponse)>> = at
+        .iter()
+        .zip(verdicts)
+        .map(|(&i, v)| Some((outcomes[i].artefact_key.as_ref()?, v.response.as_ref()?)))
+        .collect();
+    if wanted.iter().all(Option::is_none) {
+        return vec![None; at.len()];
+    }
+    let sink = match writer.artefact_sink() {
+        Ok(s) => s,
+        Err(e) => return wanted.iter().map(|w| w.map(|_| Err(e.to_string()))).collect(),
+    };
+    let store = |w: &Option<(Key<'_>, &crate::model::SubmissionResponse)>| {
+        w.map(|((vat, number, date, time), response)| {
+            ArtefactContent::make(number, response)
+                .and_then(|c| sink.store(vat, number, *date, *time, &c))
+                .map_err(|e| e.to_string())
+        })
+    };
+    // A name taken twice in the batch: those documents are written in order, after the rest.
+    let mut seen = std::collections::HashMap::new();
+    for (k, w) in wanted.iter().enumerate() {
+        if let Some(((vat, number, date, time), _)) = w {
+            seen.entry(crate::results::artefacts::xml_file_name(vat, number, *date, *time))
+                .or_insert_with(Vec::new)
+                .push(k);
+        }
+    }
+    let shared: std::collections::HashSet<usize> = seen.into_values().filter(|v| v.len() > 1).flatten().collect();
+    let mut out: Vec<Option<Result<ArtefactPaths, String>>> = wanted
+        .par_iter()
+        .enumerate()
+        .map(|(k, w)| if shared.contains(&k) { None } else { store(w) })
+        .collect();
+    let mut later: Vec<usize> = shared.into_iter().collect();
+    later.sort_unstable();
+    for k in later {
+        out[k] = store(&wanted[k]);
+    }
+    out
+}

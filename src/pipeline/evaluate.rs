@@ -1,0 +1,253 @@
+//! One unit of an export (a document's rows, or a row that makes no document) built, computed
+//! and validated into its [`Outcome`]: every row's status and findings, located on the row and
+//! column that fed each field.
+
+use super::*;
+
+/// The row's cells as text for the result file, moving the strings out of the row (the row is
+/// done with once its document is evaluated).
+fn cells_of(r: DraftRow) -> Vec<String> {
+    r.row
+        .map(|row| {
+            row.cells
+                .into_iter()
+                .map(|c| match c {
+                    Cell::Text(t) => t,
+                    other => other.to_text(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Where a document path has no source column: the seller profile or a computed total.
+fn fallback_label(path: &str) -> String {
+    if path.starts_with("supplier_info") {
+        "(seller profile)".into()
+    } else {
+        format!("[{path}]")
+    }
+}
+
+/// Turn a rule finding into an issue on the row and column that fed the field.
+fn locate(f: &Finding, built: &Built) -> (Option<usize>, Issue) {
+    let (row, label) = match built.provenance.locate(&f.path) {
+        Some((row, label)) => (Some(row), label.map(str::to_string)),
+        None => (None, None),
+    };
+    let issue = Issue {
+        code: f.code.clone(),
+        severity: f.severity,
+        column: Some(label.unwrap_or_else(|| fallback_label(&f.path))),
+        value: f.value.clone(),
+        message: f.message.clone(),
+    };
+    (row, issue)
+}
+
+/// The authority's rules and ours, for one computed document.
+fn rules(doc: &Document, erp: &ErpTotals, now: DateTime<Utc>) -> Vec<Finding> {
+    let mut ctx = crate::validate::Context::new(now);
+    if !erp.is_empty() {
+        ctx.erp = Some(crate::validate::ErpFigures {
+            line_net: erp.line_net.clone(),
+            line_vat: erp.line_vat.clone(),
+            line_gross: erp.line_gross.clone(),
+            tax_exclusive: erp.tax_exclusive,
+            tax_total: erp.tax_total,
+            tax_inclusive: erp.tax_inclusive,
+        });
+    }
+    crate::validate::validate(doc, &ctx)
+}
+
+fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: &str) -> Outcome {
+    let first_line = draft.rows.first().and_then(|r| r.source.as_ref()).map_or(0, |s| s.line);
+    if let Some((reason, column, value)) = &draft.skip {
+        let issue = ResultIssue::from(&Issue::warning(
+            "INV-SKIP",
+            Some(column.clone()),
+            Some(value.clone()),
+            reason.clone(),
+        ));
+        let text = issue.render();
+        let row_count = draft.rows.len() as u64;
+        let rows = draft
+            .rows
+            .into_iter()
+            .map(|r| {
+                let mut rr = ResultRow::new(RowStatus::Skipped, time);
+                rr.document = draft.key.clone();
+                rr.push_rendered(issue.clone(), text.clone());
+                let line = r.source.as_ref().map(|s| s.line);
+                (cells_of(r), rr, line)
+            })
+            .collect();
+        let mut record = DocumentRecord::new(&draft.key, RowStatus::Skipped);
+        record.first_line = Some(first_line);
+        record.rows = row_count;
+        record.add_codes(&[issue]);
+        return Outcome {
+            rows,
+            record: Some(record),
+            brief: Some(DocBrief {
+                number: draft.key.clone(),
+                kind: String::new(),
+                invoice_type: String::new(),
+                status: RowStatus::Skipped,
+                payable: None,
+                lines: 0,
+                first_line,
+            }),
+            codes: vec!["INV-SKIP".into()],
+            document: None,
+            artefact_key: None,
+        };
+    }
+    let mut built = build(&draft, bound, &opts.seller);
+    let mut issues = std::mem::take(&mut built.issues);
+    let mut payable = None;
+    if let Some(doc) = built.document.as_mut() {
+        match compute_document(doc) {
+            Ok(()) => {
+                payable = Some(doc.legal_monitory_total.payable_amount);
+                for f in rules(doc, &built.erp, opts.now) {
+                    issues.push(locate(&f, &built));
+                }
+            }
+            Err(e) => {
+                let f = Finding::error("INV-COMPUTE", compute_path(&e), None, e.to_string());
+                issues.push(locate(&f, &built));
+            }
+        }
+    }
+    let invalid = built.document.is_none() || issues.iter().any(|(_, i)| i.is_error());
+    let status = if invalid { RowStatus::Invalid } else { RowStatus::Valid };
+    let number = built.document.as_ref().map_or(draft.key.clone(), |d| d.number.clone());
+    let mut codes: Vec<String> = issues.iter().map(|(_, i)| i.code.clone()).collect();
+    codes.sort();
+    codes.dedup();
+    // Each issue rendered once, and the lines of the document's errors, for every row.
+    let found: Vec<ResultIssue> = issues.iter().map(|(_, i)| ResultIssue::from(i)).collect();
+    let rendered: Vec<String> = found.iter().map(ResultIssue::render).collect();
+    let other_rows = (status == RowStatus::Invalid).then(|| {
+        let lines: Vec<String> = issues
+            .iter()
+            .filter(|(_, i)| i.is_error())
+            .filter_map(|(at, _)| at.and_then(|a| draft.rows.get(a)).and_then(|r| r.source.as_ref()))
+            .map(|s| s.line.to_string())
+            .collect();
+        let issue = ResultIssue::error(
+            "INV-DOCUMENT",
+            format!("the document has errors on other rows (line {})", lines.join(", ")),
+        );
+        let text = issue.render();
+        (issue, text)
+    });
+    let row_count = draft.rows.len() as u64;
+    let rows = draft
+        .rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let row_status = if r.note == Some(RowNote::HeaderRepeat) {
+                RowStatus::Skipped
+            } else {
+                status
+            };
+            let mut rr = ResultRow::new(row_status, time);
+            rr.document = number.clone();
+            for (((at, _), issue), text) in issues.iter().zip(&found).zip(&rendered) {
+                let mine = *at == Some(i);
+                let doc_level = at.is_none() && r.note != Some(RowNote::HeaderRepeat);
+                if mine || doc_level {
+                    rr.push_rendered(issue.clone(), text.clone());
+                }
+            }
+            if row_status == RowStatus::Invalid
+                && rr.errors.is_empty()
+                && let Some((issue, text)) = &other_rows
+            {
+                rr.push_rendered(issue.clone(), text.clone());
+            }
+            let line = r.source.as_ref().map(|s| s.line);
+            (cells_of(r), rr, line)
+        })
+        .collect();
+    let brief = DocBrief {
+        number,
+        kind: built
+            .document
+            .as_ref()
+            .map(|d| kind_name(d.kind).to_string())
+            .unwrap_or_default(),
+        invoice_type: built
+            .document
+            .as_ref()
+            .map(|d| d.invoice_type.to_string())
+            .unwrap_or_default(),
+        status,
+        payable,
+        lines: built.document.as_ref().map_or(0, |d| d.invoice_lines.len()),
+        first_line,
+    };
+    let mut record = match &built.document {
+        Some(d) if payable.is_some() => DocumentRecord::from_document(d, status),
+        Some(d) => DocumentRecord::from_document(d, status).without_amounts(),
+        None => DocumentRecord::new(&brief.number, status),
+    };
+    record.first_line = Some(first_line);
+    record.rows = row_count;
+    record.add_codes(&found);
+    let document = if invalid { None } else { built.document };
+    let artefact_key = document.as_ref().map(|d| {
+        (
+            d.supplier_info.vat_number.clone().unwrap_or_default(),
+            d.number.clone(),
+            d.issue_date,
+            d.issue_time,
+        )
+    });
+    Outcome {
+        rows,
+        brief: Some(brief),
+        codes,
+        record: Some(record),
+        document,
+        artefact_key,
+    }
+}
+
+fn compute_path(e: &crate::compute::ComputeError) -> String {
+    match e {
+        crate::compute::ComputeError::Overflow { path } | crate::compute::ComputeError::BadBaseQuantity { path } => {
+            path.clone()
+        }
+    }
+}
+
+pub(super) fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &str) -> Outcome {
+    match unit {
+        Unit::Document(d) => evaluate_document(d, bound, opts, time),
+        Unit::Stray(r) => {
+            let status = match r.note {
+                Some(RowNote::HeaderRepeat) => RowStatus::Skipped,
+                _ => RowStatus::Invalid,
+            };
+            let mut rr = ResultRow::new(status, time);
+            for i in &r.issues {
+                rr.push_issue(ResultIssue::from(i));
+            }
+            let codes = r.issues.iter().map(|i| i.code.clone()).collect();
+            let line = r.source.as_ref().map(|s| s.line);
+            Outcome {
+                rows: vec![(cells_of(r), rr, line)],
+                brief: None,
+                codes,
+                record: None,
+                document: None,
+                artefact_key: None,
+            }
+        }
+    }
+}
