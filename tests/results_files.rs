@@ -235,3 +235,51 @@ fn the_spreadsheet_result_matches_the_csv_cell_for_cell() {
         .all(|e| !e.unwrap().file_name().to_string_lossy().starts_with('.'));
     assert!(no_temporaries);
 }
+
+/// `run` on a workbook (the QuickBooks sample, against the built-in sandbox): the spreadsheet
+/// result read back with calamine holds the CSV result's rows cell for cell, including the
+/// accepted rows' UUID, QR payload and artefact paths, and each of those files exists.
+#[test]
+fn run_on_a_workbook_writes_a_spreadsheet_result_equal_to_the_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["quickbooks_invoices.xlsx", "customers.csv"] {
+        std::fs::copy(samples().join(name), dir.path().join(name)).unwrap();
+    }
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_invoicedrop"));
+    for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("INVOICEDROP_")) {
+        cmd.env_remove(key);
+    }
+    let out = cmd
+        .current_dir(dir.path())
+        .args(["run", "quickbooks_invoices.xlsx", "--results", "results"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let results = dir.path().join("results");
+    let csv_rows = read_csv(&results.join("quickbooks_invoices.result.csv"));
+    let mut book = calamine::open_workbook_auto(results.join("quickbooks_invoices.result.xlsx")).unwrap();
+    let sheet = book.worksheet_range("Results").unwrap();
+    let xlsx_rows: Vec<Vec<String>> = sheet.rows().map(|r| r.iter().map(cell_text).collect()).collect();
+    assert_eq!(xlsx_rows.len(), csv_rows.len());
+    for (i, (x, c)) in xlsx_rows.iter().zip(&csv_rows).enumerate() {
+        let mut c = c.clone();
+        c.resize(x.len(), String::new());
+        assert_eq!(x, &c, "row {i}");
+    }
+    let status = column(&xlsx_rows, "result_status");
+    let uuid = column(&xlsx_rows, "result_uuid");
+    let qr = column(&xlsx_rows, "result_qr");
+    let xml_file = column(&xlsx_rows, "result_xml_file");
+    let qr_file = column(&xlsx_rows, "result_qr_file");
+    let accepted: Vec<usize> = (1..xlsx_rows.len()).filter(|&r| status(r) == "accepted").collect();
+    assert!(
+        accepted.len() >= 3,
+        "the sample's documents are accepted: {xlsx_rows:?}"
+    );
+    for r in accepted {
+        assert_eq!(uuid(r).len(), 36, "row {r}");
+        assert!(!qr(r).is_empty(), "row {r}");
+        assert!(results.join(xml_file(r)).is_file(), "row {r}: {}", xml_file(r));
+        assert!(results.join(qr_file(r)).is_file(), "row {r}: {}", qr_file(r));
+    }
+}
