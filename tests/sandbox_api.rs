@@ -12,6 +12,8 @@ mod common;
 mod documents;
 #[path = "sandbox_api/faults.rs"]
 mod faults;
+#[path = "sandbox_api/over_http.rs"]
+mod over_http;
 #[path = "sandbox_api/state.rs"]
 mod state;
 

@@ -1,6 +1,8 @@
 //! The `invoicedrop sandbox` binary: its help, its request log, SIGTERM.
 
 use super::common::*;
+use clap::CommandFactory;
+use invoicedrop::cli::Cli;
 use invoicedrop::model::example;
 use invoicedrop::sandbox;
 use reqwest::StatusCode;
@@ -15,22 +17,40 @@ fn sandbox_help_documents_every_flag() {
         .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    for flag in [
-        "--bind",
-        "--port",
-        "--state",
-        "--rate",
-        "--fail-rate",
-        "--drop-rate",
-        "--delay-ms",
-        "--token-ttl",
-        "--vat-number",
-        "--username",
-        "--otp",
-        "INVOICEDROP_SANDBOX_SECRET",
-    ] {
-        assert!(text.contains(flag), "{flag} is not in the help:\n{text}");
+    // Help text may be wrapped and indented: compare with the whitespace collapsed.
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let help = words(&text);
+    // Every argument clap knows for `sandbox`, the global ones and --help included.
+    let mut cli = Cli::command();
+    cli.build();
+    let command = cli.find_subcommand("sandbox").expect("a sandbox subcommand");
+    let mut flags = Vec::new();
+    for arg in command.get_arguments() {
+        let id = arg.get_id().as_str();
+        let flag = arg
+            .get_long()
+            .map(|l| format!("--{l}"))
+            .unwrap_or_else(|| panic!("`{id}` has no long flag"));
+        let doc = arg.get_help().map(|h| words(&h.to_string())).unwrap_or_default();
+        assert!(!doc.is_empty(), "{flag} has no help text");
+        // The whole flag, not the start of a longer one (`--delay` in `--delay-ms`).
+        let shown = help
+            .match_indices(&flag)
+            .any(|(at, _)| !help[at + flag.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '-' || c == '_'));
+        assert!(shown, "{flag} is not in the help:\n{text}");
+        assert!(
+            help.contains(&doc),
+            "the help of {flag} ({doc:?}) is not shown:\n{text}"
+        );
+        flags.push(flag);
     }
+    for known in ["--port", "--state", "--fail-rate", "--otp", "--help"] {
+        assert!(flags.iter().any(|f| f == known), "{known} not among {flags:?}");
+    }
+    // The secret is never a flag: the help names its environment variable instead.
+    assert!(!flags.iter().any(|f| f.contains("secret")), "{flags:?}");
+    assert!(text.contains(sandbox::SECRET_ENV), "{text}");
+    assert_eq!(sandbox::SECRET_ENV, "INVOICEDROP_SANDBOX_SECRET");
 }
 
 #[test]

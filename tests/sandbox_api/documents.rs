@@ -3,11 +3,13 @@
 use super::common::*;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use invoicedrop::model::{DocumentKind, InvoiceType, example};
+use invoicedrop::model::{DeviceType, DocumentKind, InvoiceType, example};
 use invoicedrop::sandbox::SandboxConfig;
 use invoicedrop::sandbox::issue::GENESIS_PIH;
+use invoicedrop::validate::{Context, DeviceContext, Finding, validate};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use std::collections::BTreeSet;
 
 // ---------------------------------------------------------------------------------------------
 // Documents: 200 (api.md 2.6, D10, D14)
@@ -319,10 +321,37 @@ async fn submit_422_carries_every_error_as_a_message_object() {
     assert_eq!(v["status"], "Failure");
     assert_eq!(v["invoice_number"], "BAD-1");
     assert!(v["invoice"].is_null() && v["id"].is_null());
-    let mut got = codes(&v, "errors");
-    got.sort();
-    assert!(got.contains(&"BR-CO-15".to_string()), "{got:?}");
-    assert!(got.contains(&"certificate-permissions".to_string()), "{got:?}");
+    // The same rules, run here on the same document, at the sandbox's time, for the same device
+    // (src/sandbox/documents.rs): the 422 carries exactly their errors, and their warnings.
+    let clock: Value = api
+        .post("/sandbox/clock", None, &json!({"advance_seconds": 0}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let now = serde_json::from_value(clock["now"].clone()).expect("the sandbox's time");
+    let mut ctx = Context::new(now);
+    ctx.device = Some(DeviceContext {
+        vat_number: "399999999900003".into(),
+        device_type: DeviceType::Both,
+    });
+    let findings = validate(&doc, &ctx);
+    let (errors, warnings): (Vec<&Finding>, Vec<&Finding>) = findings.iter().partition(|f| f.is_error());
+    let expected: BTreeSet<&str> = errors.iter().map(|f| f.code.as_str()).collect();
+    assert!(
+        expected.contains("BR-CO-15") && expected.contains("certificate-permissions"),
+        "the two broken rules are found locally: {expected:?}"
+    );
+    let got = codes(&v, "errors");
+    assert_eq!(got.iter().map(String::as_str).collect::<BTreeSet<_>>(), expected, "{v}");
+    assert_eq!(got.len(), errors.len(), "one message per error: {v}");
+    let expected_warnings: BTreeSet<&str> = warnings.iter().map(|f| f.code.as_str()).collect();
+    let got_warnings = codes(&v, "warnings");
+    assert_eq!(
+        got_warnings.iter().map(String::as_str).collect::<BTreeSet<_>>(),
+        expected_warnings,
+        "{v}"
+    );
     for m in v["errors"].as_array().unwrap() {
         for key in ["type", "code", "category", "message", "status"] {
             assert!(m[key].is_string(), "{key} in {m}");
