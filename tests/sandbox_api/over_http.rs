@@ -125,10 +125,9 @@ fn check_qr(name: &str, doc: &Document, answer: &SubmissionResponse, xml: &str, 
     // 3: IssueDate T IssueTime.
     let stamp = format!("{}T{}", leaf(xml, "cbc:IssueDate").1, leaf(xml, "cbc:IssueTime").1);
     assert_eq!(text(2), stamp, "{name}");
-    // 4: the total with VAT (TaxInclusiveAmount; PayableAmount is the same in these documents).
-    let inclusive = leaf(xml, "cbc:TaxInclusiveAmount").1;
-    assert_eq!(text(3), inclusive, "{name}");
-    assert_eq!(leaf(xml, "cbc:PayableAmount").1, inclusive, "{name}");
+    // 4: the total with VAT as the authority's own samples carry it: PayableAmount (BT-115), not
+    // TaxInclusiveAmount where a prepayment or rounding makes them differ (zatca.md §6).
+    assert_eq!(text(3), leaf(xml, "cbc:PayableAmount").1, "{name}");
     // 5: the VAT total in SAR (the first TaxTotal, in the tax currency).
     let (attrs, vat_total) = leaf(between(xml, "<cac:TaxTotal>", "</cac:TaxTotal>"), "cbc:TaxAmount");
     assert!(attrs.contains("currencyID=\"SAR\""), "{name}: {attrs}");
