@@ -379,3 +379,60 @@ fn simplified_documents_not_accepted_near_the_end_of_their_window_are_alerts() {
     wait_for(LIMIT, "the alert in the log", || w.log().contains("OLD-1"));
     assert!(w.log().contains("24-hour reporting window"), "{}", w.log());
 }
+
+/// A simplified invoice that fails the checks is not sent, but its 24-hour window runs all the
+/// same: it is listed as unsettled (status `invalid`) and becomes an alert once `--alert-hours`
+/// (0 here) have passed since its issue time; the valid one beside it is accepted and not
+/// listed. Results go where `--results` says.
+#[test]
+fn an_invalid_simplified_invoice_is_followed_and_alerted_on() {
+    let (server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    let text = String::from_utf8(export(2, "LATE")).unwrap();
+    // The second invoice's quantity is not a number.
+    let broken: String = text
+        .lines()
+        .map(|l| {
+            if l.contains("LATE-00002") {
+                l.replace("Book 2,1,", "Book 2,one,")
+            } else {
+                l.to_string()
+            }
+        })
+        .map(|l| l + "\n")
+        .collect();
+    assert_ne!(broken, text, "the quantity was replaced");
+    let w = Watch::start(d, &env, &["--alert-hours", "0", "--results", "out"]);
+    std::fs::write(d.join("in/late.csv"), broken).unwrap();
+    let status = || -> serde_json::Value {
+        std::fs::read(d.join("out/status.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default()
+    };
+    wait_for(LIMIT, "status.json after late.csv", || {
+        status()["last_file"]["name"] == "late.csv"
+    });
+    let s = status();
+    let listed = |field: &str| -> Vec<(String, String)> {
+        s[field]
+            .as_array()
+            .unwrap_or_else(|| panic!("{field}: {s}"))
+            .iter()
+            .map(|t| {
+                (
+                    t["number"].as_str().unwrap().to_string(),
+                    t["status"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let want = vec![("LATE-00002".to_string(), "invalid".to_string())];
+    assert_eq!(listed("unsettled"), want, "{s}");
+    assert_eq!(listed("alerts"), want, "{s}");
+    assert_eq!(server.accepted(), 1);
+    let rows = statuses(&d.join("out/late.result.csv"));
+    assert_eq!(rows, ["accepted", "invalid"]);
+    assert!(!d.join("in/results").exists(), "--results is where results go");
+    wait_for(LIMIT, "the alert in the log", || w.log().contains("LATE-00002"));
+}

@@ -6,13 +6,13 @@ use super::api;
 use crate::cli::*;
 use crate::config::Config;
 use crate::model::{Document, DocumentKind, InvoiceType, Message};
-use crate::pipeline::{Dispatch, Verdict};
+use crate::pipeline::{Dispatch, Unsent, Verdict};
 use crate::results::RowStatus;
 use crate::sandbox::SandboxHandle;
 use crate::submit::{DocumentKey, Ledger, LedgerState, Outcome, Outgoing, SubmitEvent, Submitter};
 use crate::watch::Tracked;
 use anyhow::Context as _;
-use chrono::{TimeZone as _, Utc};
+use chrono::{NaiveDate, NaiveTime, TimeZone as _, Utc};
 use chrono_tz::Asia::Riyadh;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -51,18 +51,23 @@ impl RunDispatch<'_> {
         if d.invoice_type != InvoiceType::Simplified {
             return None;
         }
-        let local = d.issue_date.and_time(d.issue_time);
+        Some(Self::tracked(d.kind, d.number.clone(), d.issue_date, d.issue_time))
+    }
+
+    /// A simplified document to follow, issued at `date` `time` in Riyadh.
+    fn tracked(kind: DocumentKind, number: String, date: NaiveDate, time: NaiveTime) -> Tracked {
+        let local = date.and_time(time);
         let issued_at = Riyadh
             .from_local_datetime(&local)
             .earliest()
             .map_or_else(|| local.and_utc(), |t| t.with_timezone(&Utc));
-        Some(Tracked {
-            number: d.number.clone(),
-            kind: d.kind,
+        Tracked {
+            number,
+            kind,
             issued_at,
             status: String::new(),
             file: String::new(),
-        })
+        }
     }
 
     fn on_event(&self, e: SubmitEvent) {
@@ -205,6 +210,15 @@ impl Dispatch for RunDispatch<'_> {
             }
         }
         verdicts
+    }
+
+    fn not_sent(&mut self, invalid_simplified: Vec<Unsent>) {
+        for u in invalid_simplified {
+            self.simplified.push(Tracked {
+                status: "invalid".into(),
+                ..Self::tracked(u.kind, u.number, u.issue_date, u.issue_time)
+            });
+        }
     }
 }
 

@@ -13,6 +13,10 @@ pub(super) struct Dispatched {
 
 /// Hand a batch's valid documents to `dispatch`; the verdicts are applied by [`finish_batch`].
 pub(super) fn dispatch_batch(mut outcomes: Vec<Outcome>, d: &mut (dyn Dispatch + '_)) -> Dispatched {
+    let unsent: Vec<Unsent> = outcomes.iter_mut().filter_map(|o| o.unsent.take()).collect();
+    if !unsent.is_empty() {
+        d.not_sent(unsent);
+    }
     let (at, docs): (Vec<usize>, Vec<Document>) = outcomes
         .iter_mut()
         .enumerate()

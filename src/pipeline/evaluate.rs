@@ -102,6 +102,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
             codes: vec!["INV-SKIP".into()],
             document: None,
             artefact_key: None,
+            unsent: None,
         };
     }
     let mut built = build(&draft, bound, &opts.seller);
@@ -199,6 +200,16 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
     record.first_line = Some(first_line);
     record.rows = row_count;
     record.add_codes(&found);
+    let unsent = built
+        .document
+        .as_ref()
+        .filter(|d| invalid && d.invoice_type == crate::model::InvoiceType::Simplified)
+        .map(|d| Unsent {
+            kind: d.kind,
+            number: d.number.clone(),
+            issue_date: d.issue_date,
+            issue_time: d.issue_time,
+        });
     let document = if invalid { None } else { built.document };
     let artefact_key = document.as_ref().map(|d| {
         (
@@ -215,6 +226,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
         record: Some(record),
         document,
         artefact_key,
+        unsent,
     }
 }
 
@@ -247,6 +259,7 @@ pub(super) fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &st
                 record: None,
                 document: None,
                 artefact_key: None,
+                unsent: None,
             }
         }
     }

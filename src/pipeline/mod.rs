@@ -164,6 +164,24 @@ pub trait Dispatch {
     /// Handle one batch of valid documents, in input order; one verdict per document, in the same
     /// order. Must not fail: a document that could not be handled gets a `failed` verdict.
     fn dispatch(&mut self, docs: Vec<Document>) -> Vec<Verdict>;
+
+    /// The batch's simplified documents that failed the checks and so are not sent, in input
+    /// order (before [`Dispatch::dispatch`] of the same batch). Their 24-hour reporting window
+    /// runs all the same: the watch alerts on them. Nothing by default.
+    fn not_sent(&mut self, _invalid_simplified: Vec<Unsent>) {}
+}
+
+/// A simplified document that failed the checks: what the 24-hour alert needs of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsent {
+    /// Invoice, credit or debit note.
+    pub kind: crate::model::DocumentKind,
+    /// Its number.
+    pub number: String,
+    /// Its issue date (Riyadh).
+    pub issue_date: chrono::NaiveDate,
+    /// Its issue time (Riyadh).
+    pub issue_time: chrono::NaiveTime,
 }
 
 /// One document, for the summary.
@@ -229,6 +247,8 @@ struct Outcome {
     document: Option<Document>,
     /// What names its artefacts: seller VAT, number, issue date and time.
     artefact_key: Option<(String, String, chrono::NaiveDate, chrono::NaiveTime)>,
+    /// An invalid simplified document (not sent, its window running).
+    unsent: Option<Unsent>,
 }
 
 impl Outcome {
