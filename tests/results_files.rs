@@ -230,6 +230,27 @@ fn the_spreadsheet_result_matches_the_csv_cell_for_cell() {
     for rgb in ["FFC6EFCE", "FFFFC7CE", "FFD9D9D9"] {
         assert!(styles.contains(rgb), "fill {rgb}");
     }
+    // Each row's status cell carries its status's fill: green, red or grey.
+    let mut xlsx: calamine::Xlsx<_> = calamine::open_workbook(results.join("mixed.result.xlsx")).unwrap();
+    let cell_styles = xlsx.worksheet_style("Results").unwrap();
+    let status_col = xlsx_rows[0].iter().position(|h| h == "result_status").unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for (r, row) in xlsx_rows.iter().enumerate().skip(1) {
+        let fill = cell_styles
+            .get((r as u32, status_col as u32))
+            .and_then(|s| s.fill.as_ref())
+            .and_then(|f| f.get_color())
+            .map(|c| (c.red, c.green, c.blue));
+        let want = match row[status_col].as_str() {
+            "valid" => (0xC6, 0xEF, 0xCE),
+            "invalid" => (0xFF, 0xC7, 0xCE),
+            "skipped" => (0xD9, 0xD9, 0xD9),
+            other => panic!("row {r}: status {other}"),
+        };
+        assert_eq!(fill, Some(want), "row {r}: {}", row[status_col]);
+        seen.insert(row[status_col].clone());
+    }
+    assert_eq!(seen.len(), 3, "valid, invalid and skipped rows: {seen:?}");
     let no_temporaries = std::fs::read_dir(&results)
         .unwrap()
         .all(|e| !e.unwrap().file_name().to_string_lossy().starts_with('.'));
