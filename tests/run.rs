@@ -1,13 +1,15 @@
 //! `invoicedrop run` through the real binary against the real sandbox on loopback: the samples
-//! with no configuration, exactly-once issuing through faults, expiring tokens and SIGKILLs, and
-//! the configuration failures, each with a message that says what to do.
+//! with no configuration, no progress bar off a terminal, exactly-once issuing through faults,
+//! rate limits, expiring tokens and SIGKILLs (run/exactly_once.rs), and the configuration
+//! failures, each with a message that says what to do.
 
+#[path = "run/exactly_once.rs"]
+mod exactly_once;
 #[path = "run/support.rs"]
 mod support;
 
 use invoicedrop::sandbox::SandboxConfig;
-use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
+use std::collections::BTreeMap;
 use support::*;
 
 #[test]
@@ -76,146 +78,29 @@ fn samples_with_no_configuration_are_issued_once_and_a_rerun_sends_nothing() {
 }
 
 #[test]
-fn ten_thousand_documents_through_faults_and_expiring_tokens_are_each_accepted_exactly_once() {
-    let server = Server::start(SandboxConfig {
-        fail_rate: 0.1,
-        drop_rate: 0.05,
-        token_ttl: 5,
-        ..SandboxConfig::default()
-    });
-    let env = server.env();
+fn without_a_terminal_run_draws_no_progress_bar() {
     let dir = tempfile::tempdir().unwrap();
-    onboard(dir.path(), &env);
-    let n = 10_000;
-    xero_export(&dir.path().join("backlog.csv"), n);
-    let child = command(
-        dir.path(),
-        &env,
-        &["run", "backlog.csv", "--rate", "2000", "--concurrency", "16"],
-    )
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
-    // Mid-run, every token becomes invalid: the client must re-authenticate once and repeat.
-    wait_for(Duration::from_secs(300), "a first part accepted", || {
-        server.accepted() >= 2_000
-    });
-    server.handle.advance_clock(2 * 3600);
-    let o = child.wait_with_output().unwrap();
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    // Both outputs are pipes here, not terminals.
+    let o = run(dir.path(), &[], &["run", samples.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let rows = results(&dir.path().join("results/backlog.result.csv"));
-    assert_eq!(rows.len(), n);
     assert!(
-        rows.iter().all(|r| r["result_status"] == "accepted"),
-        "not all accepted"
+        text(&o).contains("built-in sandbox"),
+        "the run said something: {}",
+        text(&o)
     );
-    let stats = server.handle.stats();
-    let device = &stats.devices[0];
-    assert_eq!(
-        device.accepted, n as u64,
-        "the sandbox accepted each document exactly once"
-    );
-    assert_eq!(device.icv, n as u64);
-    assert!(
-        stats.dropped > 0 && stats.injected_failures > 0,
-        "faults happened: {stats:?}"
-    );
-    assert!(
-        device.replays >= stats.dropped,
-        "each dropped answer was repeated as a replay: {stats:?}"
-    );
-    // The UUID in each row is the one the sandbox issued: no document got a second identity.
-    let issued: BTreeMap<String, String> = server
-        .handle
-        .documents(&device.onboard_id)
-        .unwrap()
-        .into_iter()
-        .map(|d| (d.number, d.uuid))
-        .collect();
-    assert_eq!(issued.len(), n);
-    for r in &rows {
-        assert_eq!(issued.get(&r["result_document"]), Some(&r["result_uuid"]));
+    for (name, bytes) in [("stdout", &o.stdout), ("stderr", &o.stderr)] {
+        let out = String::from_utf8_lossy(bytes);
+        // The bar's template (`progress_bar` in src/commands/runner.rs), its redraws, and any
+        // terminal control sequence.
+        for (what, needle) in [
+            ("the progress line", "documents answered"),
+            ("a carriage return", "\r"),
+            ("an escape sequence", "\u{1b}["),
+        ] {
+            assert!(!out.contains(needle), "{name} holds {what}: {out:?}");
+        }
     }
-}
-
-#[test]
-fn killed_at_random_moments_then_rerun_gives_the_same_final_results() {
-    let server = Server::start(SandboxConfig {
-        fail_rate: 0.05,
-        drop_rate: 0.05,
-        ..SandboxConfig::default()
-    });
-    let env = server.env();
-    let dir = tempfile::tempdir().unwrap();
-    onboard(dir.path(), &env);
-    let n = 1_200;
-    xero_export(&dir.path().join("batch.csv"), n);
-    // Kill points spread over the run; the seed makes them differ between test runs.
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos() as u64;
-    let mut kills = Vec::new();
-    for k in 0..3u64 {
-        let point = (k * 350 + 50 + (seed.wrapping_mul(k + 7) % 300)).min(n as u64 - 50);
-        let mut child = command(
-            dir.path(),
-            &env,
-            &["run", "batch.csv", "--concurrency", "8", "--rate", "400"],
-        )
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-        wait_for(Duration::from_secs(120), "documents accepted before the kill", || {
-            server.accepted() >= point || child.try_wait().ok().flatten().is_some()
-        });
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
-        kills.push((point, server.accepted()));
-    }
-    let o = run(dir.path(), &env, &["run", "batch.csv"]);
-    assert_eq!(o.status.code(), Some(0), "kills at {kills:?}: {}", text(&o));
-    let rows = results(&dir.path().join("results/batch.result.csv"));
-    assert_eq!(rows.len(), n, "complete result file");
-    let stats = server.handle.stats();
-    let device = &stats.devices[0];
-    assert_eq!(
-        device.accepted, n as u64,
-        "no duplicate acceptance (kills at {kills:?})"
-    );
-    let issued: BTreeMap<String, String> = server
-        .handle
-        .documents(&device.onboard_id)
-        .unwrap()
-        .into_iter()
-        .map(|d| (d.number, d.uuid))
-        .collect();
-    let numbers: BTreeSet<&String> = rows.iter().map(|r| &r["result_document"]).collect();
-    assert_eq!(numbers.len(), n);
-    for r in &rows {
-        assert_eq!(r["result_status"], "accepted");
-        assert_eq!(
-            issued.get(&r["result_document"]),
-            Some(&r["result_uuid"]),
-            "same final results"
-        );
-    }
-    // And one more run changes nothing.
-    let again = run(dir.path(), &env, &["run", "batch.csv"]);
-    assert_eq!(again.status.code(), Some(0));
-    assert_eq!(server.handle.stats().devices[0].accepted, n as u64);
-    let without_time = |rows: Vec<BTreeMap<String, String>>| -> Vec<BTreeMap<String, String>> {
-        rows.into_iter()
-            .map(|mut r| {
-                r.remove("result_time");
-                r
-            })
-            .collect()
-    };
-    let same = without_time(results(&dir.path().join("results/batch.result.csv"))) == without_time(rows);
-    assert!(same, "a further run changed the result file (beyond result_time)");
 }
 
 #[test]

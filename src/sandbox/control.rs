@@ -39,6 +39,11 @@ pub struct DeviceStats {
     pub accepted: u64,
     /// Repeats answered with a stored answer since the start.
     pub replays: u64,
+    /// Of `replays`, those whose idempotency key differed from the key the document was accepted
+    /// with (or came without the key it was accepted with): a client re-keying a document it had
+    /// sent. A correct client keeps this at 0.
+    #[serde(default)]
+    pub rekeyed_replays: u64,
     /// Answers 400, 409, 413 and 422 since the start.
     pub rejections: u64,
     /// The last ICV given (0 before the first document).
@@ -111,6 +116,7 @@ pub(crate) fn stats(shared: &Shared) -> Stats {
                 invoice_type: d.info.registration.invoice_type,
                 accepted: icv,
                 replays: d.replays.load(Ordering::Relaxed),
+                rekeyed_replays: d.rekeyed_replays.load(Ordering::Relaxed),
                 rejections: d.rejections.load(Ordering::Relaxed),
                 icv,
             }

@@ -276,6 +276,14 @@ impl Job {
                 return match ledger.answer(entry) {
                     Ok(bytes) => {
                         device.replays.fetch_add(1, Ordering::Relaxed);
+                        if ledger.rekeyed(entry, self.key.as_deref()) {
+                            tracing::warn!(
+                                "sandbox: {} {} repeated under another idempotency key",
+                                doc.kind.label(),
+                                doc.number
+                            );
+                            device.rekeyed_replays.fetch_add(1, Ordering::Relaxed);
+                        }
                         (StatusCode::OK, bytes)
                     }
                     Err(e) => {
@@ -391,8 +399,67 @@ impl Job {
 
 #[cfg(test)]
 mod tests {
+    use super::super::state::{Devices, Registration};
     use super::*;
-    use crate::model::example;
+    use crate::model::{DeviceType, example};
+
+    /// A device of a sandbox without a state folder.
+    fn device() -> Arc<Device> {
+        let registration = Registration {
+            vat_number: example::SELLER_VAT.into(),
+            device_id: "unit-tests".into(),
+            invoice_type: DeviceType::Both,
+            org_name: "Maximum Speed Tech Supply LTD".into(),
+            org_unit: "Riyadh Branch".into(),
+            business_category: "Supply activities".into(),
+            registered_address: "Riyadh".into(),
+            country_code: "SA".into(),
+            email_id: "tests@example.com".into(),
+        };
+        let devices = Devices::open(None).unwrap();
+        devices
+            .onboard(registration, Utc::now())
+            .map_err(|e| format!("{e:?}"))
+            .unwrap()
+    }
+
+    /// Submit `doc` under `key` straight to the part under the device's lock.
+    fn submit(device: &Device, doc: &Document, key: Option<&str>) -> StatusCode {
+        let job = Job {
+            doc: doc.clone(),
+            body_hash: body_hash(&serde_json::to_value(doc).unwrap()),
+            key: key.map(str::to_string),
+            now: Utc::now(),
+        };
+        job.run(device).0
+    }
+
+    #[test]
+    fn a_repeat_under_another_idempotency_key_is_counted_apart() {
+        let device = device();
+        let mut doc = example::simplified_invoice("S-1");
+        crate::compute::compute_document(&mut doc).unwrap();
+        let counts = |d: &Device| {
+            (
+                d.ledger.lock().unwrap().icv(),
+                d.replays.load(Ordering::Relaxed),
+                d.rekeyed_replays.load(Ordering::Relaxed),
+            )
+        };
+        assert_eq!(submit(&device, &doc, Some("key-1")), StatusCode::OK);
+        assert_eq!(counts(&device), (1, 0, 0));
+        // The same body under the same key: a replay, not a re-key.
+        assert_eq!(submit(&device, &doc, Some("key-1")), StatusCode::OK);
+        assert_eq!(counts(&device), (1, 1, 0));
+        // The same body under a new key: still answered as a replay, but counted as re-keyed.
+        assert_eq!(submit(&device, &doc, Some("key-2")), StatusCode::OK);
+        assert_eq!(counts(&device), (1, 2, 1));
+        // And without its key.
+        assert_eq!(submit(&device, &doc, None), StatusCode::OK);
+        assert_eq!(counts(&device), (1, 3, 2));
+        assert_eq!(submit(&device, &doc, Some("key-1")), StatusCode::OK);
+        assert_eq!(counts(&device), (1, 4, 2));
+    }
 
     #[test]
     fn success_texts_name_type_kind_and_number() {

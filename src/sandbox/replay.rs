@@ -66,6 +66,8 @@ pub(crate) struct Entry {
     pub(crate) body_hash: Box<str>,
     /// Where its answer is.
     pub(crate) answer: Answer,
+    /// Whether it was accepted with an `Idempotency-Key` (the key itself is in the ledger's index).
+    pub(crate) keyed: bool,
 }
 
 /// What to do with a submission, judged against the ledger.
@@ -147,6 +149,16 @@ impl Ledger {
         }
     }
 
+    /// Whether a replay of `entry` came with another idempotency key than the one the document
+    /// was accepted with (or with a key when it was accepted without one, or the reverse): a
+    /// client that re-keyed a document it had already sent.
+    pub(crate) fn rekeyed(&self, entry: &Entry, key: Option<&str>) -> bool {
+        match key {
+            Some(k) => self.by_key.get(k).is_none_or(|&i| self.entries[i].icv != entry.icv),
+            None => entry.keyed,
+        }
+    }
+
     /// The exact bytes a document was answered with: from memory, or read back from the journal.
     pub(crate) fn answer(&self, entry: &Entry) -> Result<Vec<u8>, JournalError> {
         match &entry.answer {
@@ -197,6 +209,7 @@ impl Ledger {
         let i = self.entries.len();
         let number: Box<str> = r.number.into_boxed_str();
         self.by_number.insert((r.kind, number.clone()), i);
+        let keyed = r.idempotency_key.is_some();
         if let Some(k) = r.idempotency_key {
             self.by_key.entry(k.into_boxed_str()).or_insert(i);
         }
@@ -208,6 +221,7 @@ impl Ledger {
             uuid: r.uuid.into_boxed_str(),
             body_hash: r.body_hash.into_boxed_str(),
             answer,
+            keyed,
         });
     }
 }
@@ -302,6 +316,29 @@ pub(crate) mod tests {
         l.accept(record(2, "hash-1", "A-2", "b3", None)).unwrap();
         let pihs: Vec<(u64, &str)> = l.entries().map(|(e, pih)| (e.icv, pih)).collect();
         assert_eq!(pihs, vec![(1, GENESIS_PIH), (2, "hash-1")]);
+    }
+
+    #[test]
+    fn a_replay_under_another_key_is_told_from_a_same_key_replay() {
+        let mut l = Ledger::default();
+        l.accept(record(1, GENESIS_PIH, "A-1", "b1", Some("k1"))).unwrap();
+        l.accept(record(2, "hash-1", "A-2", "b2", None)).unwrap();
+        let k = DocumentKind::Invoice;
+        let rekeyed = |number: &str, body: &str, key: Option<&str>| match l.lookup(k, number, body, key) {
+            Lookup::Replay(e) => l.rekeyed(e, key),
+            other => panic!("{number} under {key:?} is not a replay: {other:?}"),
+        };
+        assert!(!rekeyed("A-1", "b1", Some("k1")), "the same key");
+        assert!(rekeyed("A-1", "b1", Some("k2")), "a new key");
+        assert!(rekeyed("A-1", "b1", None), "the key left out");
+        assert!(
+            !rekeyed("A-2", "b2", None),
+            "accepted without a key, repeated without one"
+        );
+        assert!(
+            rekeyed("A-2", "b2", Some("k2")),
+            "accepted without a key, repeated with one"
+        );
     }
 
     #[test]

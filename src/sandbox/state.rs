@@ -69,6 +69,9 @@ pub(crate) struct Device {
     pub(crate) ledger: Mutex<Ledger>,
     /// Repeats answered from the ledger since the start.
     pub(crate) replays: AtomicU64,
+    /// Of those, the repeats whose idempotency key differs from the one the document was
+    /// accepted with (D17: a client must repeat a document with its original key).
+    pub(crate) rekeyed_replays: AtomicU64,
     /// Answers 400, 409, 413 and 422 since the start.
     pub(crate) rejections: AtomicU64,
 }
@@ -80,6 +83,7 @@ impl Device {
             identity,
             ledger: Mutex::new(ledger),
             replays: AtomicU64::new(0),
+            rekeyed_replays: AtomicU64::new(0),
             rejections: AtomicU64::new(0),
         }
     }

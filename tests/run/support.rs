@@ -51,6 +51,36 @@ impl Server {
     pub fn accepted(&self) -> u64 {
         self.handle.stats().devices.iter().map(|d| d.accepted).sum()
     }
+
+    /// `GET /sandbox/stats` over HTTP, as JSON: what the test API really shows.
+    pub fn stats_json(&self) -> serde_json::Value {
+        let url = format!("{}/sandbox/stats", self.handle.base_url());
+        self._rt.block_on(async {
+            let r = reqwest::get(&url).await.expect("GET /sandbox/stats");
+            assert!(r.status().is_success(), "GET /sandbox/stats: {}", r.status());
+            r.json().await.expect("the stats are JSON")
+        })
+    }
+}
+
+/// A count of the first device in `GET /sandbox/stats`: `accepted`, `replays`,
+/// `rekeyed_replays`...; fails when the field is missing.
+pub fn device_count(stats: &serde_json::Value, field: &str) -> u64 {
+    stats["devices"][0][field]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no devices[0].{field} in the stats: {stats}"))
+}
+
+/// A count of `GET /sandbox/stats` itself: `rate_limited`, `injected_failures`, `dropped`.
+pub fn count(stats: &serde_json::Value, field: &str) -> u64 {
+    stats[field]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no {field} in the stats: {stats}"))
+}
+
+/// Whether the child has exited (without waiting).
+pub fn exited(child: &mut std::process::Child) -> bool {
+    child.try_wait().expect("the child's status").is_some()
 }
 
 /// The binary in `dir`, with `env` and nothing of the caller's INVOICEDROP_* variables.
@@ -125,11 +155,19 @@ pub fn results(path: &Path) -> Vec<BTreeMap<String, String>> {
 }
 
 /// Wait for `cond`, failing after `limit`.
-pub fn wait_for(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
+pub fn wait_for(limit: Duration, what: &str, cond: impl FnMut() -> bool) {
+    assert!(wait_until(limit, cond), "timed out waiting for {what}");
+}
+
+/// Wait for `cond` for at most `limit`; whether it came true.
+pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
     while !cond() {
-        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        if start.elapsed() >= limit {
+            return false;
+        }
         // Poll the condition; park briefly between looks so the server keeps the CPU.
         std::thread::park_timeout(Duration::from_millis(5));
     }
+    true
 }
