@@ -155,6 +155,22 @@ fn check_writes_the_documents_ledger_and_the_summary() {
     assert_eq!(report["files"][0]["summary"], summary);
 }
 
+/// The "Results" sheet of a spreadsheet result, read back with calamine, asserted to hold the
+/// CSV result's rows cell for cell (from cell A1); its rows.
+fn results_sheet_equals_csv(xlsx: &Path, csv_rows: &[Vec<String>]) -> Vec<Vec<String>> {
+    let mut book = calamine::open_workbook_auto(xlsx).unwrap();
+    let sheet = book.worksheet_range("Results").unwrap();
+    assert_eq!(sheet.start(), Some((0, 0)));
+    let xlsx_rows: Vec<Vec<String>> = sheet.rows().map(|r| r.iter().map(cell_text).collect()).collect();
+    assert_eq!(xlsx_rows.len(), csv_rows.len());
+    for (i, (x, c)) in xlsx_rows.iter().zip(csv_rows).enumerate() {
+        let mut c = c.clone();
+        c.resize(x.len(), String::new());
+        assert_eq!(x, &c, "row {i}");
+    }
+    xlsx_rows
+}
+
 fn cell_text(d: &Data) -> String {
     match d {
         Data::Empty => String::new(),
@@ -177,15 +193,7 @@ fn the_spreadsheet_result_matches_the_csv_cell_for_cell() {
     let csv_rows = read_csv(&results.join("mixed.result.csv"));
     let mut book = calamine::open_workbook_auto(results.join("mixed.result.xlsx")).unwrap();
     assert_eq!(book.sheet_names(), ["Results", "Errors"]);
-    let sheet = book.worksheet_range("Results").unwrap();
-    assert_eq!(sheet.start(), Some((0, 0)));
-    let xlsx_rows: Vec<Vec<String>> = sheet.rows().map(|r| r.iter().map(cell_text).collect()).collect();
-    assert_eq!(xlsx_rows.len(), csv_rows.len());
-    for (i, (x, c)) in xlsx_rows.iter().zip(&csv_rows).enumerate() {
-        let mut c = c.clone();
-        c.resize(x.len(), String::new());
-        assert_eq!(x, &c, "row {i}");
-    }
+    let xlsx_rows = results_sheet_equals_csv(&results.join("mixed.result.xlsx"), &csv_rows);
 
     let errors = book.worksheet_range("Errors").unwrap();
     let errors: Vec<Vec<Data>> = errors.rows().map(<[Data]>::to_vec).collect();
@@ -278,15 +286,7 @@ fn run_on_a_workbook_writes_a_spreadsheet_result_equal_to_the_csv() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let results = dir.path().join("results");
     let csv_rows = read_csv(&results.join("quickbooks_invoices.result.csv"));
-    let mut book = calamine::open_workbook_auto(results.join("quickbooks_invoices.result.xlsx")).unwrap();
-    let sheet = book.worksheet_range("Results").unwrap();
-    let xlsx_rows: Vec<Vec<String>> = sheet.rows().map(|r| r.iter().map(cell_text).collect()).collect();
-    assert_eq!(xlsx_rows.len(), csv_rows.len());
-    for (i, (x, c)) in xlsx_rows.iter().zip(&csv_rows).enumerate() {
-        let mut c = c.clone();
-        c.resize(x.len(), String::new());
-        assert_eq!(x, &c, "row {i}");
-    }
+    let xlsx_rows = results_sheet_equals_csv(&results.join("quickbooks_invoices.result.xlsx"), &csv_rows);
     let status = column(&xlsx_rows, "result_status");
     let uuid = column(&xlsx_rows, "result_uuid");
     let qr = column(&xlsx_rows, "result_qr");

@@ -125,14 +125,7 @@ fn ten_thousand_documents_through_faults_rate_limits_and_expiring_tokens_are_eac
         "no document was re-sent with a new idempotency key: {stats}"
     );
     // The UUID in each row is the one the sandbox issued: no document got a second identity.
-    let onboard_id = stats["devices"][0]["onboard_id"].as_str().unwrap();
-    let issued: BTreeMap<String, String> = server
-        .handle
-        .documents(onboard_id)
-        .unwrap()
-        .into_iter()
-        .map(|d| (d.number, d.uuid))
-        .collect();
+    let issued = issued_uuids(&server, &stats);
     assert_eq!(issued.len(), n);
     for r in &rows {
         assert_eq!(issued.get(&r["result_document"]), Some(&r["result_uuid"]));
@@ -201,14 +194,7 @@ fn killed_at_random_moments_then_rerun_gives_the_same_final_results() {
         0,
         "after a kill, documents are repeated with their original idempotency key: {stats}"
     );
-    let onboard_id = stats["devices"][0]["onboard_id"].as_str().unwrap();
-    let issued: BTreeMap<String, String> = server
-        .handle
-        .documents(onboard_id)
-        .unwrap()
-        .into_iter()
-        .map(|d| (d.number, d.uuid))
-        .collect();
+    let issued = issued_uuids(&server, &stats);
     let numbers: BTreeSet<&String> = rows.iter().map(|r| &r["result_document"]).collect();
     assert_eq!(numbers.len(), n as usize);
     for r in &rows {
@@ -233,4 +219,16 @@ fn killed_at_random_moments_then_rerun_gives_the_same_final_results() {
     };
     let same = without_time(results(&dir.path().join("results/batch.result.csv"))) == without_time(rows);
     assert!(same, "a further run changed the result file (beyond result_time)");
+}
+
+/// Number → UUID of every document the sandbox accepted for the (one) device in `stats`.
+fn issued_uuids(server: &Server, stats: &serde_json::Value) -> BTreeMap<String, String> {
+    let onboard_id = stats["devices"][0]["onboard_id"].as_str().unwrap();
+    server
+        .handle
+        .documents(onboard_id)
+        .unwrap()
+        .into_iter()
+        .map(|d| (d.number, d.uuid))
+        .collect()
 }
