@@ -23,6 +23,9 @@ use tokio::runtime::Runtime;
 /// Counters for the progress line.
 #[derive(Default)]
 struct Tally {
+    rows: AtomicU64,
+    checked: AtomicU64,
+    invalid: AtomicU64,
     sent: AtomicU64,
     accepted: AtomicU64,
     rejected: AtomicU64,
@@ -91,12 +94,22 @@ impl RunDispatch<'_> {
             SubmitEvent::Resumed => self.bar.println("resumed"),
             SubmitEvent::Failed => self.bar.inc(1),
         }
+        self.show_tally();
+    }
+
+    /// The progress line's message: rows and documents so far, and what became of them.
+    fn show_tally(&self) {
+        let t = &self.tally;
+        let n = |a: &AtomicU64| a.load(Ordering::Relaxed);
         self.bar.set_message(format!(
-            "sent {}, accepted {}, rejected {}, repeats {}",
-            t.sent.load(Ordering::Relaxed),
-            t.accepted.load(Ordering::Relaxed),
-            t.rejected.load(Ordering::Relaxed),
-            t.retrying.load(Ordering::Relaxed)
+            "rows read {}, documents checked {} ({} invalid), sent {}, accepted {}, rejected {}, repeats {}",
+            n(&t.rows),
+            n(&t.checked),
+            n(&t.invalid),
+            n(&t.sent),
+            n(&t.accepted),
+            n(&t.rejected),
+            n(&t.retrying)
         ));
     }
 }
@@ -210,6 +223,14 @@ impl Dispatch for RunDispatch<'_> {
             }
         }
         verdicts
+    }
+
+    fn checked(&mut self, rows: u64, documents: u64, invalid: u64) {
+        let t = &self.tally;
+        t.rows.fetch_add(rows, Ordering::Relaxed);
+        t.checked.fetch_add(documents, Ordering::Relaxed);
+        t.invalid.fetch_add(invalid, Ordering::Relaxed);
+        self.show_tally();
     }
 
     fn not_sent(&mut self, invalid_simplified: Vec<Unsent>) {

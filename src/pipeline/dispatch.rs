@@ -13,6 +13,10 @@ pub(super) struct Dispatched {
 
 /// Hand a batch's valid documents to `dispatch`; the verdicts are applied by [`finish_batch`].
 pub(super) fn dispatch_batch(mut outcomes: Vec<Outcome>, d: &mut (dyn Dispatch + '_)) -> Dispatched {
+    let rows = outcomes.iter().map(|o| o.rows.len() as u64).sum();
+    let briefs = || outcomes.iter().filter_map(|o| o.brief.as_ref());
+    let invalid = briefs().filter(|b| b.status == RowStatus::Invalid).count() as u64;
+    d.checked(rows, briefs().count() as u64, invalid);
     let unsent: Vec<Unsent> = outcomes.iter_mut().filter_map(|o| o.unsent.take()).collect();
     if !unsent.is_empty() {
         d.not_sent(unsent);

@@ -169,6 +169,10 @@ pub trait Dispatch {
     /// order (before [`Dispatch::dispatch`] of the same batch). Their 24-hour reporting window
     /// runs all the same: the watch alerts on them. Nothing by default.
     fn not_sent(&mut self, _invalid_simplified: Vec<Unsent>) {}
+
+    /// A batch was read and checked (before [`Dispatch::dispatch`] of it): its input rows, its
+    /// documents, and how many of those failed the checks. For progress; nothing by default.
+    fn checked(&mut self, _rows: u64, _documents: u64, _invalid: u64) {}
 }
 
 /// A simplified document that failed the checks: what the 24-hour alert needs of it.
