@@ -11,6 +11,7 @@
 use super::conn::Connection;
 use super::faults::Gate;
 use super::issue::{self, Issued};
+use super::journal::Durable;
 use super::replay::{Lookup, Record, body_hash};
 use super::respond;
 use super::server::Shared;
@@ -264,10 +265,33 @@ impl Job {
             device_type: device.info.registration.invoice_type,
         });
         let findings = validate::validate(&self.doc, &ctx);
-        let json = |status, body: &SubmissionResponse| match serde_json::to_vec(body) {
-            Ok(b) => (status, b),
-            Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, b"{\"status\":\"Failure\"}".to_vec()),
-        };
+        let mut durable = None;
+        let (status, bytes) = self.under_lock(device, findings, &mut durable);
+        // The journal line is synced outside the device's lock, together with those of the
+        // documents issued meanwhile; the answer waits for it.
+        match durable.map(|d| d.wait()) {
+            Some(Err(e)) => {
+                tracing::error!("sandbox: {e}");
+                let body = respond::failure_body(
+                    Some(self.doc.number.clone()),
+                    "the sandbox could not store the document",
+                    vec![Message::error("STATE-WRITE-FAILED", "HTTP-Errors", e.to_string())],
+                    Vec::new(),
+                );
+                json(StatusCode::INTERNAL_SERVER_ERROR, &body)
+            }
+            _ => (status, bytes),
+        }
+    }
+
+    /// The part under the device's lock: a replay, a refusal, or the next position issued and
+    /// journalled. `durable` is set to what must be on the disk before a 200 is sent.
+    fn under_lock(
+        &self,
+        device: &Device,
+        findings: Vec<Finding>,
+        durable: &mut Option<Durable>,
+    ) -> (StatusCode, Vec<u8>) {
         let doc = &self.doc;
         let mut ledger = device.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match ledger.lookup(doc.kind, &doc.number, &self.body_hash, self.key.as_deref()) {
@@ -275,6 +299,7 @@ impl Job {
             Lookup::Replay(entry) => {
                 return match ledger.answer(entry) {
                     Ok(bytes) => {
+                        *durable = ledger.durable(entry);
                         device.replays.fetch_add(1, Ordering::Relaxed);
                         if ledger.rekeyed(entry, self.key.as_deref()) {
                             tracing::warn!(
@@ -383,17 +408,28 @@ impl Job {
             idempotency_key: self.key.clone(),
             response: String::from_utf8_lossy(&bytes).into_owned(),
         };
-        if let Err(e) = ledger.accept(record) {
-            tracing::error!("sandbox: could not write the journal: {e}");
-            let body = respond::failure_body(
-                Some(doc.number.clone()),
-                "the sandbox could not store the document",
-                vec![Message::error("STATE-WRITE-FAILED", "HTTP-Errors", e.to_string())],
-                Vec::new(),
-            );
-            return json(StatusCode::INTERNAL_SERVER_ERROR, &body);
+        match ledger.accept(record) {
+            Ok(d) => *durable = d,
+            Err(e) => {
+                tracing::error!("sandbox: could not write the journal: {e}");
+                let body = respond::failure_body(
+                    Some(doc.number.clone()),
+                    "the sandbox could not store the document",
+                    vec![Message::error("STATE-WRITE-FAILED", "HTTP-Errors", e.to_string())],
+                    Vec::new(),
+                );
+                return json(StatusCode::INTERNAL_SERVER_ERROR, &body);
+            }
         }
         (StatusCode::OK, bytes)
+    }
+}
+
+/// A body as JSON with its status; a 500 if it cannot be written.
+fn json(status: StatusCode, body: &SubmissionResponse) -> (StatusCode, Vec<u8>) {
+    match serde_json::to_vec(body) {
+        Ok(b) => (status, b),
+        Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, b"{\"status\":\"Failure\"}".to_vec()),
     }
 }
 

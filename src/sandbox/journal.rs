@@ -2,6 +2,11 @@
 //! document ([`Record`]), appended and synced before the answer is sent. The ledger keeps where
 //! each line lies ([`Span`]), not the answer in it; a replay reads the line back.
 //!
+//! Lines are appended under the device's lock and synced outside it, in groups ([`Syncer`]):
+//! whoever needs a line on the disk either syncs the file itself, covering every line appended so
+//! far, or waits for the sync already running and then, if that one started before its line was
+//! written, for the next. An answer (first or replayed) is sent only once its line is synced.
+//!
 //! A journal line cut short by a crash was never answered, so it is dropped on load; any other
 //! damage (a broken chain, a bad line in the middle) stops the start with a message naming the
 //! file. Loading reads the file line by line: neither the file nor its answers are held.
@@ -13,6 +18,8 @@ use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 /// Where a record's line lies in its journal: its first byte and its length, newline included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +57,115 @@ pub(crate) enum JournalError {
     /// A ledger entry's answer is in a journal the ledger does not have.
     #[error("the answer of ICV {0} is in a journal this device does not have")]
     NoJournal(u64),
+    /// Syncing the journal failed: nothing written since can be answered until a restart.
+    #[error("{}: the journal could not be synced ({reason}); restart the sandbox", path.display())]
+    SyncFailed {
+        /// The journal.
+        path: PathBuf,
+        /// What the system said.
+        reason: String,
+    },
+}
+
+/// Group commit of a journal: one `fsync` covers every line appended before it started.
+#[derive(Debug)]
+pub(crate) struct Syncer {
+    path: PathBuf,
+    /// A handle of the journal to sync.
+    file: File,
+    /// The journal's length after the last line appended (set under the device's lock).
+    written: AtomicU64,
+    state: Mutex<SyncState>,
+    /// Signalled whenever a sync ends.
+    ended: Condvar,
+    /// `fsync` calls made, for tests and logs.
+    syncs: AtomicU64,
+}
+
+#[derive(Debug)]
+struct SyncState {
+    /// Every byte before this one is on the disk.
+    synced: u64,
+    /// A sync is under way (by some waiter).
+    running: bool,
+    /// A sync failed: what the system said. Final: after a failed `fsync` the system may have
+    /// dropped the pages, so a later successful one proves nothing.
+    failed: Option<String>,
+}
+
+impl Syncer {
+    /// The syncer of a journal whose first `len` bytes are on the disk.
+    fn new(path: &Path, file: &File, len: u64) -> io::Result<Syncer> {
+        Ok(Syncer {
+            path: path.to_path_buf(),
+            file: file.try_clone()?,
+            written: AtomicU64::new(len),
+            state: Mutex::new(SyncState {
+                synced: len,
+                running: false,
+                failed: None,
+            }),
+            ended: Condvar::new(),
+            syncs: AtomicU64::new(0),
+        })
+    }
+
+    /// Return once the journal's first `end` bytes are on the disk: sync it (with every line
+    /// appended so far), or wait for the sync under way. Blocks: call it without the device's
+    /// lock, so that others append meanwhile.
+    pub(crate) fn wait(&self, end: u64) -> Result<(), JournalError> {
+        let lock = || self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = lock();
+        loop {
+            if let Some(reason) = &state.failed {
+                return Err(JournalError::SyncFailed {
+                    path: self.path.clone(),
+                    reason: reason.clone(),
+                });
+            }
+            if state.synced >= end {
+                return Ok(());
+            }
+            if state.running {
+                state = self.ended.wait(state).unwrap_or_else(PoisonError::into_inner);
+                continue;
+            }
+            state.running = true;
+            // Everything appended before this load is covered by the sync that follows it.
+            let upto = self.written.load(Ordering::Acquire);
+            drop(state);
+            let result = self.file.sync_data();
+            self.syncs.fetch_add(1, Ordering::Relaxed);
+            state = lock();
+            state.running = false;
+            match result {
+                Ok(()) => state.synced = state.synced.max(upto),
+                Err(e) => state.failed = Some(e.to_string()),
+            }
+            self.ended.notify_all();
+        }
+    }
+
+    /// `fsync` calls made so far, and how many bytes they covered.
+    #[cfg(test)]
+    fn progress(&self) -> (u64, u64) {
+        let synced = self.state.lock().unwrap().synced;
+        (self.syncs.load(Ordering::Relaxed), synced)
+    }
+}
+
+/// A line appended but perhaps not yet on the disk: [`Durable::wait`] before answering.
+#[derive(Debug, Clone)]
+pub(crate) struct Durable {
+    syncer: Arc<Syncer>,
+    end: u64,
+}
+
+impl Durable {
+    /// Return once the line is on the disk.
+    pub(crate) fn wait(&self) -> Result<(), JournalError> {
+        self.syncer.wait(self.end)
+    }
 }
 
 /// A device's open journal. It lives in the device's ledger, so it is written and read under the
@@ -61,6 +177,8 @@ pub(crate) struct Journal {
     append: File,
     /// Opened for reading: answers are read back at their offsets.
     read: File,
+    /// Syncs what was appended, outside the device's lock.
+    syncer: Arc<Syncer>,
 }
 
 /// A record's answer on load: checked to be a string, not kept.
@@ -108,14 +226,19 @@ impl Journal {
     pub(crate) fn open(path: &Path) -> io::Result<Journal> {
         let append = OpenOptions::new().create(true).append(true).open(path)?;
         let read = File::open(path)?;
+        // What is there already counts as on the disk from here on.
+        append.sync_data()?;
+        let syncer = Arc::new(Syncer::new(path, &append, append.metadata()?.len())?);
         Ok(Journal {
             path: path.to_path_buf(),
             append,
             read,
+            syncer,
         })
     }
 
-    /// Append a record's line and sync it; where the line lies.
+    /// Append a record's line, not yet synced: where the line lies. Answer it only after
+    /// [`Journal::durable`]'s `wait`.
     pub(crate) fn append(&mut self, record: &Record) -> Result<Span, JournalError> {
         let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
         line.push(b'\n');
@@ -125,8 +248,16 @@ impl Journal {
         // (asked each time: a write that failed half way may have left bytes behind).
         let offset = self.append.seek(SeekFrom::End(0))?;
         self.append.write_all(&line)?;
-        self.append.sync_data()?;
+        self.syncer.written.store(offset + u64::from(len), Ordering::Release);
         Ok(Span { offset, len })
+    }
+
+    /// What to wait on before the line at `span` may be answered.
+    pub(crate) fn durable(&self, span: Span) -> Durable {
+        Durable {
+            syncer: self.syncer.clone(),
+            end: span.offset + u64::from(span.len),
+        }
     }
 
     /// The `response` of the line at `span`, which must be the record of ICV `icv`.
@@ -154,7 +285,7 @@ impl Journal {
 /// Load a device's journal into a ledger that keeps it open: every line parsed and chained, in
 /// one pass; a last line without its newline (a write cut by a crash) cut off the file.
 pub(crate) fn load(path: &Path) -> Result<Ledger, JournalError> {
-    let journal = Journal::open(path)?;
+    let mut journal = Journal::open(path)?;
     let mut ledger = Ledger::new(None);
     // A bad line anywhere is reported before a broken chain, as when the lines were all parsed
     // before the chain was checked.
@@ -188,6 +319,8 @@ pub(crate) fn load(path: &Path) -> Result<Ledger, JournalError> {
             path.display()
         );
         journal.append.set_len(offset)?;
+        journal.append.sync_data()?;
+        journal.syncer = Arc::new(Syncer::new(path, &journal.append, offset)?);
     }
     if let Some(e) = broken {
         return Err(JournalError::Damaged(e));
@@ -295,6 +428,48 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_waits_until_its_line_and_those_appended_meanwhile_are_synced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let journal = Mutex::new(Journal::open(&path).unwrap());
+        let syncer = journal.lock().unwrap().syncer.clone();
+        assert_eq!(syncer.progress(), (0, 0));
+        // Eight "requests" append under the device's lock and wait outside it.
+        let ends: Vec<u64> = std::thread::scope(|s| {
+            let handles: Vec<_> = (1..=8u64)
+                .map(|i| {
+                    let (journal, syncer) = (&journal, &syncer);
+                    s.spawn(move || {
+                        let durable = {
+                            let mut j = journal.lock().unwrap();
+                            let span = j.append(&doc(i, "any", None)).unwrap();
+                            j.durable(span)
+                        };
+                        durable.wait().unwrap();
+                        // Not a byte of its line is left unsynced when the wait returns.
+                        assert!(syncer.progress().1 >= durable.end);
+                        durable.end
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let len = fs::metadata(&path).unwrap().len();
+        assert_eq!(ends.iter().max(), Some(&len));
+        let (syncs, synced) = syncer.progress();
+        assert_eq!(synced, len);
+        assert!((1..=8).contains(&syncs), "{syncs} syncs for 8 lines");
+        // A line already synced is not synced again (a replay of it costs no fsync).
+        journal
+            .lock()
+            .unwrap()
+            .durable(Span { offset: 0, len: 10 })
+            .wait()
+            .unwrap();
+        assert_eq!(syncer.progress().0, syncs);
+    }
+
+    #[test]
     fn a_torn_last_journal_line_is_dropped() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.jsonl");
@@ -306,8 +481,11 @@ mod tests {
         let mut l = load(&path).unwrap();
         assert_eq!(l.icv(), 3);
         assert_eq!(fs::read(&path).unwrap(), whole);
-        // The next line goes where the torn one was, and reads back.
-        l.accept(doc(4, "hash-3", None)).unwrap();
+        // The next line goes where the torn one was, is synced, and reads back.
+        let durable = l.accept(doc(4, "hash-3", None)).unwrap().unwrap();
+        assert_eq!(durable.syncer.progress(), (0, whole.len() as u64));
+        durable.wait().unwrap();
+        assert_eq!(durable.syncer.progress(), (1, fs::metadata(&path).unwrap().len()));
         drop(l);
         let l = load(&path).unwrap();
         assert_eq!(replay(&l, 4).unwrap(), answer(4).into_bytes());

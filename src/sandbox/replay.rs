@@ -7,7 +7,7 @@
 //! for a journalled document.
 
 use super::issue::{ChainPosition, GENESIS_PIH};
-use super::journal::{Journal, JournalError, Span};
+use super::journal::{Durable, Journal, JournalError, Span};
 use crate::model::DocumentKind;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -170,21 +170,37 @@ impl Ledger {
         }
     }
 
-    /// Keep a document just issued at [`Ledger::position`]: appended to the journal (synced)
-    /// first when there is one, its answer then left there; otherwise its answer kept in memory.
-    /// Nothing is kept when the journal cannot be written.
-    pub(crate) fn accept(&mut self, mut record: Record) -> Result<(), JournalError> {
+    /// What to wait on before `entry`'s answer is sent (again): its journal line on the disk.
+    /// `None` when the answer is held in memory.
+    pub(crate) fn durable(&self, entry: &Entry) -> Option<Durable> {
+        match (&entry.answer, &self.journal) {
+            (Answer::Journal(span), Some(journal)) => Some(journal.durable(*span)),
+            _ => None,
+        }
+    }
+
+    /// Keep a document just issued at [`Ledger::position`]: appended to the journal first when
+    /// there is one, its answer then left there; otherwise its answer kept in memory. Nothing is
+    /// kept when the journal cannot be written. With a journal, what is returned must be waited
+    /// on (outside the device's lock) before the answer is sent.
+    pub(crate) fn accept(&mut self, mut record: Record) -> Result<Option<Durable>, JournalError> {
         debug_assert_eq!(
             (record.icv, record.pih.as_str()),
             (self.icv() + 1, self.last_hash()),
             "a document is accepted at the ledger's position"
         );
-        let answer = match &mut self.journal {
-            Some(journal) => Answer::Journal(journal.append(&record)?),
-            None => Answer::Memory(std::mem::take(&mut record.response).into_boxed_str()),
+        let (answer, durable) = match &mut self.journal {
+            Some(journal) => {
+                let span = journal.append(&record)?;
+                (Answer::Journal(span), Some(journal.durable(span)))
+            }
+            None => (
+                Answer::Memory(std::mem::take(&mut record.response).into_boxed_str()),
+                None,
+            ),
         };
         self.push(record, answer);
-        Ok(())
+        Ok(durable)
     }
 
     /// Add a document loaded from the journal, checking that the counter runs 1, 2, 3... and that
