@@ -239,6 +239,10 @@ pub struct WatchArgs {
     /// Seconds between full scans of the inbox, besides the file system's events.
     #[arg(long, default_value_t = 30.0)]
     pub rescan: f64,
+    /// Do not listen for the file system's change events: find files by the scans every
+    /// `--rescan` seconds alone (for network shares, where events may never arrive).
+    #[arg(long)]
+    pub no_events: bool,
     /// Hours after its issue time at which a simplified document not yet accepted is an alert
     /// (the reporting window is 24 hours).
     #[arg(long, default_value_t = 20.0)]

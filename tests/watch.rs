@@ -190,6 +190,29 @@ fn several_files_at_once_and_one_renamed_in_are_all_issued() {
 }
 
 #[test]
+fn with_change_events_off_the_periodic_scan_alone_finds_every_file() {
+    let (server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    // As on a network share where no event arrives: only the scan every --rescan seconds (1 s
+    // here) can see these files, the second one dropped after the watcher has gone idle.
+    let w = Watch::start(d, &env, &["--no-events"]);
+    wait_for(LIMIT, "the watcher to start scanning", || {
+        w.log().contains("change events off (--no-events): scanning")
+    });
+    std::fs::write(d.join("in/first.csv"), export(3, "F")).unwrap();
+    wait_for(LIMIT, "first.csv in done/", || {
+        names(&d.join("in/done")) == ["first.csv"]
+    });
+    std::fs::write(d.join("outside.csv"), export(4, "G")).unwrap();
+    std::fs::rename(d.join("outside.csv"), d.join("in/second.csv")).unwrap();
+    wait_for(LIMIT, "second.csv in done/", || names(&d.join("in/done")).len() == 2);
+    all_accepted(&d.join("in/results/first.result.csv"), 3);
+    all_accepted(&d.join("in/results/second.result.csv"), 4);
+    assert_eq!(server.accepted(), 7);
+    assert!(!w.log().contains("cannot get change events"), "{}", w.log());
+}
+
+#[test]
 fn the_same_content_dropped_twice_is_recognised_and_not_sent_again() {
     let (server, env, dir) = setup(SandboxConfig::default());
     let d = dir.path();

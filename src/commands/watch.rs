@@ -309,18 +309,29 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
             let _ = tx.send(Wake::Stop);
         });
     }
-    let events = tx.clone();
-    let mut debouncer = new_debouncer(Duration::from_millis(200), None, move |_: DebounceEventResult| {
-        let _ = events.send(Wake::Changed);
-    })
-    .context("cannot watch the inbox for changes")?;
-    if let Err(e) = debouncer.watch(&inbox.root, RecursiveMode::NonRecursive) {
-        warn!(
-            "cannot get change events for {} ({e}); scanning every {} s instead",
+    // Kept alive for the watcher's life; none with --no-events.
+    let debouncer = if args.no_events {
+        info!(
+            "change events off (--no-events): scanning {} every {} s",
             inbox.root.display(),
             rescan.as_secs_f64()
         );
-    }
+        None
+    } else {
+        let events = tx.clone();
+        let mut debouncer = new_debouncer(Duration::from_millis(200), None, move |_: DebounceEventResult| {
+            let _ = events.send(Wake::Changed);
+        })
+        .context("cannot watch the inbox for changes")?;
+        if let Err(e) = debouncer.watch(&inbox.root, RecursiveMode::NonRecursive) {
+            warn!(
+                "cannot get change events for {} ({e}); scanning every {} s instead",
+                inbox.root.display(),
+                rescan.as_secs_f64()
+            );
+        }
+        Some(debouncer)
+    };
     let dispatch = runner.dispatch(false, None);
     let resumed = runner.resume(&dispatch)?;
     drop(dispatch);
