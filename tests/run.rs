@@ -201,3 +201,47 @@ fn the_secret_never_appears_in_output_or_logs_at_any_verbosity() {
     let result = std::fs::read_to_string(dir.path().join("results/a.result.csv")).unwrap();
     assert!(!result.contains(SECRET));
 }
+
+#[test]
+fn documents_whose_file_names_clash_get_suffixes_in_input_order() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    onboard(dir.path(), &env);
+    let csv = dir.path().join("clash.csv");
+    xero_export(&csv, 3);
+    // "T/00001" and "T-00001" make the same file name ('/' is not safe in one and becomes '-'):
+    // the first row of the file gets the plain name, the second the suffix, whatever their order
+    // as text.
+    let text_in = std::fs::read_to_string(&csv).unwrap();
+    let text_in = text_in.replace("T-00001", "T/00001").replace("T-00002", "T-00001");
+    std::fs::write(&csv, text_in).unwrap();
+    let o = run(dir.path(), &env, &["run", "clash.csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let rows = results(&dir.path().join("results/clash.result.csv"));
+    let files: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|r| {
+            assert_eq!(r["result_status"], "accepted", "{r:?}");
+            (
+                r["InvoiceNumber"].as_str(),
+                r["result_xml_file"].as_str(),
+                r["result_qr_file"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(files.len(), 3);
+    let (first, second) = (files[0], files[1]);
+    assert_eq!(first.0, "T/00001");
+    assert!(first.1.ends_with("_T-00001.xml"), "{first:?}");
+    assert!(first.2.ends_with("_T-00001.png"), "{first:?}");
+    assert_eq!(second.0, "T-00001");
+    assert_eq!(second.1, first.1.replace(".xml", "_2.xml"));
+    assert_eq!(second.2, first.2.replace(".png", "_2.png"));
+    // Each file holds its own document.
+    for (number, xml, _) in [first, second] {
+        let signed = std::fs::read_to_string(dir.path().join("results").join(xml)).unwrap();
+        assert!(signed.contains(&format!("<cbc:ID>{number}</cbc:ID>")), "{xml}");
+    }
+    assert_eq!(server.accepted(), 3);
+}
