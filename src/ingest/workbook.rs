@@ -2,14 +2,15 @@
 //!
 //! xlsx and xlsm sheets are streamed (`xlsx_stream`): memory holds a few hundred rows, not the
 //! sheet. For the other kinds calamine loads the whole sheet into memory (that is its design);
-//! rows are then handed out one by one, each cell moved out of the sheet rather than copied. Cells keep their type: numbers
-//! become exact decimals (`sheet_cells::decimal_from_sheet_float`), date-formatted cells dates,
-//! error cells (`#N/A`, ...) their text plus a note.
+//! rows are then handed out one by one, each cell moved out of the sheet rather than copied.
+//! Cells keep their type: numbers become exact decimals
+//! (`sheet_cells::decimal_from_sheet_float`), date-formatted cells dates, error cells (`#N/A`,
+//! ...) their text plus a note.
 
 use super::error::IngestError;
 use super::row::{Cell, Row};
 use super::sheet_cells::{Problem, column_name, convert, data_is_blank, header_text};
-use super::xlsx_stream::XlsxStream;
+use super::xlsx_stream::{READER_FAILED, XlsxStream};
 use super::{FileFormat, ReadOptions};
 use calamine::{Data, Ods, Range, Reader, SheetType, SheetVisible, Sheets, Xls, Xlsb, Xlsx, open_workbook};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -195,12 +196,11 @@ pub(crate) fn open(
     };
     let mut notes = Vec::new();
     let sheet = choose_sheet(&book, &file, opts.sheet.as_deref(), &mut notes)?;
-    const FAILED: &str = "the spreadsheet reader failed on this sheet";
     let rows = match book {
         Sheets::Xlsx(xlsx) => SheetRows::Streamed(XlsxStream::start(xlsx, sheet.clone())),
         mut book => {
             let range = catch_unwind(AssertUnwindSafe(|| book.worksheet_range(&sheet)))
-                .unwrap_or(Err(calamine::Error::Msg(FAILED)))
+                .unwrap_or(Err(calamine::Error::Msg(READER_FAILED)))
                 .map_err(|e| workbook_error(&file, kind, format!("sheet {sheet:?}: {e}")))?;
             drop(book);
             let Some((first_row, first_col)) = range.start() else {

@@ -12,6 +12,9 @@ use std::io::BufReader;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
+/// What is said of a sheet when calamine panics on it.
+pub(super) const READER_FAILED: &str = "the spreadsheet reader failed on this sheet";
+
 /// Rows per message.
 const CHUNK_ROWS: usize = 256;
 /// Messages waiting in the channel: with the chunk being filled and the one being consumed, at
@@ -130,7 +133,7 @@ fn read_sheet(mut book: Xlsx<BufReader<File>>, sheet: &str, tx: &SyncSender<Msg>
     let failed = match read {
         Ok(Ok(())) => return,
         Ok(Err(e)) => e,
-        Err(_) => "the spreadsheet reader failed on this sheet".to_owned(),
+        Err(_) => READER_FAILED.to_owned(),
     };
     let _ = tx.send(Msg::Failed(failed));
 }

@@ -373,9 +373,10 @@ const BATCHES_IN_FLIGHT: usize = 2;
 /// Three stages overlap: a thread reads and groups rows into batches of documents, a thread has
 /// the batches evaluated in parallel (rayon, one document per task), and the calling thread
 /// writes the outcomes. With a `dispatch`, the calling thread dispatches each batch and a fourth
-/// stage writes its artefacts and outcomes while the next batch is dispatched. Channels between them are bounded
-/// ([`BATCHES_IN_FLIGHT`]) and carry batches in input order, so the result file's rows are in
-/// input order, and `dispatch` sees each batch once it is evaluated while the next is.
+/// stage writes its artefacts and outcomes while the next batch is dispatched. Channels between
+/// them are bounded ([`BATCHES_IN_FLIGHT`]) and carry batches in input order, so the result
+/// file's rows are in input order, and `dispatch` sees each batch once it is evaluated while the
+/// next is.
 pub fn check_stream(
     input: Input,
     bound: Arc<Bound>,

@@ -11,7 +11,7 @@
 use super::conn::Connection;
 use super::faults::Gate;
 use super::issue::{self, Issued};
-use super::journal::Durable;
+use super::journal::{Durable, JournalError};
 use super::replay::{Lookup, Record, body_hash};
 use super::respond;
 use super::server::Shared;
@@ -272,13 +272,7 @@ impl Job {
         match durable.map(|d| d.wait()) {
             Some(Err(e)) => {
                 tracing::error!("sandbox: {e}");
-                let body = respond::failure_body(
-                    Some(self.doc.number.clone()),
-                    "the sandbox could not store the document",
-                    vec![Message::error("STATE-WRITE-FAILED", "HTTP-Errors", e.to_string())],
-                    Vec::new(),
-                );
-                json(StatusCode::INTERNAL_SERVER_ERROR, &body)
+                not_stored(&self.doc.number, &e)
             }
             _ => (status, bytes),
         }
@@ -412,17 +406,22 @@ impl Job {
             Ok(d) => *durable = d,
             Err(e) => {
                 tracing::error!("sandbox: could not write the journal: {e}");
-                let body = respond::failure_body(
-                    Some(doc.number.clone()),
-                    "the sandbox could not store the document",
-                    vec![Message::error("STATE-WRITE-FAILED", "HTTP-Errors", e.to_string())],
-                    Vec::new(),
-                );
-                return json(StatusCode::INTERNAL_SERVER_ERROR, &body);
+                return not_stored(&doc.number, &e);
             }
         }
         (StatusCode::OK, bytes)
     }
+}
+
+/// The 500 of a document whose journal line could not be written or synced.
+fn not_stored(number: &str, e: &JournalError) -> (StatusCode, Vec<u8>) {
+    let body = respond::failure_body(
+        Some(number.to_string()),
+        "the sandbox could not store the document",
+        vec![Message::error("STATE-WRITE-FAILED", "HTTP-Errors", e.to_string())],
+        Vec::new(),
+    );
+    json(StatusCode::INTERNAL_SERVER_ERROR, &body)
 }
 
 /// A body as JSON with its status; a 500 if it cannot be written.
