@@ -159,11 +159,16 @@ pub fn totals(doc: &Document) -> Result<Totals, ComputeError> {
     let mut lines = Vec::with_capacity(doc.invoice_lines.len());
     let mut groups: Vec<Breakdown> = Vec::new();
     let mut line_total = Decimal::ZERO;
-    let add_to = |groups: &mut Vec<Breakdown>, cat: &TaxCategory, amount: Decimal, path: String| {
+    // `at`: the amount's object (`invoice_lines`, `allowance_charge`) and index, spelled out as a
+    // path only on overflow.
+    let add_to = |groups: &mut Vec<Breakdown>, cat: &TaxCategory, amount: Decimal, at: (&str, usize)| {
         let key = cat.breakdown_key();
         match groups.iter_mut().find(|g| g.category.breakdown_key() == key) {
             Some(g) => {
-                g.taxable = g.taxable.checked_add(amount).ok_or_else(|| overflow(path))?;
+                g.taxable = g
+                    .taxable
+                    .checked_add(amount)
+                    .ok_or_else(|| overflow(format!("{}[{}].amount", at.0, at.1)))?;
                 if g.category.exemption_reason_code.is_none() {
                     g.category.exemption_reason_code = cat.exemption_reason_code.clone();
                 }
@@ -184,24 +189,26 @@ pub fn totals(doc: &Document) -> Result<Totals, ComputeError> {
             .checked_add(a.net)
             .ok_or_else(|| overflow("legal_monitory_total.total_amount"))?;
         if !(line.quantity.is_zero() && a.net.is_zero()) {
-            let path = format!("invoice_lines[{i}].amount");
-            add_to(&mut groups, &line.item.classified_tax_category, a.net, path)?;
+            add_to(
+                &mut groups,
+                &line.item.classified_tax_category,
+                a.net,
+                ("invoice_lines", i),
+            )?;
         }
         lines.push(a);
     }
     let mut allowance_total = Decimal::ZERO;
     let mut charge_total = Decimal::ZERO;
     for (i, ac) in doc.allowance_charge.0.iter().enumerate() {
-        let path = format!("allowance_charge[{i}].amount");
+        let path = || format!("allowance_charge[{i}].amount");
         let amount = round2(ac.amount);
         if ac.charge_indicator {
-            charge_total = charge_total.checked_add(amount).ok_or_else(|| overflow(path.clone()))?;
-            add_to(&mut groups, &ac.tax_category, amount, path)?;
+            charge_total = charge_total.checked_add(amount).ok_or_else(|| overflow(path()))?;
+            add_to(&mut groups, &ac.tax_category, amount, ("allowance_charge", i))?;
         } else {
-            allowance_total = allowance_total
-                .checked_add(amount)
-                .ok_or_else(|| overflow(path.clone()))?;
-            add_to(&mut groups, &ac.tax_category, -amount, path)?;
+            allowance_total = allowance_total.checked_add(amount).ok_or_else(|| overflow(path()))?;
+            add_to(&mut groups, &ac.tax_category, -amount, ("allowance_charge", i))?;
         }
     }
     let mut subtotals = Vec::with_capacity(groups.len());

@@ -54,7 +54,7 @@ fn dec(s: &str) -> Cell {
 }
 
 fn text(s: &str) -> Cell {
-    Cell::Text(s.to_owned())
+    Cell::Text(s.into())
 }
 
 const ARABIC: &str = "شركة الأمل للتجارة";

@@ -152,7 +152,7 @@ async fn build_results(dir: &Path) -> Vec<(Document, SubmissionResponse)> {
     let row = ResultRow::failed(T, "F-6", "no answer after 5 attempts", 5);
     let mut rec = DocumentRecord::from_document(&failed, RowStatus::Failed);
     rec.add_codes(&row.findings());
-    w.write_row(&["F-6".into()], &row, Some(7)).unwrap();
+    w.write_row(&["F-6"], &row, Some(7)).unwrap();
     w.document(&rec).unwrap();
     w.finish().unwrap();
     handle.shutdown().await;

@@ -275,10 +275,10 @@ fn fill_cells(cells: &mut Vec<Cell>, text: &str, ends: &[usize], width: usize) -
                     s.clear();
                     s.push_str(field);
                 }
-                other => *other = Cell::Text(field.to_owned()),
+                other => *other = Cell::Text(field.into()),
             }
         } else {
-            cells.push(Cell::Text(field.to_owned()));
+            cells.push(Cell::Text(field.into()));
         }
     }
     cells.truncate(keep);
@@ -510,7 +510,7 @@ mod tests {
 
     #[test]
     fn cells_are_padded_kept_and_trailing_empties_dropped() {
-        let t = |s: &str| Cell::Text(s.to_owned());
+        let t = |s: &str| Cell::Text(s.into());
         assert_eq!(fill("ab", &[1, 2], 3), vec![t("a"), t("b"), Cell::Empty]);
         assert_eq!(fill("abc", &[1, 2, 3], 2), vec![t("a"), t("b"), t("c")]);
         assert_eq!(fill("ab", &[1, 2, 2, 2], 2), vec![t("a"), t("b")]);

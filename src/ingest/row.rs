@@ -26,6 +26,10 @@ impl fmt::Display for SourceRef {
     }
 }
 
+/// A cell's text: strings of up to 24 bytes (most cells of an export) are held inline, without
+/// an allocation of their own.
+pub type Text = compact_str::CompactString;
+
 /// A cell. CSV cells are always text; spreadsheet cells keep their type, with numbers converted to
 /// exact decimals (never `f64` near an amount) and date-formatted cells to dates.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +37,7 @@ pub enum Cell {
     /// Nothing there.
     Empty,
     /// Text as written.
-    Text(String),
+    Text(Text),
     /// A number from a spreadsheet, as the exact decimal the sheet shows.
     Number(Decimal),
     /// A date from a date-formatted spreadsheet cell.
@@ -58,7 +62,7 @@ impl Cell {
     pub fn to_text(&self) -> String {
         match self {
             Cell::Empty => String::new(),
-            Cell::Text(t) => t.clone(),
+            Cell::Text(t) => t.to_string(),
             Cell::Number(d) => d.normalize().to_string(),
             Cell::Date(d) => d.format("%Y-%m-%d").to_string(),
             Cell::DateTime(d) => d.format("%Y-%m-%d %H:%M:%S").to_string(),

@@ -56,33 +56,33 @@ pub(crate) fn convert(d: Data) -> (Cell, Option<Problem>) {
     match d {
         Data::Empty => (Cell::Empty, None),
         Data::String(s) if s.is_empty() => (Cell::Empty, None),
-        Data::String(s) => (Cell::Text(s), None),
+        Data::String(s) => (Cell::Text(s.into()), None),
         Data::Int(i) => (Cell::Number(Decimal::from(i)), None),
         Data::Float(f) => match decimal_from_sheet_float(f) {
             Some(d) => (Cell::Number(d), None),
-            None => (Cell::Text(f.to_string()), Some(Problem::Number(f.to_string()))),
+            None => (Cell::Text(f.to_string().into()), Some(Problem::Number(f.to_string()))),
         },
         Data::Bool(b) => (Cell::Bool(b), None),
         Data::DateTime(dt) => {
             let serial = dt.as_f64();
             if dt.is_duration() || (0.0..1.0).contains(&serial) {
-                (Cell::Text(clock_text(serial)), None)
+                (Cell::Text(clock_text(serial).into()), None)
             } else {
                 match dt.as_datetime() {
                     Some(t) if t.time() == NaiveTime::MIN => (Cell::Date(t.date()), None),
                     Some(t) => (Cell::DateTime(t.with_nanosecond(0).unwrap_or(t)), None),
                     None => (
-                        Cell::Text(serial.to_string()),
+                        Cell::Text(serial.to_string().into()),
                         Some(Problem::Number(serial.to_string())),
                     ),
                 }
             }
         }
-        Data::DateTimeIso(s) => (iso_date(&s).unwrap_or(Cell::Text(s)), None),
-        Data::DurationIso(s) => (Cell::Text(s), None),
+        Data::DateTimeIso(s) => (iso_date(&s).unwrap_or_else(|| Cell::Text(s.into())), None),
+        Data::DurationIso(s) => (Cell::Text(s.into()), None),
         Data::Error(e) => {
             let text = e.to_string();
-            (Cell::Text(text.clone()), Some(Problem::Error(text)))
+            (Cell::Text(text.as_str().into()), Some(Problem::Error(text)))
         }
     }
 }

@@ -422,7 +422,13 @@ impl Bound {
     /// column's cell and text are borrowed from the row.
     fn raw<'a>(&'a self, f: FieldId, v: &View<'a>) -> Option<(Cow<'a, Cell>, Cow<'a, str>, Option<Label>)> {
         let src = self.fields[f].as_ref()?;
-        let owned = |t: String, label: &Label| (Cow::Owned(Cell::Text(t.clone())), Cow::Owned(t), Some(label.clone()));
+        let owned = |t: String, label: &Label| {
+            (
+                Cow::Owned(Cell::Text(t.as_str().into())),
+                Cow::Owned(t),
+                Some(label.clone()),
+            )
+        };
         Some(match src {
             RSource::Column(Some(i)) => {
                 let c = v.get(*i);
@@ -435,7 +441,7 @@ impl Bound {
             }
             RSource::Column(None) => (Cow::Owned(Cell::Empty), Cow::Borrowed(""), None),
             RSource::Constant(s) => (
-                Cow::Owned(Cell::Text(s.clone())),
+                Cow::Owned(Cell::Text(s.as_str().into())),
                 Cow::Borrowed(s.as_str()),
                 Some(self.constant_label.clone()),
             ),
@@ -490,7 +496,7 @@ impl Bound {
         let (cell, text, label) = if cell.is_blank() && trimmed.is_empty() {
             match &rule.default {
                 Some(d) => (
-                    Cow::Owned(Cell::Text(d.clone())),
+                    Cow::Owned(Cell::Text(d.as_str().into())),
                     Cow::Borrowed(d.as_str()),
                     label.or_else(|| Some(self.default_label.clone())),
                 ),
@@ -499,9 +505,17 @@ impl Bound {
         } else if !rule.map.is_empty() || rule.map_other.is_some() {
             let k = norm_value(&trimmed);
             match rule.map.iter().find(|(mk, _)| *mk == k) {
-                Some((_, m)) => (Cow::Owned(Cell::Text(m.clone())), Cow::Borrowed(m.as_str()), label),
+                Some((_, m)) => (
+                    Cow::Owned(Cell::Text(m.as_str().into())),
+                    Cow::Borrowed(m.as_str()),
+                    label,
+                ),
                 None => match &rule.map_other {
-                    Some(m) => (Cow::Owned(Cell::Text(m.clone())), Cow::Borrowed(m.as_str()), label),
+                    Some(m) => (
+                        Cow::Owned(Cell::Text(m.as_str().into())),
+                        Cow::Borrowed(m.as_str()),
+                        label,
+                    ),
                     None => (cell, trimmed, label),
                 },
             }

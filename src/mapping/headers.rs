@@ -178,7 +178,7 @@ mod tests {
     #[test]
     fn repeated_header_lines_are_recognised() {
         let h = idx(&[&["A", "B", "C"]]);
-        let cells = |v: &[&str]| v.iter().map(|s| Cell::Text(s.to_string())).collect::<Vec<_>>();
+        let cells = |v: &[&str]| v.iter().map(|s| Cell::Text((*s).into())).collect::<Vec<_>>();
         assert!(h.is_header_repeat(&cells(&["a", "B", "c"])));
         for (raw, n) in [
             (" *Contact Name", "contactname"),

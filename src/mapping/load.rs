@@ -82,7 +82,7 @@ pub fn norm_value(s: &str) -> String {
 
 fn check_typed(ty: FieldType, text: &str, style: &NumberStyle, formats: &[String]) -> Result<(), String> {
     use crate::ingest::Cell;
-    let cell = Cell::Text(text.to_string());
+    let cell = Cell::Text(text.into());
     match ty {
         FieldType::Text | FieldType::Tax => Ok(()),
         FieldType::Date => transform::parse_date(&cell, text, formats).map(|_| ()),

@@ -32,7 +32,13 @@ pub(crate) fn rows_from_csv(text: &str, header_rows: usize) -> (Vec<Vec<String>>
             },
             cells: cells
                 .into_iter()
-                .map(|c| if c.is_empty() { Cell::Empty } else { Cell::Text(c) })
+                .map(|c| {
+                    if c.is_empty() {
+                        Cell::Empty
+                    } else {
+                        Cell::Text(c.into())
+                    }
+                })
                 .collect(),
         });
     }

@@ -4,16 +4,16 @@
 
 use super::*;
 
-/// The row's cells as text for the result file, moving the strings out of the row (the row is
+/// The row's cells as text for the result file, moving the texts out of the row (the row is
 /// done with once its document is evaluated).
-fn cells_of(r: DraftRow) -> Vec<String> {
+fn cells_of(r: DraftRow) -> Vec<Text> {
     r.row
         .map(|row| {
             row.cells
                 .into_iter()
                 .map(|c| match c {
                     Cell::Text(t) => t,
-                    other => other.to_text(),
+                    other => other.to_text().into(),
                 })
                 .collect()
         })

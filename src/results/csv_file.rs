@@ -33,21 +33,21 @@ impl CsvResult {
     }
 
     /// The input's cells padded or cut to the header width, then the result cells.
-    pub(crate) fn record<'a>(width: usize, cells: &'a [String], result: &'a [String]) -> Vec<&'a str> {
-        let input = (0..width).map(|i| cells.get(i).map_or("", String::as_str));
+    pub(crate) fn record<'a, S: AsRef<str>>(width: usize, cells: &'a [S], result: &'a [String]) -> Vec<&'a str> {
+        let input = (0..width).map(|i| cells.get(i).map_or("", AsRef::as_ref));
         input.chain(result.iter().map(String::as_str)).collect()
     }
 
     /// Write one row: field by field, the same record as `record(width, cells, &result.cells())`
     /// without copying the cells.
-    pub(crate) fn write(&mut self, cells: &[String], result: &ResultRow) -> Result<(), ResultsError> {
+    pub(crate) fn write<S: AsRef<str>>(&mut self, cells: &[S], result: &ResultRow) -> Result<(), ResultsError> {
         self.write_fields(cells, result).map_err(|e| csv_error(&self.target, e))
     }
 
-    fn write_fields(&mut self, cells: &[String], result: &ResultRow) -> Result<(), csv::Error> {
+    fn write_fields<S: AsRef<str>>(&mut self, cells: &[S], result: &ResultRow) -> Result<(), csv::Error> {
         let out = &mut self.out;
         for i in 0..self.width {
-            out.write_field(cells.get(i).map_or("", String::as_str))?;
+            out.write_field(cells.get(i).map_or("", AsRef::as_ref))?;
         }
         out.write_field(result.status.as_str())?;
         for f in [

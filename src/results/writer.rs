@@ -134,7 +134,7 @@ impl ResultWriter {
     }
 
     /// Write one row without a source line number (the "Errors" sheet leaves `row` empty).
-    pub fn write(&mut self, cells: &[String], result: &ResultRow) -> std::io::Result<()> {
+    pub fn write<S: AsRef<str>>(&mut self, cells: &[S], result: &ResultRow) -> std::io::Result<()> {
         self.write_row(cells, result, None)
     }
 
@@ -142,7 +142,12 @@ impl ResultWriter {
     /// `line` is its source line or row number. A row whose `document` is empty is a row
     /// outside any document: its finding codes count in the summary by themselves (the codes of
     /// a document's rows count through [`ResultWriter::document`]).
-    pub fn write_row(&mut self, cells: &[String], result: &ResultRow, line: Option<u64>) -> std::io::Result<()> {
+    pub fn write_row<S: AsRef<str>>(
+        &mut self,
+        cells: &[S],
+        result: &ResultRow,
+        line: Option<u64>,
+    ) -> std::io::Result<()> {
         let Some(csv) = self.csv.as_mut() else {
             return Err(std::io::Error::other("result file already finished"));
         };

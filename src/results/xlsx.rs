@@ -46,6 +46,10 @@ fn xlsx_error(path: &Path, e: XlsxError) -> ResultsError {
 
 /// Text cut to Excel's cell limit.
 fn fit(text: &str) -> (String, bool) {
+    if text.len() < MAX_CELL {
+        // Never more UTF-16 units than bytes: nothing to cut.
+        return (text.to_string(), false);
+    }
     let mut units = 0;
     for (at, c) in text.char_indices() {
         units += c.len_utf16();
@@ -128,9 +132,9 @@ impl XlsxResult {
     }
 
     /// Write one row and its findings (`line`: the source row number).
-    pub(crate) fn write(
+    pub(crate) fn write<S: AsRef<str>>(
         &mut self,
-        cells: &[String],
+        cells: &[S],
         result: &ResultRow,
         line: Option<u64>,
     ) -> Result<(), ResultsError> {

@@ -3,7 +3,7 @@
 
 use super::codes::{self, KSA_CATEGORIES};
 use super::rules::*;
-use super::support::{allowance_path, blank, blank_opt, decimals, line_path, num, pct, subtotals, val};
+use super::support::{JsonPath, blank, blank_opt, decimals, num, pct, subtotals, val};
 use super::{Finding, RuleInfo};
 use crate::model::{Document, TaxCategory};
 use rust_decimal::Decimal;
@@ -29,12 +29,12 @@ impl Place {
 }
 
 /// Every category of the document with its place and the path of its object.
-fn all_categories(doc: &Document) -> Vec<(Place, String, &TaxCategory)> {
+fn all_categories(doc: &Document) -> Vec<(Place, JsonPath, &TaxCategory)> {
     let mut all = Vec::new();
     for (i, line) in doc.invoice_lines.iter().enumerate() {
         all.push((
             Place::Line,
-            line_path(i, "item.classified_tax_category"),
+            JsonPath::line(i, "item.classified_tax_category"),
             &line.item.classified_tax_category,
         ));
     }
@@ -44,10 +44,10 @@ fn all_categories(doc: &Document) -> Vec<(Place, String, &TaxCategory)> {
         } else {
             Place::Discount
         };
-        all.push((place, allowance_path(doc, i, "tax_category"), &ac.tax_category));
+        all.push((place, JsonPath::allowance(doc, i, "tax_category"), &ac.tax_category));
     }
     for (path, s) in subtotals(doc) {
-        all.push((Place::Breakdown, format!("{path}.tax_category"), &s.tax_category));
+        all.push((Place::Breakdown, path.field("tax_category"), &s.tax_category));
     }
     all
 }
@@ -83,7 +83,7 @@ fn category_name(id: &str) -> &'static str {
 
 pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
     for (place, path, cat) in all_categories(doc) {
-        one(out, place, &path, cat);
+        one(out, place, path, cat);
     }
     let mut used: Vec<&str> = Vec::new();
     for line in &doc.invoice_lines {
@@ -106,11 +106,11 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
         }
     }
     for (path, s) in subtotals(doc) {
-        reasons(out, &format!("{path}.tax_category"), &s.tax_category);
+        reasons(out, path.field("tax_category"), &s.tax_category);
     }
 }
 
-fn one(out: &mut Vec<Finding>, place: Place, path: &str, cat: &TaxCategory) {
+fn one(out: &mut Vec<Finding>, place: Place, path: JsonPath, cat: &TaxCategory) {
     let id = cat.id.trim();
     let at = |f: &str| format!("{path}.{f}");
     let here = place.words();
@@ -192,7 +192,7 @@ fn one(out: &mut Vec<Finding>, place: Place, path: &str, cat: &TaxCategory) {
     }
 }
 
-fn reasons(out: &mut Vec<Finding>, path: &str, cat: &TaxCategory) {
+fn reasons(out: &mut Vec<Finding>, path: JsonPath, cat: &TaxCategory) {
     let id = cat.id.trim();
     let code = cat.exemption_reason_code.as_deref().unwrap_or("").trim();
     let at = |f: &str| format!("{path}.{f}");

@@ -3,7 +3,7 @@
 
 use super::codes;
 use super::rules::*;
-use super::support::{allowance_path, blank, blank_opt, num, short, val, xpath_round};
+use super::support::{JsonPath, blank, blank_opt, num, short, val, xpath_round};
 use super::{Context, Finding};
 use crate::model::{DeviceType, Document, InvoiceType};
 use chrono::NaiveDate;
@@ -69,23 +69,20 @@ pub(super) fn check(doc: &Document, ctx: &Context, out: &mut Vec<Finding>) {
 }
 
 /// Every amount-carrying object's `currency`, with its path.
-fn amount_currencies(doc: &Document) -> Vec<(String, &str)> {
-    let mut all = vec![("tax_total.currency".to_string(), doc.tax_total.currency.as_str())];
+fn amount_currencies(doc: &Document) -> Vec<(JsonPath, &str)> {
+    let mut all = vec![(JsonPath::of("tax_total", "currency"), doc.tax_total.currency.as_str())];
     for (i, ac) in doc.allowance_charge.0.iter().enumerate() {
-        all.push((allowance_path(doc, i, "currency"), ac.currency.as_str()));
+        all.push((JsonPath::allowance(doc, i, "currency"), ac.currency.as_str()));
     }
     for (i, line) in doc.invoice_lines.iter().enumerate() {
         all.push((
-            format!("invoice_lines[{i}].tax_total.currency"),
+            JsonPath::line(i, "tax_total.currency"),
             line.tax_total.currency.as_str(),
         ));
-        all.push((
-            format!("invoice_lines[{i}].price.currency"),
-            line.price.currency.as_str(),
-        ));
+        all.push((JsonPath::line(i, "price.currency"), line.price.currency.as_str()));
         if let Some(pac) = &line.price.allowance_charge {
             all.push((
-                format!("invoice_lines[{i}].price.allowance_charge.currency"),
+                JsonPath::line(i, "price.allowance_charge.currency"),
                 pac.currency.as_str(),
             ));
         }
@@ -139,7 +136,7 @@ fn currencies(doc: &Document, out: &mut Vec<Finding>) {
             }
             if c != cur {
                 out.push(BR_KSA_CL_02.at(
-                    path.clone(),
+                    path,
                     val(c),
                     format!("This amount is in {c:?} but the document is in {cur:?}; every amount must be in the document currency."),
                 ));

@@ -1,7 +1,7 @@
 //! Field lengths (BR-KSA-F-06-Cnn) of the fields the API body carries, counted in characters.
 
 use super::rules::*;
-use super::support::{allowance_path, blank, chars, line_path, short, subtotals, val};
+use super::support::{JsonPath, blank, chars, line_path, short, subtotals, val};
 use super::{Finding, RuleInfo};
 use crate::model::{Document, InvoiceType};
 
@@ -165,14 +165,14 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
         } else {
             (BR_KSA_F_06_C35, "discount reason")
         };
-        too_long(out, rule, allowance_path(doc, i, "reason"), &ac.reason, 1000, what);
+        too_long(out, rule, JsonPath::allowance(doc, i, "reason"), &ac.reason, 1000, what);
     }
 
     for (path, s) in subtotals(doc) {
         let cat = s.tax_category.id.trim();
         if matches!(cat, "Z" | "E" | "O") {
             let reason = s.tax_category.exemption_reason.as_deref().unwrap_or("");
-            let path = format!("{path}.tax_category.exemption_reason");
+            let path = path.field("tax_category.exemption_reason");
             if reason.is_empty() {
                 out.push(BR_KSA_F_06_C16.at(
                     path,
@@ -202,7 +202,7 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
         too_long(
             out,
             BR_KSA_F_06_C18,
-            line_path(i, "unit_code"),
+            JsonPath::line(i, "unit_code"),
             &line.unit_code,
             127,
             "unit code",
@@ -210,7 +210,7 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
         too_long(
             out,
             BR_KSA_F_06_C21,
-            line_path(i, "price.base_unit_code"),
+            JsonPath::line(i, "price.base_unit_code"),
             &line.price.base_unit_code,
             127,
             "base unit code",

@@ -3,7 +3,7 @@
 
 use super::codes;
 use super::rules::*;
-use super::support::{blank, decimals, format2, is_digit, line_path, money, num, sum, val, xpath_round};
+use super::support::{JsonPath, blank, decimals, format2, is_digit, line_path, money, num, sum, val, xpath_round};
 use super::{Finding, RuleInfo};
 use crate::model::{Document, Line};
 use rust_decimal::Decimal;
@@ -131,7 +131,7 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
 
 fn item_name(out: &mut Vec<Finding>, line: &Line, i: usize) {
     let name = &line.item.name;
-    let path = line_path(i, "item.name");
+    let path = JsonPath::line(i, "item.name");
     if blank(name) {
         out.push(INV_EMPTY_ITEM_NAME.at(
             path,

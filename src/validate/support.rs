@@ -23,21 +23,92 @@ pub(crate) fn allowance_path(doc: &Document, i: usize, field: &str) -> String {
     }
 }
 
+/// A JSON path kept symbolic: most paths a rule looks at never appear in a finding, so they are
+/// spelled out (`Display`, `Into<String>`) only when one does. `head`, then `[index]`, then each
+/// non-empty segment after a `.`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct JsonPath {
+    head: &'static str,
+    index: Option<usize>,
+    rest: [&'static str; 2],
+}
+
+impl JsonPath {
+    /// `head.field` (`legal_monitory_total.payable_amount`).
+    pub(crate) fn of(head: &'static str, field: &'static str) -> JsonPath {
+        JsonPath {
+            head,
+            index: None,
+            rest: [field, ""],
+        }
+    }
+
+    /// A field of line `i` (0-based): `invoice_lines[i].field`, as [`line_path`].
+    pub(crate) fn line(i: usize, field: &'static str) -> JsonPath {
+        JsonPath {
+            head: "invoice_lines",
+            index: Some(i),
+            rest: [field, ""],
+        }
+    }
+
+    /// A field of document discount or charge `i`, as [`allowance_path`].
+    pub(crate) fn allowance(doc: &Document, i: usize, field: &'static str) -> JsonPath {
+        JsonPath {
+            head: "allowance_charge",
+            index: (doc.allowance_charge.0.len() != 1).then_some(i),
+            rest: [field, ""],
+        }
+    }
+
+    /// This path followed by `.field`; a path holds at most two segments after its index.
+    pub(crate) fn field(self, field: &'static str) -> JsonPath {
+        let mut rest = self.rest;
+        match rest.iter_mut().find(|r| r.is_empty()) {
+            Some(free) => *free = field,
+            None => unreachable!("JsonPath built with more than two segments: {self} then {field}"),
+        }
+        JsonPath { rest, ..self }
+    }
+}
+
+impl std::fmt::Display for JsonPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.head)?;
+        if let Some(i) = self.index {
+            write!(f, "[{i}]")?;
+        }
+        for r in self.rest.iter().filter(|r| !r.is_empty()) {
+            write!(f, ".{r}")?;
+        }
+        Ok(())
+    }
+}
+
+impl From<JsonPath> for String {
+    fn from(p: JsonPath) -> String {
+        p.to_string()
+    }
+}
+
 /// Every VAT breakdown with the path of its object (`tax_total.tax_subtotal` or
 /// `tax_total.tax_subtotals[i]`), in the order of [`crate::model::TaxTotal::subtotals`].
-pub(crate) fn subtotals(doc: &Document) -> Vec<(String, &TaxSubtotal)> {
-    let mut all: Vec<(String, &TaxSubtotal)> = doc
+pub(crate) fn subtotals(doc: &Document) -> Vec<(JsonPath, &TaxSubtotal)> {
+    let mut all: Vec<(JsonPath, &TaxSubtotal)> = doc
         .tax_total
         .tax_subtotal
         .iter()
-        .map(|s| ("tax_total.tax_subtotal".to_string(), s))
+        .map(|s| (JsonPath::of("tax_total", "tax_subtotal"), s))
         .collect();
     if let Some(many) = &doc.tax_total.tax_subtotals {
-        all.extend(
-            many.iter()
-                .enumerate()
-                .map(|(i, s)| (format!("tax_total.tax_subtotals[{i}]"), s)),
-        );
+        all.extend(many.iter().enumerate().map(|(i, s)| {
+            let path = JsonPath {
+                head: "tax_total.tax_subtotals",
+                index: Some(i),
+                rest: ["", ""],
+            };
+            (path, s)
+        }));
     }
     all
 }

@@ -8,7 +8,7 @@
 use super::Finding;
 use super::lines::{negative, too_large, two_decimals};
 use super::rules::*;
-use super::support::{money, num, pct, subtotals, sum, xpath_round};
+use super::support::{JsonPath, money, num, pct, subtotals, sum, xpath_round};
 use crate::compute::{self, ComputeError};
 use crate::model::{Document, TaxSubtotal};
 use rust_decimal::{Decimal, RoundingStrategy};
@@ -47,7 +47,7 @@ fn vat_bounds(s: &TaxSubtotal, lines: usize) -> Option<(Decimal, Decimal, Decima
     Some((should, lower, upper))
 }
 
-fn breakdown(doc: &Document, out: &mut Vec<Finding>, path: &str, s: &TaxSubtotal) {
+fn breakdown(doc: &Document, out: &mut Vec<Finding>, path: &JsonPath, s: &TaxSubtotal) {
     let at = |f: &str| format!("{path}.{f}");
     let cat = s.tax_category.id.trim();
     two_decimals(
@@ -130,9 +130,10 @@ fn category_basis(doc: &Document, cat: &str) -> Option<(Decimal, bool)> {
     Some((total, used))
 }
 
-fn category_sums(doc: &Document, out: &mut Vec<Finding>, subs: &[(String, &TaxSubtotal)]) {
+fn category_sums(doc: &Document, out: &mut Vec<Finding>, subs: &[(JsonPath, &TaxSubtotal)]) {
     for (cat, rule) in [("S", BR_S_08), ("Z", BR_Z_08), ("E", BR_E_08), ("O", BR_O_08)] {
-        let mine: Vec<&(String, &TaxSubtotal)> = subs.iter().filter(|(_, s)| s.tax_category.id.trim() == cat).collect();
+        let mine: Vec<&(JsonPath, &TaxSubtotal)> =
+            subs.iter().filter(|(_, s)| s.tax_category.id.trim() == cat).collect();
         let Some((first_path, _)) = mine.first() else {
             continue;
         };
@@ -141,7 +142,7 @@ fn category_sums(doc: &Document, out: &mut Vec<Finding>, subs: &[(String, &TaxSu
             continue;
         };
         // BR-S-08 compares the sum of all S breakdowns; Z, E and O compare each breakdown.
-        let stated: Vec<(&String, Decimal)> = if cat == "S" {
+        let stated: Vec<(&JsonPath, Decimal)> = if cat == "S" {
             match sum(mine.iter().map(|(_, s)| s.taxable_amount)) {
                 Some(total) => vec![(first_path, total)],
                 None => {
@@ -172,7 +173,7 @@ fn category_sums(doc: &Document, out: &mut Vec<Finding>, subs: &[(String, &TaxSu
     }
 }
 
-fn tax_total(doc: &Document, out: &mut Vec<Finding>, subs: &[(String, &TaxSubtotal)]) {
+fn tax_total(doc: &Document, out: &mut Vec<Finding>, subs: &[(JsonPath, &TaxSubtotal)]) {
     let tt = &doc.tax_total;
     two_decimals(
         out,
@@ -209,12 +210,12 @@ fn tax_total(doc: &Document, out: &mut Vec<Finding>, subs: &[(String, &TaxSubtot
 fn compare(
     out: &mut Vec<Finding>,
     rule: super::RuleInfo,
-    field: &str,
+    field: &'static str,
     stated: Decimal,
     want: Option<Decimal>,
     how: &str,
 ) {
-    let path = format!("legal_monitory_total.{field}");
+    let path = JsonPath::of("legal_monitory_total", field);
     match want {
         Some(w) if stated != w => out.push(rule.at(
             path,
@@ -226,7 +227,7 @@ fn compare(
             ),
         )),
         Some(_) => {}
-        None => out.push(too_large(path)),
+        None => out.push(too_large(path.into())),
     }
 }
 
@@ -235,7 +236,7 @@ fn net_of(lines: Option<Decimal>, charges: Option<Decimal>, discounts: Option<De
     Some(xpath_round(lines?.checked_add(charges?)?.checked_sub(discounts?)?, 2))
 }
 
-fn monetary_total(doc: &Document, out: &mut Vec<Finding>, subs: &[(String, &TaxSubtotal)]) {
+fn monetary_total(doc: &Document, out: &mut Vec<Finding>, subs: &[(JsonPath, &TaxSubtotal)]) {
     let t = &doc.legal_monitory_total;
     let p = |f: &str| format!("legal_monitory_total.{f}");
     let all = [

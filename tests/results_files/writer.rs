@@ -197,11 +197,8 @@ fn an_interrupted_run_leaves_the_previous_results_whole() {
         let (d, t) = date();
         let files = w.write_accepted("399999999900003", "Z-9", d, t, &resp).unwrap();
         for _ in 0..10_000 {
-            w.write(
-                &["Z-9".into(), "1".into()],
-                &ResultRow::accepted(T, "Z-9", &resp, &files, 1),
-            )
-            .unwrap();
+            w.write(&["Z-9", "1"], &ResultRow::accepted(T, "Z-9", &resp, &files, 1))
+                .unwrap();
         }
         panic!("the process is interrupted before finishing");
     });
