@@ -58,6 +58,15 @@ impl Cell {
         }
     }
 
+    /// [`Cell::to_text`], borrowed when the cell is text or empty.
+    pub fn as_text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Cell::Empty => std::borrow::Cow::Borrowed(""),
+            Cell::Text(t) => std::borrow::Cow::Borrowed(t.as_str()),
+            other => std::borrow::Cow::Owned(other.to_text()),
+        }
+    }
+
     /// The cell as text, the way a person would read it.
     pub fn to_text(&self) -> String {
         match self {

@@ -3,7 +3,7 @@
 
 use super::fields::{FIELDS, FieldId, FieldType, fid};
 use super::headers::HeaderIndex;
-use super::load::{FieldRule, Mapping, Part, Source, norm_value, parse_invoice_type, parse_kind};
+use super::load::{FieldRule, Mapping, Part, Source, norm_eq, parse_invoice_type, parse_kind};
 use super::lookup::Table;
 use super::transform;
 use super::{Issue, MappingError};
@@ -406,8 +406,8 @@ impl Bound {
         let v = self.view(row, header);
         for (rule, idx) in self.mapping.skip.iter().zip(&self.skip) {
             let Some(i) = idx else { continue };
-            let text = v.get(*i).to_text();
-            if rule.equals.contains(&norm_value(&text)) {
+            let text = v.get(*i).as_text();
+            if rule.equals.iter().any(|e| norm_eq(e, &text)) {
                 return Some((
                     rule.reason.replace("{value}", text.trim()),
                     self.column_name(*i),
@@ -503,8 +503,7 @@ impl Bound {
                 None => return Ok(None),
             }
         } else if !rule.map.is_empty() || rule.map_other.is_some() {
-            let k = norm_value(&trimmed);
-            match rule.map.iter().find(|(mk, _)| *mk == k) {
+            match rule.map.iter().find(|(mk, _)| norm_eq(mk, &trimmed)) {
                 Some((_, m)) => (
                     Cow::Owned(Cell::Text(m.as_str().into())),
                     Cow::Borrowed(m.as_str()),
@@ -551,8 +550,7 @@ impl Bound {
     }
 
     fn tax(&self, cell: &Cell, text: &str, rule: &FieldRule) -> Result<TaxCategory, String> {
-        let k = norm_value(text);
-        if let Some((_, cat)) = self.mapping.taxes.iter().find(|(code, _)| *code == k) {
+        if let Some((_, cat)) = self.mapping.taxes.iter().find(|(code, _)| norm_eq(code, text)) {
             return Ok(cat.clone());
         }
         let known: Vec<&str> = self.mapping.taxes.iter().map(|(c, _)| c.as_str()).collect();

@@ -168,7 +168,11 @@ impl Ctx<'_> {
 
 fn text(v: Option<Value>) -> Option<String> {
     match v {
-        Some(Value::Text(t)) if !t.trim().is_empty() => Some(t.trim().to_string()),
+        Some(Value::Text(t)) => match t.trim() {
+            "" => None,
+            trimmed if trimmed.len() == t.len() => Some(t),
+            trimmed => Some(trimmed.to_string()),
+        },
         _ => None,
     }
 }

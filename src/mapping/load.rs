@@ -80,6 +80,17 @@ pub fn norm_value(s: &str) -> String {
     s.trim().to_lowercase()
 }
 
+/// `norm_value(raw) == key` for a key already normalised, without allocating when `raw` is
+/// ASCII (its lower case is then the ASCII one).
+pub fn norm_eq(key: &str, raw: &str) -> bool {
+    let t = raw.trim();
+    if t.is_ascii() {
+        t.eq_ignore_ascii_case(key)
+    } else {
+        t.to_lowercase() == key
+    }
+}
+
 fn check_typed(ty: FieldType, text: &str, style: &NumberStyle, formats: &[String]) -> Result<(), String> {
     use crate::ingest::Cell;
     let cell = Cell::Text(text.into());
@@ -480,5 +491,25 @@ impl Mapping {
             join: file.join.clone(),
             lookups: file.lookups.into_iter().collect(),
         })
+    }
+}
+
+#[cfg(test)]
+mod norm_tests {
+    use super::{norm_eq, norm_value};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The allocation-free comparison says what comparing the normalised texts says.
+        #[test]
+        fn norm_eq_agrees_with_norm_value(
+            key in "[ a-zA-Z0-9%()\u{212A}\u{130}\u{645}]{0,8}",
+            raw in "[ a-zA-Z0-9%()\u{212A}\u{130}\u{645}\u{a0}]{0,8}",
+        ) {
+            let key = norm_value(&key);
+            prop_assert_eq!(norm_eq(&key, &raw), norm_value(&raw) == key);
+            // A text always matches its own key.
+            prop_assert!(norm_eq(&norm_value(&raw), &raw));
+        }
     }
 }

@@ -77,7 +77,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
             .into_iter()
             .map(|r| {
                 let mut rr = ResultRow::new(RowStatus::Skipped, time);
-                rr.document = draft.key.clone();
+                rr.document = draft.key.as_str().into();
                 rr.push_rendered(issue.clone(), text.clone());
                 let line = r.source.as_ref().map(|s| s.line);
                 (cells_of(r), rr, line)
@@ -157,7 +157,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
                 status
             };
             let mut rr = ResultRow::new(row_status, time);
-            rr.document = number.clone();
+            rr.document = number.as_str().into();
             for (((at, _), issue), text) in issues.iter().zip(&found).zip(&rendered) {
                 let mine = *at == Some(i);
                 let doc_level = at.is_none() && r.note != Some(RowNote::HeaderRepeat);

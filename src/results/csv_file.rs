@@ -50,13 +50,8 @@ impl CsvResult {
             out.write_field(cells.get(i).map_or("", AsRef::as_ref))?;
         }
         out.write_field(result.status.as_str())?;
-        for f in [
-            &result.document,
-            &result.uuid,
-            &result.qr,
-            &result.xml_file,
-            &result.qr_file,
-        ] {
+        out.write_field(&result.document)?;
+        for f in [&result.uuid, &result.qr, &result.xml_file, &result.qr_file] {
             out.write_field(f)?;
         }
         for list in [&result.errors, &result.warnings] {

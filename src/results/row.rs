@@ -13,8 +13,8 @@ use crate::validate::Severity;
 pub struct ResultRow {
     /// `result_status`.
     pub status: RowStatus,
-    /// `result_document`: the document number.
-    pub document: String,
+    /// `result_document`: the document number (held inline up to 24 bytes: it is on every row).
+    pub document: crate::ingest::Text,
     /// `result_uuid`.
     pub uuid: String,
     /// `result_qr`: the QR payload (base64 TLV, exactly as the authority returned it).
@@ -29,8 +29,8 @@ pub struct ResultRow {
     pub warnings: Vec<String>,
     /// `result_attempts`.
     pub attempts: u32,
-    /// `result_time` (RFC 3339).
-    pub time: String,
+    /// `result_time` (RFC 3339; 20 bytes, held inline).
+    pub time: crate::ingest::Text,
     /// The findings behind `errors` and `warnings`, structured.
     pub issues: Vec<ResultIssue>,
 }
@@ -40,7 +40,7 @@ impl ResultRow {
     pub fn new(status: RowStatus, time: &str) -> Self {
         ResultRow {
             status,
-            document: String::new(),
+            document: Default::default(),
             uuid: String::new(),
             qr: String::new(),
             xml_file: String::new(),
@@ -48,7 +48,7 @@ impl ResultRow {
             errors: Vec::new(),
             warnings: Vec::new(),
             attempts: 0,
-            time: time.to_string(),
+            time: time.into(),
             issues: Vec::new(),
         }
     }
@@ -63,7 +63,7 @@ impl ResultRow {
         attempts: u32,
     ) -> ResultRow {
         let mut r = ResultRow::new(RowStatus::Accepted, time);
-        r.document = document.to_string();
+        r.document = document.into();
         r.uuid = response.id.clone().unwrap_or_default();
         r.qr = response.qr_code.clone().unwrap_or_default();
         r.xml_file = files.xml_file.clone();
@@ -81,7 +81,7 @@ impl ResultRow {
     /// `INV-REJECTED` with the answer's text when it names none.
     pub fn rejected(time: &str, document: &str, response: &SubmissionResponse, attempts: u32) -> ResultRow {
         let mut r = ResultRow::new(RowStatus::Rejected, time);
-        r.document = document.to_string();
+        r.document = document.into();
         r.uuid = response.id.clone().unwrap_or_default();
         r.attempts = attempts;
         for m in &response.errors.0 {
@@ -107,7 +107,7 @@ impl ResultRow {
     /// with the reason, e.g. "no answer after 5 attempts: connection reset").
     pub fn failed(time: &str, document: &str, reason: &str, attempts: u32) -> ResultRow {
         let mut r = ResultRow::new(RowStatus::Failed, time);
-        r.document = document.to_string();
+        r.document = document.into();
         r.attempts = attempts;
         r.push_issue(ResultIssue::error("INV-SUBMIT-FAILED", reason));
         r
@@ -154,7 +154,7 @@ impl ResultRow {
     pub fn cells(&self) -> [String; RESULT_COLUMNS.len()] {
         [
             self.status.as_str().to_string(),
-            self.document.clone(),
+            self.document.to_string(),
             self.uuid.clone(),
             self.qr.clone(),
             self.xml_file.clone(),
@@ -162,7 +162,7 @@ impl ResultRow {
             self.errors.join(" | "),
             self.warnings.join(" | "),
             self.attempts.to_string(),
-            self.time.clone(),
+            self.time.to_string(),
         ]
     }
 }

@@ -61,7 +61,8 @@ impl JsonPath {
         }
     }
 
-    /// This path followed by `.field`; a path holds at most two segments after its index.
+    /// This path followed by `.field`; a path holds at most two segments after its index (every
+    /// caller is a rule with its fields written out, at most two deep).
     pub(crate) fn field(self, field: &'static str) -> JsonPath {
         let mut rest = self.rest;
         match rest.iter_mut().find(|r| r.is_empty()) {
@@ -98,7 +99,14 @@ pub(crate) fn subtotals(doc: &Document) -> Vec<(JsonPath, &TaxSubtotal)> {
         .tax_total
         .tax_subtotal
         .iter()
-        .map(|s| (JsonPath::of("tax_total", "tax_subtotal"), s))
+        .map(|s| {
+            let path = JsonPath {
+                head: "tax_total.tax_subtotal",
+                index: None,
+                rest: ["", ""],
+            };
+            (path, s)
+        })
         .collect();
     if let Some(many) = &doc.tax_total.tax_subtotals {
         all.extend(many.iter().enumerate().map(|(i, s)| {
@@ -232,5 +240,43 @@ mod tests {
         assert_eq!(pct(dec!(15.00)), "15");
         assert_eq!(short("abcdef", 3), "abc…");
         assert_eq!(sum([Decimal::MAX, Decimal::ONE]), None);
+    }
+
+    #[test]
+    fn json_paths_spell_the_same_paths_as_the_text_helpers() {
+        let mut doc = crate::model::example::standard_invoice("P-1");
+        assert_eq!(JsonPath::line(3, "item.name").to_string(), line_path(3, "item.name"));
+        assert_eq!(
+            JsonPath::line(0, "price").field("currency").to_string(),
+            "invoice_lines[0].price.currency"
+        );
+        assert_eq!(JsonPath::of("tax_total", "currency").to_string(), "tax_total.currency");
+        let one = crate::model::AllowanceCharge {
+            charge_indicator: false,
+            reason: "Discount".into(),
+            reason_code: None,
+            amount: dec!(1),
+            base_amount: None,
+            multiplier_factor: None,
+            currency: "SAR".into(),
+            tax_category: crate::model::TaxCategory::new("S", dec!(15)),
+        };
+        for n in [1, 2] {
+            doc.allowance_charge.0 = vec![one.clone(); n];
+            let want = allowance_path(&doc, n - 1, "reason");
+            let path: String = JsonPath::allowance(&doc, n - 1, "reason").into();
+            assert_eq!(path, want);
+        }
+        crate::compute::compute_document(&mut doc).unwrap();
+        let first = doc.tax_total.subtotals()[0].clone();
+        doc.tax_total.set_subtotals(vec![first.clone()]);
+        let spelled: Vec<String> = subtotals(&doc)
+            .iter()
+            .map(|(p, _)| p.field("tax_category").field("id").to_string())
+            .collect();
+        assert_eq!(spelled, ["tax_total.tax_subtotal.tax_category.id"]);
+        doc.tax_total.set_subtotals(vec![first.clone(), first]);
+        let spelled: Vec<String> = subtotals(&doc).iter().map(|(p, _)| p.to_string()).collect();
+        assert_eq!(spelled, ["tax_total.tax_subtotals[0]", "tax_total.tax_subtotals[1]"]);
     }
 }

@@ -58,7 +58,7 @@ fn run(dir: &Path, docs: &[(&str, RowStatus)]) -> Result<invoicedrop::results::F
             RowStatus::Failed => ResultRow::failed(T, number, "no answer after 5 attempts", 5),
             other => {
                 let mut r = ResultRow::new(*other, T);
-                r.document = number.to_string();
+                r.document = (*number).into();
                 r
             }
         };
