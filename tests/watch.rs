@@ -264,7 +264,18 @@ fn a_broken_file_goes_to_failed_with_its_error_and_temporary_names_are_ignored()
     std::fs::write(d.join("in/broken.csv"), "this,is\nnot,an export\n").unwrap();
     std::fs::write(d.join("in/binary.xlsx"), [0u8, 1, 2, 3, 255]).unwrap();
     let w = Watch::start(d, &env, &[]);
-    wait_for(LIMIT, "two files in failed/", || names(&d.join("in/failed")).len() == 4);
+    // The notes are written aside and renamed: once there, they are whole.
+    wait_for(LIMIT, "both files and their notes in failed/", || {
+        let failed = names(&d.join("in/failed"));
+        [
+            "broken.csv",
+            "broken.csv.error.txt",
+            "binary.xlsx",
+            "binary.xlsx.error.txt",
+        ]
+        .iter()
+        .all(|n| failed.iter().any(|f| f == n))
+    });
     let error = std::fs::read_to_string(d.join("in/failed/broken.csv.error.txt")).unwrap();
     assert!(error.contains("no bundled mapping fits"), "{error}");
     let error = std::fs::read_to_string(d.join("in/failed/binary.xlsx.error.txt")).unwrap();

@@ -88,7 +88,11 @@ impl Inbox {
             file_name(&target),
             Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
         );
-        std::fs::write(&note, text).map_err(|e| WatchError::io("cannot write", note, e))?;
+        // Written aside and renamed: whoever sees the note (a person, a script polling
+        // `failed/`) sees it whole.
+        let tmp = self.failed.join(format!(".{}.error.txt.tmp", file_name(&target)));
+        std::fs::write(&tmp, text).map_err(|e| WatchError::io("cannot write", &tmp, e))?;
+        std::fs::rename(&tmp, &note).map_err(|e| WatchError::io("cannot write", note, e))?;
         Ok(target)
     }
 }
@@ -217,6 +221,27 @@ mod tests {
         bodies.sort();
         assert_eq!(bodies, ["one", "three", "two"]);
         assert!(inbox.done.join("a.csv").exists());
+    }
+
+    #[test]
+    fn a_failed_file_gets_its_note_whole_and_no_temporary_is_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let inbox = Inbox::new(dir.path());
+        inbox.create_dirs().unwrap();
+        let p = dir.path().join("bad.csv");
+        std::fs::write(&p, "x").unwrap();
+        inbox.to_failed(&p, "no bundled mapping fits").unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(&inbox.failed)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["bad.csv", "bad.csv.error.txt"]);
+        let note = std::fs::read_to_string(inbox.failed.join("bad.csv.error.txt")).unwrap();
+        assert!(
+            note.starts_with("bad.csv\nfailed at ") && note.ends_with(": no bundled mapping fits\n"),
+            "{note}"
+        );
     }
 
     #[test]
