@@ -162,8 +162,7 @@ pub fn totals(doc: &Document) -> Result<Totals, ComputeError> {
     // `at`: the amount's object (`invoice_lines`, `allowance_charge`) and index, spelled out as a
     // path only on overflow.
     let add_to = |groups: &mut Vec<Breakdown>, cat: &TaxCategory, amount: Decimal, at: (&str, usize)| {
-        let key = cat.breakdown_key();
-        match groups.iter_mut().find(|g| g.category.breakdown_key() == key) {
+        match groups.iter_mut().find(|g| g.category.same_breakdown(cat)) {
             Some(g) => {
                 g.taxable = g
                     .taxable

@@ -212,6 +212,12 @@ impl TaxCategory {
     pub fn breakdown_key(&self) -> (String, Decimal) {
         (self.id.trim().to_ascii_uppercase(), self.percent.normalize())
     }
+
+    /// True when both go into the same VAT breakdown: equal [`breakdown_key`](Self::breakdown_key)s,
+    /// compared without making them.
+    pub fn same_breakdown(&self, other: &TaxCategory) -> bool {
+        self.percent == other.percent && self.id.trim().eq_ignore_ascii_case(other.id.trim())
+    }
 }
 
 /// A document-level discount (`charge_indicator: false`) or charge (api.md 2.5).

@@ -391,6 +391,10 @@ pub fn check_stream(
     let (batch_tx, batch_rx) = std::sync::mpsc::sync_channel::<Vec<Unit>>(BATCHES_IN_FLIGHT);
     let (out_tx, out_rx) = std::sync::mpsc::sync_channel::<Vec<Outcome>>(BATCHES_IN_FLIGHT);
     let grouper_bound = bound.clone();
+    // Without a dispatcher nothing needs the valid documents after the checks: they are dropped
+    // where they were built (freeing memory on the thread that allocated it is the cheap case),
+    // not on the writing thread.
+    let keep_documents = dispatch.is_some();
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let mut grouper = crate::mapping::Grouper::new(grouper_bound);
@@ -421,7 +425,16 @@ pub fn check_stream(
         let time = &time;
         let evaluator = scope.spawn(move || {
             for units in batch_rx {
-                let outcomes: Vec<Outcome> = units.into_par_iter().map(|u| evaluate(u, &bound, opts, time)).collect();
+                let outcomes: Vec<Outcome> = units
+                    .into_par_iter()
+                    .map(|u| {
+                        let mut o = evaluate(u, &bound, opts, time);
+                        if !keep_documents {
+                            o.document = None;
+                        }
+                        o
+                    })
+                    .collect();
                 if out_tx.send(outcomes).is_err() {
                     // The writer stopped; dropping `batch_rx` stops the reader.
                     return;

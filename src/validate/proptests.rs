@@ -308,3 +308,21 @@ proptest! {
         let _ = super::validate(&d, &ctx);
     }
 }
+
+proptest! {
+    /// Grouping compares categories without making their keys, and agrees with the keys.
+    #[test]
+    fn same_breakdown_agrees_with_breakdown_key(
+        a in "[ sSzZeEoO]{0,3}",
+        b in "[ sSzZeEoO]{0,3}",
+        p in 0i64..2000,
+        q in 0i64..2000,
+        scale_p in 0u32..4,
+        scale_q in 0u32..4,
+    ) {
+        let x = TaxCategory::new(&a, Decimal::new(p, scale_p));
+        let y = TaxCategory::new(&b, Decimal::new(q, scale_q));
+        prop_assert_eq!(x.same_breakdown(&y), x.breakdown_key() == y.breakdown_key());
+        prop_assert!(x.same_breakdown(&x));
+    }
+}
