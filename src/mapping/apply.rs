@@ -376,17 +376,20 @@ impl Bound {
         }
     }
 
+    /// A template's text: its parts joined (each column's text trimmed), then trimmed.
     fn render(&self, parts: &[RPart], v: &View<'_>) -> String {
-        parts
-            .iter()
-            .map(|p| match p {
-                RPart::Text(t) => t.clone(),
-                RPart::Col(Some(i)) => v.get(*i).to_text().trim().to_string(),
-                RPart::Col(None) => String::new(),
-            })
-            .collect::<String>()
-            .trim()
-            .to_string()
+        let mut out = String::new();
+        for p in parts {
+            match p {
+                RPart::Text(t) => out.push_str(t),
+                RPart::Col(Some(i)) => out.push_str(v.get(*i).as_text().trim()),
+                RPart::Col(None) => {}
+            }
+        }
+        match out.trim() {
+            t if t.len() == out.len() => out,
+            t => t.to_string(),
+        }
     }
 
     /// The document key of a row: the group key column, else the `number` field's text.

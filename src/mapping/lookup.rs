@@ -21,9 +21,14 @@ pub struct Table {
 
 /// The comparable form of a key: trimmed, lower case, inner white space collapsed.
 pub fn key_form(s: &str) -> String {
+    key_form_inline(s).into_string()
+}
+
+/// [`key_form`], held inline when short (most keys: a lookup is made for every document).
+fn key_form_inline(s: &str) -> crate::ingest::Text {
     if s.is_ascii() {
-        // The same, in one pass (keys are looked up for every document).
-        let mut out = String::with_capacity(s.len());
+        // The same, in one pass.
+        let mut out = crate::ingest::Text::with_capacity(s.len());
         for word in s.split_whitespace() {
             if !out.is_empty() {
                 out.push(' ');
@@ -32,7 +37,7 @@ pub fn key_form(s: &str) -> String {
         }
         return out;
     }
-    s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase().into()
 }
 
 /// Where a lookup file is: the first existing candidate of `file` (absolute, or relative to each
@@ -123,7 +128,7 @@ impl Table {
     /// The value at (key, column index); `None` when the key is not in the table.
     pub fn get(&self, key: &str, column: usize) -> Option<&str> {
         self.rows
-            .get(&key_form(key))
+            .get(key_form_inline(key).as_str())
             .map(|r| r.get(column).map(String::as_str).unwrap_or(""))
     }
 

@@ -76,11 +76,28 @@ fn buyer_vat(doc: &Document, out: &mut Vec<Finding>) {
     }
 }
 
-/// The sequences BR-KSA-F-13 treats as made-up IDs.
+/// The sequences BR-KSA-F-13 treats as made-up IDs ([`made_up`] finds them in one pass).
+#[cfg(test)]
 const MADE_UP: [&str; 16] = [
     "01234567", "12345678", "23456789", "76543210", "87654321", "98765432", "00000000", "11111111", "22222222",
     "33333333", "44444444", "55555555", "66666666", "77777777", "88888888", "99999999",
 ];
+
+/// True when the digits hold a made-up run (BR-KSA-F-13): 8 equal digits, or 8 digits each one
+/// more, or each one less, than the one before (01234567 ... 98765432, 00000000 ... 99999999).
+fn made_up(digits: &str) -> bool {
+    let (mut same, mut up, mut down) = (1, 1, 1);
+    for w in digits.as_bytes().windows(2) {
+        let step = i16::from(w[1]) - i16::from(w[0]);
+        same = if step == 0 { same + 1 } else { 1 };
+        up = if step == 1 { up + 1 } else { 1 };
+        down = if step == -1 { down + 1 } else { 1 };
+        if same >= 8 || up >= 8 || down >= 8 {
+            return true;
+        }
+    }
+    false
+}
 
 /// Format rules of an ID under a scheme (BR-KSA-F-07..F-11): the rule and what the ID must be.
 fn id_format(scheme: &str, seller: bool) -> Option<(RuleInfo, char, &'static str)> {
@@ -106,8 +123,8 @@ fn other_id(party: &Party, prefix: &str, seller: bool, out: &mut Vec<Finding>) {
         return;
     }
     let who = if seller { "seller" } else { "buyer" };
-    let scheme_path = format!("{prefix}.party_identification.scheme");
-    let id_path = format!("{prefix}.party_identification.id");
+    let scheme_path = || format!("{prefix}.party_identification.scheme");
+    let id_path = || format!("{prefix}.party_identification.id");
     let (list, rule): (&[&str], RuleInfo) = if seller {
         (&SELLER_SCHEMES, BR_KSA_08)
     } else {
@@ -117,7 +134,7 @@ fn other_id(party: &Party, prefix: &str, seller: bool, out: &mut Vec<Finding>) {
     let id = pi.id.trim();
     if !list.contains(&scheme) {
         out.push(rule.at(
-            scheme_path.clone(),
+            scheme_path(),
             val(&pi.scheme),
             format!(
                 "The {who} ID scheme {:?} is not allowed; use one of {} (in capitals).",
@@ -127,7 +144,7 @@ fn other_id(party: &Party, prefix: &str, seller: bool, out: &mut Vec<Finding>) {
         ));
     } else if !pi.id.chars().all(|c| c.is_ascii_alphanumeric()) {
         out.push(rule.at(
-            id_path.clone(),
+            id_path(),
             val(&pi.id),
             format!(
                 "The {who} {scheme} number may contain only letters and digits; remove spaces, dashes and other signs."
@@ -137,7 +154,7 @@ fn other_id(party: &Party, prefix: &str, seller: bool, out: &mut Vec<Finding>) {
     let upper = scheme.to_ascii_uppercase();
     if pi.scheme != scheme && list.contains(&upper.as_str()) {
         out.push(BR_KSA_F_12.at(
-            scheme_path,
+            scheme_path(),
             val(&pi.scheme),
             format!("The {who} ID scheme {:?} has spaces around it; remove them.", pi.scheme),
         ));
@@ -146,7 +163,7 @@ fn other_id(party: &Party, prefix: &str, seller: bool, out: &mut Vec<Finding>) {
         let ok = id.len() == 10 && ascii_digits(id) && (first == ' ' || id.starts_with(first));
         if !ok {
             out.push(rule.at(
-                id_path.clone(),
+                id_path(),
                 val(&pi.id),
                 format!(
                     "The {who} ID {:?} does not look right: {what}. Check the number.",
@@ -155,9 +172,9 @@ fn other_id(party: &Party, prefix: &str, seller: bool, out: &mut Vec<Finding>) {
             ));
         }
     }
-    if list.contains(&upper.as_str()) && ascii_digits(id) && MADE_UP.iter().any(|m| id.contains(m)) {
+    if list.contains(&upper.as_str()) && ascii_digits(id) && made_up(id) {
         out.push(BR_KSA_F_13.at(
-            id_path,
+            id_path(),
             val(&pi.id),
             format!(
                 "The {who} ID {:?} looks made up (a run of repeated or consecutive digits); enter the real number.",
@@ -246,6 +263,17 @@ mod tests {
     use super::super::testkit::{rule_test, *};
     use crate::model::{Document, PartyIdentification, TaxCategory};
     use rust_decimal::Decimal;
+
+    proptest::proptest! {
+        /// The one-pass scan finds exactly the IDs that contain a listed sequence.
+        #[test]
+        fn made_up_finds_exactly_the_listed_runs(id in "[0-9]{0,12}", run in 0usize..16, at in 0usize..4) {
+            proptest::prop_assert_eq!(super::made_up(&id), super::MADE_UP.iter().any(|m| id.contains(m)));
+            let cut = at.min(id.len());
+            let planted = format!("{}{}{}", &id[..cut], super::MADE_UP[run], &id[cut..]);
+            proptest::prop_assert!(super::made_up(&planted));
+        }
+    }
 
     fn id(scheme: &str, id: &str) -> Option<PartyIdentification> {
         Some(PartyIdentification {
