@@ -268,6 +268,13 @@ pub fn totals(doc: &Document) -> Result<Totals, ComputeError> {
 /// `rounding_amount`, the VAT breakdown (D11 form), `tax_total`, `legal_monitory_total`, and the
 /// currency of every amount (the document currency).
 pub fn compute_document(doc: &mut Document) -> Result<(), ComputeError> {
+    compute_document_totals(doc).map(|_| ())
+}
+
+/// [`compute_document`], returning the totals it wrote: the same as [`totals`] of the computed
+/// document (which reads only what computing does not change), so a caller that validates next
+/// need not compute them again.
+pub fn compute_document_totals(doc: &mut Document) -> Result<Totals, ComputeError> {
     let t = totals(doc)?;
     let currency = doc.doc_currency_code.clone();
     for (line, a) in doc.invoice_lines.iter_mut().zip(&t.lines) {
@@ -286,7 +293,7 @@ pub fn compute_document(doc: &mut Document) -> Result<(), ComputeError> {
     doc.tax_total.currency = currency;
     doc.tax_total.tax_amount = t.tax_total;
     doc.tax_total.tax_amount_in_tax_currency = t.tax_total_in_sar;
-    doc.tax_total.set_subtotals(t.subtotals);
+    doc.tax_total.set_subtotals(t.subtotals.clone());
     let lmt = &mut doc.legal_monitory_total;
     lmt.total_amount = t.line_total;
     lmt.tax_exclusive_amount = t.tax_exclusive;
@@ -294,7 +301,7 @@ pub fn compute_document(doc: &mut Document) -> Result<(), ComputeError> {
     lmt.payable_amount = t.payable;
     lmt.allowance_total_amount = Some(t.allowance_total);
     lmt.charge_total_amount = (t.charge_total != Decimal::ZERO).then_some(t.charge_total);
-    Ok(())
+    Ok(t)
 }
 
 /// Compute many documents in parallel; each document's work stays on one thread.
@@ -370,6 +377,29 @@ mod tests {
     use super::*;
     use crate::model::example;
     use rust_decimal_macros::dec;
+
+    #[test]
+    fn the_totals_returned_are_those_of_the_computed_document() {
+        let mut foreign = example::standard_invoice("F-1");
+        foreign.doc_currency_code = "USD".into();
+        foreign.tax_exchange_rate = Some(dec!(3.75));
+        let mut no_rate = example::simplified_invoice("F-2");
+        no_rate.doc_currency_code = "USD".into();
+        no_rate.tax_total.tax_amount_in_tax_currency = Some(dec!(12.34));
+        let mut prepaid = example::debit_note("D-1", "F-1");
+        prepaid.legal_monitory_total.prepaid_amount = Some(dec!(10));
+        prepaid.legal_monitory_total.payable_rounding_amount = Some(dec!(0.01));
+        for mut doc in [
+            example::standard_invoice("S-1"),
+            example::credit_note("C-1", "S-1"),
+            foreign,
+            no_rate,
+            prepaid,
+        ] {
+            let returned = compute_document_totals(&mut doc).unwrap();
+            assert_eq!(Ok(returned), totals(&doc), "{}", doc.number);
+        }
+    }
 
     #[test]
     fn rounding_is_half_away_from_zero() {

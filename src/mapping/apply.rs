@@ -396,7 +396,7 @@ impl Bound {
     pub fn key(&self, row: &Row, header: Option<&Row>) -> String {
         let v = self.view(row, header);
         if let Some(i) = self.group_key {
-            return v.get(i).to_text().trim().to_string();
+            return v.get(i).as_text().trim().to_string();
         }
         match self.raw(fid!("number"), &v) {
             Some((_, text, _)) => text.trim().to_string(),

@@ -46,7 +46,7 @@ fn locate(f: &Finding, built: &Built) -> (Option<usize>, Issue) {
 }
 
 /// The authority's rules and ours, for one computed document.
-fn rules(doc: &Document, erp: &ErpTotals, now: DateTime<Utc>) -> Vec<Finding> {
+fn rules(doc: &Document, totals: crate::compute::Totals, erp: &ErpTotals, now: DateTime<Utc>) -> Vec<Finding> {
     let mut ctx = crate::validate::Context::new(now);
     if !erp.is_empty() {
         ctx.erp = Some(crate::validate::ErpFigures {
@@ -58,7 +58,7 @@ fn rules(doc: &Document, erp: &ErpTotals, now: DateTime<Utc>) -> Vec<Finding> {
             tax_inclusive: erp.tax_inclusive,
         });
     }
-    crate::validate::validate(doc, &ctx)
+    crate::validate::validate_computed(doc, &ctx, Ok(totals))
 }
 
 fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: &str) -> Outcome {
@@ -109,10 +109,10 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
     let mut issues = std::mem::take(&mut built.issues);
     let mut payable = None;
     if let Some(doc) = built.document.as_mut() {
-        match compute_document(doc) {
-            Ok(()) => {
+        match compute_document_totals(doc) {
+            Ok(totals) => {
                 payable = Some(doc.legal_monitory_total.payable_amount);
-                for f in rules(doc, &built.erp, opts.now) {
+                for f in rules(doc, totals, &built.erp, opts.now) {
                     issues.push(locate(&f, &built));
                 }
             }

@@ -14,7 +14,7 @@ use dispatch::{Dispatched, dispatch_batch, finish_batch};
 use evaluate::evaluate;
 pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options};
 
-use crate::compute::compute_document;
+use crate::compute::compute_document_totals;
 use crate::ingest::{Cell, Row, SourceRef, Text};
 use crate::mapping::{Bound, Built, DocDraft, DraftRow, ErpTotals, Issue, RowNote, Unit, build};
 use crate::model::{Document, Party};

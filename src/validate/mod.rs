@@ -121,6 +121,16 @@ impl Context {
 
 /// Every finding of every rule on one document, in a fixed order (by concept, then by field).
 pub fn validate(doc: &Document, ctx: &Context) -> Vec<Finding> {
+    validate_computed(doc, ctx, crate::compute::totals(doc))
+}
+
+/// [`validate`] with the document's [`crate::compute::totals`] already at hand (as
+/// [`crate::compute::compute_document_totals`] returns them).
+pub fn validate_computed(
+    doc: &Document,
+    ctx: &Context,
+    computed: Result<crate::compute::Totals, crate::compute::ComputeError>,
+) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
     header::check(doc, ctx, &mut out);
     dates::check(doc, ctx, &mut out);
@@ -130,7 +140,6 @@ pub fn validate(doc: &Document, ctx: &Context) -> Vec<Finding> {
     lines::check(doc, &mut out);
     allowances::check(doc, &mut out);
     categories::check(doc, &mut out);
-    let computed = crate::compute::totals(doc);
     totals::check(doc, &computed, &mut out);
     erp::check(doc, ctx, &computed, &mut out);
     let mut seen = std::collections::HashSet::new();
