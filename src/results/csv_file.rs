@@ -6,29 +6,82 @@ use super::{RESULT_COLUMNS, ResultRow, ResultsError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The CSV result being written.
+/// The CSV result being written. Records are written as the csv crate writes them by default
+/// (`,` between fields, `\n` after each record, a field quoted only when it holds `,`, `"`, `\r`
+/// or `\n`, quotes doubled), byte for byte (a property test holds it to the crate), but a row at
+/// a time into one buffer instead of field by field through the crate's state machine: this is
+/// the pipeline's one serial stage.
 pub(crate) struct CsvResult {
-    out: csv::Writer<AtomicFile>,
+    out: AtomicFile,
     target: PathBuf,
     width: usize,
-    scratch: String,
+    line: Vec<u8>,
+}
+
+/// A field the csv crate would quote (its `QuoteStyle::Necessary` with the default delimiter,
+/// quote and terminator).
+fn needs_quotes(field: &[u8]) -> bool {
+    field.iter().any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+}
+
+/// Append one field as the csv crate writes it.
+fn push_field(line: &mut Vec<u8>, field: &[u8]) {
+    if needs_quotes(field) {
+        line.push(b'"');
+        for &b in field {
+            if b == b'"' {
+                line.push(b'"');
+            }
+            line.push(b);
+        }
+        line.push(b'"');
+    } else {
+        line.extend_from_slice(field);
+    }
+}
+
+/// A list of rendered findings as one cell: joined with ` | `.
+fn listed(list: &[String]) -> std::borrow::Cow<'_, str> {
+    match list {
+        [] => "".into(),
+        [one] => one.as_str().into(),
+        many => many.join(" | ").into(),
+    }
+}
+
+/// One record (fields joined by `,`, then `\n`) appended to `line`.
+fn push_record<'a>(line: &mut Vec<u8>, fields: impl IntoIterator<Item = &'a [u8]>) {
+    for (i, f) in fields.into_iter().enumerate() {
+        if i > 0 {
+            line.push(b',');
+        }
+        push_field(line, f);
+    }
+    line.push(b'\n');
 }
 
 impl CsvResult {
     /// Start `target` with the header row.
     pub(crate) fn create(target: &Path, headers: &[String]) -> Result<CsvResult, ResultsError> {
-        let mut file = AtomicFile::create(target)?;
-        file.write_all("\u{feff}".as_bytes())
+        let mut out = AtomicFile::create(target)?;
+        out.write_all("\u{feff}".as_bytes())
             .map_err(|e| ResultsError::io(target, e))?;
-        let mut out = csv::WriterBuilder::new().flexible(false).from_writer(file);
-        let mut header: Vec<&str> = headers.iter().map(String::as_str).collect();
-        header.extend(RESULT_COLUMNS);
-        out.write_record(&header).map_err(|e| csv_error(target, e))?;
+        let mut line = Vec::with_capacity(1024);
+        push_record(
+            &mut line,
+            headers
+                .iter()
+                .map(String::as_str)
+                .chain(RESULT_COLUMNS)
+                .map(str::as_bytes),
+        );
+        out.write_all(&line).map_err(|e| ResultsError::io(target, e))?;
+        line.clear();
         Ok(CsvResult {
             out,
             target: target.to_path_buf(),
             width: headers.len(),
-            scratch: String::new(),
+            line,
         })
     }
 
@@ -38,52 +91,34 @@ impl CsvResult {
         input.chain(result.iter().map(String::as_str)).collect()
     }
 
-    /// Write one row: field by field, the same record as `record(width, cells, &result.cells())`
-    /// without copying the cells.
+    /// Write one row: the same record as `record(width, cells, &result.cells())`, without
+    /// copying the cells.
     pub(crate) fn write<S: AsRef<str>>(&mut self, cells: &[S], result: &ResultRow) -> Result<(), ResultsError> {
-        self.write_fields(cells, result).map_err(|e| csv_error(&self.target, e))
-    }
-
-    fn write_fields<S: AsRef<str>>(&mut self, cells: &[S], result: &ResultRow) -> Result<(), csv::Error> {
-        let out = &mut self.out;
-        for i in 0..self.width {
-            out.write_field(cells.get(i).map_or("", AsRef::as_ref))?;
-        }
-        out.write_field(result.status.as_str())?;
-        out.write_field(&result.document)?;
-        for f in [&result.uuid, &result.qr, &result.xml_file, &result.qr_file] {
-            out.write_field(f)?;
-        }
-        for list in [&result.errors, &result.warnings] {
-            match list.as_slice() {
-                [] => out.write_field("")?,
-                [one] => out.write_field(one)?,
-                many => {
-                    self.scratch.clear();
-                    for (i, s) in many.iter().enumerate() {
-                        if i > 0 {
-                            self.scratch.push_str(" | ");
-                        }
-                        self.scratch.push_str(s);
-                    }
-                    out.write_field(&self.scratch)?;
-                }
-            }
-        }
+        let (errors, warnings) = (listed(&result.errors), listed(&result.warnings));
         let (digits, from) = decimal_digits(result.attempts);
-        out.write_field(&digits[from..])?;
-        out.write_field(&result.time)?;
-        out.write_record(None::<&[u8]>)
+        let input = (0..self.width).map(|i| cells.get(i).map_or("", AsRef::as_ref).as_bytes());
+        let results: [&[u8]; RESULT_COLUMNS.len()] = [
+            result.status.as_str().as_bytes(),
+            result.document.as_bytes(),
+            result.uuid.as_bytes(),
+            result.qr.as_bytes(),
+            result.xml_file.as_bytes(),
+            result.qr_file.as_bytes(),
+            errors.as_bytes(),
+            warnings.as_bytes(),
+            &digits[from..],
+            result.time.as_bytes(),
+        ];
+        self.line.clear();
+        push_record(&mut self.line, input.chain(results));
+        self.out
+            .write_all(&self.line)
+            .map_err(|e| ResultsError::io(&self.target, e))
     }
 
     /// Flush and rename into place.
     pub(crate) fn commit(self) -> Result<PathBuf, ResultsError> {
-        let target = self.target.clone();
-        let file = self
-            .out
-            .into_inner()
-            .map_err(|e| ResultsError::io(&target, std::io::Error::other(e.to_string())))?;
-        file.commit()
+        self.out.commit()
     }
 }
 
@@ -111,6 +146,56 @@ fn decimal_digits(mut n: u32) -> ([u8; 10], usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The csv crate's default writer, as the result file was written before.
+    fn by_the_crate(fields: &[String]) -> Vec<u8> {
+        let mut w = csv::WriterBuilder::new().flexible(false).from_writer(Vec::new());
+        w.write_record(fields).unwrap();
+        w.into_inner().unwrap()
+    }
+
+    proptest::proptest! {
+        /// Every record is written exactly as the csv crate writes it: quoting, doubled quotes,
+        /// empty fields, line breaks inside fields, Arabic.
+        #[test]
+        fn records_are_the_csv_crates(fields in proptest::collection::vec("[a ,\"\r\nم|0-9]{0,6}", 2..12)) {
+            let mut line = Vec::new();
+            push_record(&mut line, fields.iter().map(|f| f.as_bytes()));
+            proptest::prop_assert_eq!(line, by_the_crate(&fields));
+        }
+    }
+
+    #[test]
+    fn a_result_row_is_the_record_of_its_cells() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("x.result.csv");
+        let headers = vec!["A".to_string(), "B, the second".to_string(), "C".to_string()];
+        let mut csv = CsvResult::create(&target, &headers).unwrap();
+        let mut row = ResultRow::new(super::super::RowStatus::Invalid, "2026-11-21T09:00:00Z");
+        row.document = "INV-1".into();
+        row.errors = vec!["E1 column \"x\": bad".into(), "E2: worse\nstill".into()];
+        row.warnings = vec!["W1: note".into()];
+        row.attempts = 12;
+        // Short, long (cut to the header width) and padded rows.
+        let rows: [&[&str]; 3] = [&["1", "a\"b"], &["", "", "", "extra"], &["x,y", "", "z"]];
+        let mut want = "\u{feff}".as_bytes().to_vec();
+        let header: Vec<String> = headers
+            .iter()
+            .cloned()
+            .chain(RESULT_COLUMNS.map(String::from))
+            .collect();
+        want.extend(by_the_crate(&header));
+        for cells in rows {
+            csv.write(cells, &row).unwrap();
+            let record: Vec<String> = CsvResult::record(3, cells, &row.cells())
+                .into_iter()
+                .map(String::from)
+                .collect();
+            want.extend(by_the_crate(&record));
+        }
+        csv.commit().unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), want);
+    }
 
     #[test]
     fn decimal_digits_match_to_string() {
