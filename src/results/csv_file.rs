@@ -96,19 +96,10 @@ impl CsvResult {
     pub(crate) fn write<S: AsRef<str>>(&mut self, cells: &[S], result: &ResultRow) -> Result<(), ResultsError> {
         let (errors, warnings) = (listed(&result.errors), listed(&result.warnings));
         let (digits, from) = decimal_digits(result.attempts);
+        // ASCII digits: always UTF-8.
+        let attempts = std::str::from_utf8(&digits[from..]).unwrap_or_default();
         let input = (0..self.width).map(|i| cells.get(i).map_or("", AsRef::as_ref).as_bytes());
-        let results: [&[u8]; RESULT_COLUMNS.len()] = [
-            result.status.as_str().as_bytes(),
-            result.document.as_bytes(),
-            result.uuid.as_bytes(),
-            result.qr.as_bytes(),
-            result.xml_file.as_bytes(),
-            result.qr_file.as_bytes(),
-            errors.as_bytes(),
-            warnings.as_bytes(),
-            &digits[from..],
-            result.time.as_bytes(),
-        ];
+        let results = result.texts(&errors, &warnings, attempts).map(str::as_bytes);
         self.line.clear();
         push_record(&mut self.line, input.chain(results));
         self.out

@@ -152,17 +152,30 @@ impl ResultRow {
 
     /// The cells of the result columns, in [`RESULT_COLUMNS`] order.
     pub fn cells(&self) -> [String; RESULT_COLUMNS.len()] {
+        let (errors, warnings) = (self.errors.join(" | "), self.warnings.join(" | "));
+        self.texts(&errors, &warnings, &self.attempts.to_string())
+            .map(str::to_string)
+    }
+
+    /// [`cells`](Self::cells) borrowed, given the texts of the joined errors and warnings and
+    /// of the attempts.
+    pub(crate) fn texts<'a>(
+        &'a self,
+        errors: &'a str,
+        warnings: &'a str,
+        attempts: &'a str,
+    ) -> [&'a str; RESULT_COLUMNS.len()] {
         [
-            self.status.as_str().to_string(),
-            self.document.to_string(),
-            self.uuid.clone(),
-            self.qr.clone(),
-            self.xml_file.clone(),
-            self.qr_file.clone(),
-            self.errors.join(" | "),
-            self.warnings.join(" | "),
-            self.attempts.to_string(),
-            self.time.to_string(),
+            self.status.as_str(),
+            &self.document,
+            &self.uuid,
+            &self.qr,
+            &self.xml_file,
+            &self.qr_file,
+            errors,
+            warnings,
+            attempts,
+            &self.time,
         ]
     }
 }
