@@ -67,15 +67,16 @@ fn status_format(fill: u32, font: u32) -> Format {
 }
 
 /// The zip compression level of the result workbook (1 fastest, 9 smallest).
-const ZIP_LEVEL: u8 = 3;
+const ZIP_LEVEL: u8 = 1;
 
 impl XlsxResult {
     /// Start `target` (its folder is also where the constant-memory temporary files go).
     pub(crate) fn create(target: &Path, headers: &[String]) -> Result<XlsxResult, ResultsError> {
         let err = |e| xlsx_error(target, e);
         let mut workbook = Workbook::new();
-        // Level 3, not the default 6: zipping the sheet at level 6 was a fifth of `check`'s
-        // CPU on a 200,000-row workbook, on the writing thread that bounds the pipeline.
+        // Level 1, not the default 6: zipping the sheet at level 6 was a fifth of `check`'s
+        // CPU on a 200,000-row workbook, on the writing thread that bounds the pipeline. Level 3
+        // took 4.97 s and 30 MB on that file, level 1 4.37 s and 42 MB (BENCHMARKS.md).
         workbook.set_zip_compression_level(ZIP_LEVEL);
         if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
             workbook.set_tempdir(dir).map_err(err)?;
