@@ -41,7 +41,7 @@ fn push_field(line: &mut Vec<u8>, field: &[u8]) {
 }
 
 /// A list of rendered findings as one cell: joined with ` | `.
-fn listed(list: &[String]) -> std::borrow::Cow<'_, str> {
+pub(crate) fn listed(list: &[String]) -> std::borrow::Cow<'_, str> {
     match list {
         [] => "".into(),
         [one] => one.as_str().into(),
@@ -85,7 +85,9 @@ impl CsvResult {
         })
     }
 
-    /// The input's cells padded or cut to the header width, then the result cells.
+    /// The input's cells padded or cut to the header width, then the result cells (the record
+    /// [`CsvResult::write`] is tested against).
+    #[cfg(test)]
     pub(crate) fn record<'a, S: AsRef<str>>(width: usize, cells: &'a [S], result: &'a [String]) -> Vec<&'a str> {
         let input = (0..width).map(|i| cells.get(i).map_or("", AsRef::as_ref));
         input.chain(result.iter().map(String::as_str)).collect()

@@ -27,6 +27,8 @@ mod row;
 pub mod summary;
 mod writer;
 mod xlsx;
+mod xlsx_sheet;
+mod xlsx_zip;
 pub mod xml_totals;
 
 pub use artefacts::{ArtefactContent, ArtefactPaths, write_accepted};
