@@ -72,12 +72,70 @@ impl Cell {
         match self {
             Cell::Empty => String::new(),
             Cell::Text(t) => t.to_string(),
-            Cell::Number(d) => d.normalize().to_string(),
-            Cell::Date(d) => d.format("%Y-%m-%d").to_string(),
+            Cell::Number(d) => decimal_text(d),
+            Cell::Date(d) => date_text(*d),
             Cell::DateTime(d) => d.format("%Y-%m-%d %H:%M:%S").to_string(),
             Cell::Bool(b) => b.to_string(),
         }
     }
+}
+
+/// A decimal as `Decimal::normalize().to_string()` writes it, in one pass over its digits when
+/// the mantissa fits a `u64` (every amount of an export; a spreadsheet cell's text is made for
+/// every number of every row).
+fn decimal_text(d: &Decimal) -> String {
+    let d = d.normalize();
+    let mantissa = d.mantissa();
+    let Ok(m) = u64::try_from(mantissa.unsigned_abs()) else {
+        return d.to_string();
+    };
+    if m == 0 {
+        return d.to_string();
+    }
+    let scale = d.scale() as usize;
+    let digits = m.to_string();
+    let mut out = String::with_capacity(digits.len() + scale + 3);
+    if mantissa < 0 {
+        out.push('-');
+    }
+    if digits.len() > scale {
+        let (int, frac) = digits.split_at(digits.len() - scale);
+        out.push_str(int);
+        if !frac.is_empty() {
+            out.push('.');
+            out.push_str(frac);
+        }
+    } else {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', scale - digits.len()));
+        out.push_str(&digits);
+    }
+    out
+}
+
+/// A date as `%Y-%m-%d`, without parsing the format each time (years 0 to 9999; chrono's own
+/// form otherwise).
+fn date_text(d: NaiveDate) -> String {
+    use chrono::Datelike;
+    let y = d.year();
+    if !(0..=9999).contains(&y) {
+        return d.format("%Y-%m-%d").to_string();
+    }
+    let (m, day) = (d.month() as u8, d.day() as u8);
+    let y = y as u16;
+    let b = [
+        b'0' + (y / 1000) as u8,
+        b'0' + (y / 100 % 10) as u8,
+        b'0' + (y / 10 % 10) as u8,
+        b'0' + (y % 10) as u8,
+        b'-',
+        b'0' + m / 10,
+        b'0' + m % 10,
+        b'-',
+        b'0' + day / 10,
+        b'0' + day % 10,
+    ];
+    String::from_utf8_lossy(&b).into_owned()
 }
 
 /// One data row: cells in header order (a short row is padded with [`Cell::Empty`], extra cells
@@ -100,5 +158,35 @@ impl Row {
     /// True when every cell is blank.
     pub fn is_blank(&self) -> bool {
         self.cells.iter().all(Cell::is_blank)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The same text as `normalize().to_string()` and chrono's `%Y-%m-%d`.
+        #[test]
+        fn number_and_date_texts_are_the_crates(m in proptest::num::i64::ANY, wide in proptest::num::i128::ANY, scale in 0u32..29, days in -1_000_000i32..4_000_000) {
+            for d in [Decimal::new(m, scale.min(20)), Decimal::from_i128_with_scale(wide >> 32, scale)] {
+                proptest::prop_assert_eq!(decimal_text(&d), d.normalize().to_string());
+            }
+            let date = NaiveDate::from_num_days_from_ce_opt(days).unwrap_or_default();
+            proptest::prop_assert_eq!(date_text(date), date.format("%Y-%m-%d").to_string());
+        }
+    }
+
+    #[test]
+    fn small_and_negative_numbers() {
+        for (d, text) in [
+            (Decimal::new(5, 2), "0.05"),
+            (Decimal::new(-50, 2), "-0.5"),
+            (Decimal::new(1200, 2), "12"),
+            (Decimal::new(0, 3), "0"),
+            (Decimal::new(-1, 28), "-0.0000000000000000000000000001"),
+        ] {
+            assert_eq!(decimal_text(&d), text);
+        }
     }
 }

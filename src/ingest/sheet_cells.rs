@@ -13,7 +13,26 @@ use rust_decimal::prelude::FromPrimitive;
 /// (`from_f64_retain` would give 0.1000000000000000055511151231). The result is normalized, so
 /// an integer-valued float becomes an integer. `None` for NaN, infinities and magnitudes beyond
 /// a decimal's range.
+///
+/// Most cells hold whole numbers or amounts with at most two decimals: below 10^12 those are
+/// found directly (the float times 1, 10 or 100, rounded, divided back and compared): at that
+/// size two such decimals are more than one float apart, so the one that reads back as the
+/// float is the shortest, the same `from_f64` finds (a property test holds them equal).
 pub(crate) fn decimal_from_sheet_float(value: f64) -> Option<Decimal> {
+    if value.abs() < 1e12 {
+        for (scale, factor) in [(0u32, 1.0f64), (1, 10.0), (2, 100.0)] {
+            let n = (value * factor).round();
+            if n / factor == value {
+                // |n| < 10^14: exact in an i64.
+                return Some(Decimal::new(n as i64, scale).normalize());
+            }
+        }
+    }
+    decimal_from_sheet_float_slow(value)
+}
+
+/// [`decimal_from_sheet_float`] through `from_f64`, for any float.
+fn decimal_from_sheet_float_slow(value: f64) -> Option<Decimal> {
     Decimal::from_f64(value).map(|d| d.normalize())
 }
 
@@ -142,6 +161,19 @@ mod tests {
         assert_eq!(decimal_from_sheet_float(46096.0).map(|d| d.scale()), Some(0));
         assert_eq!(decimal_from_sheet_float(f64::NAN), None);
         assert_eq!(decimal_from_sheet_float(1e300), None);
+    }
+
+    proptest::proptest! {
+        /// The direct path gives what `from_f64` gives: for cents, tenths, whole numbers and
+        /// any float, small and large.
+        #[test]
+        fn the_direct_path_is_from_f64(cents in -10_000_000_000_000i64..10_000_000_000_000, bits in proptest::num::f64::NORMAL, div in 0..4usize) {
+            let f = cents as f64 / [1.0, 10.0, 100.0, 1000.0][div];
+            proptest::prop_assert_eq!(decimal_from_sheet_float(f), decimal_from_sheet_float_slow(f), "{}", f);
+            proptest::prop_assert_eq!(decimal_from_sheet_float(bits), decimal_from_sheet_float_slow(bits), "{}", bits);
+            let near = (cents % 1_000_000) as f64 / 100.0 + 0.001 * div as f64;
+            proptest::prop_assert_eq!(decimal_from_sheet_float(near), decimal_from_sheet_float_slow(near), "{}", near);
+        }
     }
 
     #[test]
