@@ -1,7 +1,7 @@
 //! Spreadsheet cells (calamine's `Data`) as [`Cell`]s: typed, exact, never `f64`.
 
-use super::row::Cell;
-use calamine::Data;
+use super::row::{Cell, Text};
+use calamine::{Data, DataRef};
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime, Timelike};
 use rust_decimal::Decimal;
 use rust_decimal::prelude::FromPrimitive;
@@ -55,6 +55,57 @@ pub(crate) fn data_is_blank(d: &Data) -> bool {
         Data::Empty => true,
         Data::String(s) => s.trim().is_empty(),
         _ => false,
+    }
+}
+
+/// A cell as the reading thread hands it over: text already in its final form (held inline when
+/// short, so most text cells cost no allocation on that thread, which bounds the reading of a
+/// workbook), anything else as calamine's value, converted by [`convert_raw`] on the consuming
+/// thread.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum RawCell {
+    Text(Text),
+    Data(Data),
+}
+
+impl Default for RawCell {
+    fn default() -> Self {
+        RawCell::Data(Data::Empty)
+    }
+}
+
+impl RawCell {
+    /// A cell of calamine's cell reader.
+    pub(crate) fn from_ref(value: &DataRef<'_>) -> RawCell {
+        match value {
+            DataRef::SharedString(s) => RawCell::Text((*s).into()),
+            DataRef::String(s) => RawCell::Text(s.as_str().into()),
+            other => RawCell::Data(Data::from(other.clone())),
+        }
+    }
+
+    pub(crate) fn is_blank(&self) -> bool {
+        match self {
+            RawCell::Text(t) => t.trim().is_empty(),
+            RawCell::Data(d) => data_is_blank(d),
+        }
+    }
+
+    /// A header cell as text.
+    pub(crate) fn header_text(&self) -> String {
+        match self {
+            RawCell::Text(t) => t.trim().to_owned(),
+            RawCell::Data(d) => header_text(d),
+        }
+    }
+}
+
+/// [`convert`] of a handed-over cell.
+pub(crate) fn convert_raw(cell: RawCell) -> (Cell, Option<Problem>) {
+    match cell {
+        RawCell::Text(t) if t.is_empty() => (Cell::Empty, None),
+        RawCell::Text(t) => (Cell::Text(t), None),
+        RawCell::Data(d) => convert(d),
     }
 }
 
@@ -173,6 +224,21 @@ mod tests {
             proptest::prop_assert_eq!(decimal_from_sheet_float(bits), decimal_from_sheet_float_slow(bits), "{}", bits);
             let near = (cents % 1_000_000) as f64 / 100.0 + 0.001 * div as f64;
             proptest::prop_assert_eq!(decimal_from_sheet_float(near), decimal_from_sheet_float_slow(near), "{}", near);
+        }
+    }
+
+    #[test]
+    fn handed_over_cells_convert_as_calamines() {
+        for (value, data) in [
+            (DataRef::SharedString("  x "), Data::String("  x ".into())),
+            (DataRef::String(String::new()), Data::String(String::new())),
+            (DataRef::Float(19.99), Data::Float(19.99)),
+            (DataRef::Empty, Data::Empty),
+        ] {
+            let raw = RawCell::from_ref(&value);
+            assert_eq!(raw.is_blank(), data_is_blank(&data));
+            assert_eq!(raw.header_text(), header_text(&data));
+            assert_eq!(convert_raw(raw).0, convert(data).0);
         }
     }
 

@@ -9,7 +9,7 @@
 
 use super::error::IngestError;
 use super::row::{Cell, Row};
-use super::sheet_cells::{Problem, column_name, convert, data_is_blank, header_text};
+use super::sheet_cells::{Problem, RawCell, column_name, convert_raw, header_text};
 use super::xlsx_stream::{READER_FAILED, XlsxStream};
 use super::{FileFormat, ReadOptions};
 use calamine::{Data, Ods, Range, Reader, SheetType, SheetVisible, Sheets, Xls, Xlsb, Xlsx, open_workbook};
@@ -64,7 +64,7 @@ enum SheetRows {
 struct SheetRow {
     number: u64,
     lead: u32,
-    cells: Vec<Data>,
+    cells: Vec<RawCell>,
 }
 
 /// Rows of one sheet.
@@ -313,7 +313,7 @@ impl SheetSource {
                 SheetRow {
                     number: u64::from(*first_row) + i as u64 + 1,
                     lead: *first_col,
-                    cells: range[i].iter_mut().map(std::mem::take).collect(),
+                    cells: range[i].iter_mut().map(|d| RawCell::Data(std::mem::take(d))).collect(),
                 }
             }
             SheetRows::Streamed(stream) => match stream.next_row() {
@@ -347,7 +347,7 @@ impl SheetSource {
             let Some(row) = self.next_raw()? else {
                 return Err(self.missing_headers(&rows, wanted, count));
             };
-            if row.number < wanted || row.cells.iter().all(data_is_blank) {
+            if row.number < wanted || row.cells.iter().all(RawCell::is_blank) {
                 continue;
             }
             if rows.is_empty() && header_row.is_some() && row.number != wanted {
@@ -358,7 +358,7 @@ impl SheetSource {
             }
             // Cells are indexed by absolute column: column A is always index 0.
             let lead = std::iter::repeat_n(String::new(), row.lead as usize);
-            let mut names: Vec<String> = lead.chain(row.cells.iter().map(header_text)).collect();
+            let mut names: Vec<String> = lead.chain(row.cells.iter().map(RawCell::header_text)).collect();
             while names.last().is_some_and(String::is_empty) {
                 names.pop();
             }
@@ -398,7 +398,7 @@ impl SheetSource {
     /// Moves the next non-blank row into `row`. `Ok(false)` at the end.
     pub(crate) fn next_row(&mut self, row: &mut Row) -> Result<bool, IngestError> {
         while let Some(raw) = self.next_raw()? {
-            if raw.cells.iter().all(data_is_blank) {
+            if raw.cells.iter().all(RawCell::is_blank) {
                 continue;
             }
             let number = raw.number;
@@ -407,7 +407,7 @@ impl SheetSource {
             cells.clear();
             cells.resize(first_col as usize, Cell::Empty);
             for (c, data) in raw.cells.into_iter().enumerate() {
-                let (cell, problem) = convert(data);
+                let (cell, problem) = convert_raw(data);
                 if let Some(problem) = problem {
                     let at = format!("row {number}, column {}", column_name(first_col + c as u32));
                     match problem {

@@ -6,7 +6,8 @@
 //! dense grid, before the first row can be used: 518 MB and all of the reading time up front for
 //! 200,000 rows of 44 columns.)
 
-use calamine::{Data, Xlsx};
+use super::sheet_cells::RawCell;
+use calamine::Xlsx;
 use std::fs::File;
 use std::io::BufReader;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -26,8 +27,8 @@ const CHUNKS_IN_FLIGHT: usize = 4;
 pub(crate) struct RawRow {
     /// 0-based row index in the sheet (row 1 is 0).
     pub(crate) index: u32,
-    /// Cells from column A on; columns without a cell are `Data::Empty`.
-    pub(crate) cells: Vec<Data>,
+    /// Cells from column A on; columns without a cell are empty.
+    pub(crate) cells: Vec<RawCell>,
 }
 
 enum Msg {
@@ -119,9 +120,9 @@ fn read_sheet(mut book: Xlsx<BufReader<File>>, sheet: &str, tx: &SyncSender<Msg>
             }
             if let Some(row) = current.as_mut() {
                 if row.cells.len() <= c {
-                    row.cells.resize(c + 1, Data::Empty);
+                    row.cells.resize(c + 1, RawCell::default());
                 }
-                row.cells[c] = Data::from(cell.get_value().clone());
+                row.cells[c] = RawCell::from_ref(cell.get_value());
             }
         }
         chunk.extend(current);
