@@ -50,7 +50,7 @@ pub(crate) fn listed(list: &[String]) -> std::borrow::Cow<'_, str> {
 }
 
 /// One record (fields joined by `,`, then `\n`) appended to `line`.
-fn push_record<'a>(line: &mut Vec<u8>, fields: impl IntoIterator<Item = &'a [u8]>) {
+pub(crate) fn push_record<'a>(line: &mut Vec<u8>, fields: impl IntoIterator<Item = &'a [u8]>) {
     for (i, f) in fields.into_iter().enumerate() {
         if i > 0 {
             line.push(b',');

@@ -9,12 +9,13 @@
 //! document could not be computed. Plain UTF-8 with a header row.
 
 use super::atomic::AtomicFile;
-use super::csv_file::csv_error;
+use super::csv_file::{csv_error, push_record};
 use super::{ArtefactPaths, ResultIssue, ResultsError, RowStatus};
 use crate::model::{Document, DocumentKind};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The columns of `X.documents.csv`, in order.
@@ -181,61 +182,85 @@ impl DocumentRecord {
         }
     }
 
+    /// The record's cells, in [`DOCUMENT_COLUMNS`] order.
+    #[cfg(test)]
     fn cells(&self) -> [String; DOCUMENT_COLUMNS.len()] {
+        self.with_texts(|t| t.map(str::to_string))
+    }
+
+    /// `f` of the record's cells as texts, in [`DOCUMENT_COLUMNS`] order.
+    fn with_texts<T>(&self, f: impl FnOnce([&str; DOCUMENT_COLUMNS.len()]) -> T) -> T {
         let amount = |d: Option<Decimal>| d.map(|d| d.to_string()).unwrap_or_default();
-        [
-            self.document.clone(),
-            self.kind.clone(),
-            self.invoice_type.clone(),
-            self.issue_date.clone(),
-            self.issue_time.clone(),
-            self.status.as_str().to_string(),
-            self.currency.clone(),
-            amount(self.net),
-            amount(self.vat),
-            amount(self.vat_sar),
-            amount(self.gross),
-            amount(self.payable),
-            self.uuid.clone(),
-            self.xml_file.clone(),
-            self.qr_file.clone(),
-            self.first_line.map(|l| l.to_string()).unwrap_or_default(),
-            self.rows.to_string(),
-            self.errors.join(" "),
-            self.warnings.join(" "),
-        ]
+        let amounts = [self.net, self.vat, self.vat_sar, self.gross, self.payable].map(amount);
+        let first_line = self.first_line.map(|l| l.to_string()).unwrap_or_default();
+        let rows = self.rows.to_string();
+        let (errors, warnings) = (joined(&self.errors), joined(&self.warnings));
+        f([
+            &self.document,
+            &self.kind,
+            &self.invoice_type,
+            &self.issue_date,
+            &self.issue_time,
+            self.status.as_str(),
+            &self.currency,
+            &amounts[0],
+            &amounts[1],
+            &amounts[2],
+            &amounts[3],
+            &amounts[4],
+            &self.uuid,
+            &self.xml_file,
+            &self.qr_file,
+            &first_line,
+            &rows,
+            &errors,
+            &warnings,
+        ])
     }
 }
 
-/// Writes `X.documents.csv` aside; renamed into place on commit.
+/// Codes joined with spaces, borrowed when there is one.
+fn joined(list: &[String]) -> std::borrow::Cow<'_, str> {
+    match list {
+        [] => "".into(),
+        [one] => one.as_str().into(),
+        many => many.join(" ").into(),
+    }
+}
+
+/// Writes `X.documents.csv` aside; renamed into place on commit. Records are the csv crate's,
+/// byte for byte, written by the result CSV's field writer (one buffer a record, on the
+/// pipeline's serial stage).
 pub(crate) struct DocumentsFile {
-    out: csv::Writer<AtomicFile>,
+    out: AtomicFile,
+    line: Vec<u8>,
     target: PathBuf,
 }
 
 impl DocumentsFile {
     pub(crate) fn create(target: &Path) -> Result<DocumentsFile, ResultsError> {
-        let mut out = csv::Writer::from_writer(AtomicFile::create(target)?);
-        out.write_record(DOCUMENT_COLUMNS).map_err(|e| csv_error(target, e))?;
+        let mut out = AtomicFile::create(target)?;
+        let mut line = Vec::with_capacity(512);
+        push_record(&mut line, DOCUMENT_COLUMNS.iter().map(|c| c.as_bytes()));
+        out.write_all(&line).map_err(|e| ResultsError::io(target, e))?;
         Ok(DocumentsFile {
             out,
+            line,
             target: target.to_path_buf(),
         })
     }
 
     pub(crate) fn write(&mut self, record: &DocumentRecord) -> Result<(), ResultsError> {
+        self.line.clear();
+        let line = &mut self.line;
+        record.with_texts(|texts| push_record(line, texts.iter().map(|t| t.as_bytes())));
         self.out
-            .write_record(record.cells())
-            .map_err(|e| csv_error(&self.target, e))
+            .write_all(&self.line)
+            .map_err(|e| ResultsError::io(&self.target, e))
     }
 
     pub(crate) fn commit(self) -> Result<PathBuf, ResultsError> {
-        let target = self.target.clone();
-        let file = self
-            .out
-            .into_inner()
-            .map_err(|e| ResultsError::io(&target, std::io::Error::other(e.to_string())))?;
-        file.commit()
+        self.out.commit()
     }
 }
 
@@ -330,6 +355,32 @@ mod tests {
         assert_eq!(a.warnings, ["BR-KSA-98"]);
         assert_eq!(a.net, Some(doc.legal_monitory_total.tax_exclusive_amount));
         assert_eq!(a.vat_sar, a.vat);
+    }
+
+    #[test]
+    fn records_are_the_csv_crates() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let target = documents_path(dir.path(), "x");
+        let mut doc = example::standard_invoice("INV-1, \"quoted\"\nline");
+        crate::compute::compute_document(&mut doc)?;
+        let mut a = DocumentRecord::from_document(&doc, RowStatus::Invalid);
+        a.first_line = Some(12);
+        a.rows = 2;
+        a.add_codes(&[
+            ResultIssue::error("BR-KSA-98", "x"),
+            ResultIssue::error("BR-CO-15", "y"),
+        ]);
+        let b = DocumentRecord::new("", RowStatus::Skipped);
+        let mut w = DocumentsFile::create(&target)?;
+        let mut crate_writer = csv::Writer::from_writer(Vec::new());
+        crate_writer.write_record(DOCUMENT_COLUMNS)?;
+        for r in [&a, &b] {
+            w.write(r)?;
+            crate_writer.write_record(r.cells())?;
+        }
+        w.commit()?;
+        assert_eq!(std::fs::read(&target)?, crate_writer.into_inner()?);
+        Ok(())
     }
 
     #[test]

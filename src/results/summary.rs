@@ -81,10 +81,12 @@ impl Totals {
                 } else {
                     r.currency.as_str()
                 };
-                self.amounts
-                    .entry(currency.to_string())
-                    .or_default()
-                    .add(&Amounts { net, vat, gross });
+                let amounts = Amounts { net, vat, gross };
+                // Looked up before a key is made: the currency is nearly always there already.
+                match self.amounts.get_mut(currency) {
+                    Some(a) => a.add(&amounts),
+                    None => self.amounts.entry(currency.to_string()).or_default().add(&amounts),
+                }
             }
             _ => self.without_amounts += 1,
         }
@@ -154,12 +156,17 @@ pub struct SummaryBuilder {
     summary: Summary,
 }
 
-fn unknown_if_empty(s: &str, unknown: &str) -> String {
-    if s.is_empty() {
-        unknown.to_string()
-    } else {
-        s.to_string()
+fn unknown_if_empty<'a>(s: &'a str, unknown: &'a str) -> &'a str {
+    if s.is_empty() { unknown } else { s }
+}
+
+/// The entry of `key` in `map`, made (and the key copied) only when it is not there yet: a
+/// summary has few keys and is added to for every document.
+fn entry<'m, V: Default>(map: &'m mut BTreeMap<String, V>, key: &str) -> &'m mut V {
+    if !map.contains_key(key) {
+        map.insert(key.to_string(), V::default());
     }
+    map.get_mut(key).expect("inserted above")
 }
 
 impl SummaryBuilder {
@@ -204,30 +211,21 @@ impl SummaryBuilder {
         let s = &mut self.summary;
         s.documents.add_record(r);
         s.by_status.entry(r.status).or_default().add_record(r);
-        let kind = if r.kind.is_empty() && r.invoice_type.is_empty() {
-            "(unknown)".to_string()
-        } else {
-            format!(
-                "{}/{}",
-                unknown_if_empty(&r.kind, "?"),
-                unknown_if_empty(&r.invoice_type, "?")
-            )
-        };
-        s.by_kind
-            .entry(kind)
-            .or_default()
-            .entry(r.status)
-            .or_default()
-            .add_record(r);
-        s.by_date
-            .entry(unknown_if_empty(&r.issue_date, "(no date)"))
-            .or_default()
+        let mut kind = compact_str::CompactString::const_new("(unknown)");
+        if !(r.kind.is_empty() && r.invoice_type.is_empty()) {
+            kind.clear();
+            kind.push_str(unknown_if_empty(&r.kind, "?"));
+            kind.push('/');
+            kind.push_str(unknown_if_empty(&r.invoice_type, "?"));
+        }
+        entry(&mut s.by_kind, &kind).entry(r.status).or_default().add_record(r);
+        entry(&mut s.by_date, unknown_if_empty(&r.issue_date, "(no date)"))
             .entry(r.status)
             .or_default()
             .add_record(r);
         for (codes, map) in [(&r.errors, &mut s.rejections), (&r.warnings, &mut s.warnings)] {
             for c in codes {
-                let g = map.entry(c.clone()).or_default();
+                let g = entry(map, c);
                 *g.documents.entry(r.status).or_default() += 1;
                 if g.examples.len() < EXAMPLES_PER_CODE && !r.document.is_empty() {
                     g.examples.push(r.document.clone());
