@@ -16,7 +16,23 @@ pub struct Table {
     /// The file read.
     pub path: PathBuf,
     headers: HeaderIndex,
-    rows: HashMap<String, Vec<String>>,
+    /// The rows, first of each key only.
+    rows: Vec<Vec<String>>,
+    /// Key form to row.
+    index: HashMap<String, usize>,
+    /// Tells this table's entry in [`LAST`] from another's.
+    id: usize,
+}
+
+/// Tables loaded in this process, for [`Table::id`].
+static TABLES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+thread_local! {
+    /// The last key this thread looked up, as written, and its row (table id, key, row): a
+    /// document asks one table for several columns of one key (the Xero mapping, six buyer
+    /// fields by contact name), so the key is put in its comparable form and hashed once.
+    static LAST: std::cell::RefCell<(usize, String, Option<usize>)> =
+        const { std::cell::RefCell::new((usize::MAX, String::new(), None)) };
 }
 
 /// The comparable form of a key: trimmed, lower case, inner white space collapsed.
@@ -101,13 +117,14 @@ impl Table {
                     .unwrap_or_default()
             ))
         })?;
-        let mut rows = HashMap::new();
+        let (mut rows, mut index) = (Vec::new(), HashMap::new());
         for (i, rec) in rdr.records().enumerate() {
             let rec = rec.map_err(|e| err(format!("record {}: {e}", i + 2)))?;
             let cells: Vec<String> = rec.iter().map(|c| c.trim().to_string()).collect();
             let key = key_form(cells.get(key_idx).map(String::as_str).unwrap_or(""));
-            if !key.is_empty() {
-                rows.entry(key).or_insert(cells);
+            if !key.is_empty() && !index.contains_key(&key) {
+                index.insert(key, rows.len());
+                rows.push(cells);
             }
         }
         Ok(Some(Table {
@@ -115,6 +132,8 @@ impl Table {
             path,
             headers,
             rows,
+            index,
+            id: TABLES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }))
     }
 
@@ -134,8 +153,17 @@ impl Table {
 
     /// The value at (key, column index); `None` when the key is not in the table.
     pub fn get(&self, key: &str, column: usize) -> Option<&str> {
+        let row = LAST.with_borrow_mut(|(id, last, row)| {
+            if *id != self.id || last != key {
+                *row = self.index.get(key_form_inline(key).as_str()).copied();
+                *id = self.id;
+                last.clear();
+                last.push_str(key);
+            }
+            *row
+        })?;
         self.rows
-            .get(key_form_inline(key).as_str())
+            .get(row)
             .map(|r| r.get(column).map(String::as_str).unwrap_or(""))
     }
 
@@ -216,6 +244,32 @@ mod tests {
         assert_eq!(t.get("nobody", vat), None);
         let e = t.column("distrct").unwrap_err().to_string();
         assert!(e.contains("\"district\""), "{e}");
+    }
+
+    #[test]
+    fn the_last_key_remembered_is_per_table_and_per_key() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let load = |file: &str, body: &str| -> Result<Table, Box<dyn std::error::Error>> {
+            std::fs::write(dir.path().join(file), body)?;
+            let spec = LookupSpec {
+                file: file.into(),
+                key_column: "name".into(),
+                optional: None,
+            };
+            Table::load("t", &spec, &[dir.path().to_path_buf()])?.ok_or_else(|| "no table".into())
+        };
+        let a = load("a.csv", "name,vat\nAcme,1\nZeta,2\n")?;
+        let b = load("b.csv", "name,vat\nAcme,9\n")?;
+        for _ in 0..2 {
+            assert_eq!(a.get("Acme", 1), Some("1"));
+            assert_eq!(a.get("acme ", 1), Some("1"));
+            assert_eq!(b.get("acme ", 1), Some("9"));
+            assert_eq!(b.get("Zeta", 1), None);
+            assert_eq!(a.get("Zeta", 1), Some("2"));
+            assert_eq!(a.get("Zeta", 0), Some("Zeta"));
+            assert_eq!(a.get("", 1), None);
+        }
+        Ok(())
     }
 
     #[test]
