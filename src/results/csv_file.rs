@@ -123,7 +123,7 @@ pub(crate) fn csv_error(path: &Path, e: csv::Error) -> ResultsError {
 }
 
 /// `n` in decimal ASCII digits, without going through `format!`: the digits are `buf[from..]`.
-fn decimal_digits(mut n: u32) -> ([u8; 10], usize) {
+pub(crate) fn decimal_digits(mut n: u32) -> ([u8; 10], usize) {
     let mut buf = [0u8; 10];
     let mut i = buf.len();
     loop {

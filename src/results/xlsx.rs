@@ -16,9 +16,9 @@ use super::atomic::{aside, sync_parent};
 use super::csv_file::listed;
 use super::xlsx_sheet::{Range, SheetBody, compressor, deflate};
 use super::xlsx_zip::{Entry, ZipOut};
-use super::{RESULT_COLUMNS, ResultRow, ResultsError, RowStatus};
+use super::{RESULT_COLUMNS, ResultIssue, ResultRow, ResultsError, RowStatus};
 use flate2::FlushCompress;
-use rust_xlsxwriter::{Color, Format, Workbook, XlsxError};
+use rust_xlsxwriter::{Color, Format, Workbook, Worksheet, XlsxError};
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::Read;
@@ -81,6 +81,19 @@ fn fit(text: &str) -> (Cow<'_, str>, bool) {
     (Cow::Borrowed(text), false)
 }
 
+/// The "Errors" sheet's cells of a finding after its source row: document, column, value, code,
+/// severity, message.
+fn finding_texts<'a>(result: &'a ResultRow, f: &'a ResultIssue) -> [&'a str; 6] {
+    [
+        result.document.as_str(),
+        f.column.as_deref().unwrap_or_default(),
+        f.value.as_deref().unwrap_or_default(),
+        &f.code,
+        if f.is_error() { "error" } else { "warning" },
+        &f.message,
+    ]
+}
+
 fn status_format(fill: u32, font: u32) -> Format {
     Format::new()
         .set_background_color(Color::RGB(fill))
@@ -98,11 +111,7 @@ pub(crate) const ZIP_LEVEL: u32 = 1;
 fn template(headers: &[String], columns: u16, last: (u32, u32)) -> Result<Vec<u8>, XlsxError> {
     let mut workbook = Workbook::new();
     let bold = Format::new().set_bold();
-    let formats = [
-        status_format(0xC6EFCE, 0x006100),
-        status_format(0xFFC7CE, 0x9C0006),
-        status_format(0xD9D9D9, 0x404040),
-    ];
+    let formats = status_formats();
     let sheet = workbook.add_worksheet_with_constant_memory()?;
     sheet.set_name("Results")?;
     sheet.set_freeze_panes(1, 0)?;
@@ -114,15 +123,29 @@ fn template(headers: &[String], columns: u16, last: (u32, u32)) -> Result<Vec<u8
         sheet.write_string_with_format(1 + i as u32, 0, "x", format)?;
     }
     sheet.autofilter(0, 0, last.0, columns.saturating_sub(1))?;
+    errors_sheet(&mut workbook, &bold)?.autofilter(0, 0, last.1, (ERROR_COLUMNS.len() - 1) as u16)?;
+    workbook.save_to_buffer()
+}
+
+/// The green, red and grey of the status cell.
+fn status_formats() -> [Format; 3] {
+    [
+        status_format(0xC6EFCE, 0x006100),
+        status_format(0xFFC7CE, 0x9C0006),
+        status_format(0xD9D9D9, 0x404040),
+    ]
+}
+
+/// The "Errors" sheet with its header row, frozen, the message column wide.
+fn errors_sheet<'w>(workbook: &'w mut Workbook, bold: &Format) -> Result<&'w mut Worksheet, XlsxError> {
     let sheet = workbook.add_worksheet_with_constant_memory()?;
     sheet.set_name("Errors")?;
     sheet.set_freeze_panes(1, 0)?;
     for (col, name) in ERROR_COLUMNS.iter().enumerate() {
-        sheet.write_string_with_format(0, col as u16, *name, &bold)?;
+        sheet.write_string_with_format(0, col as u16, *name, bold)?;
     }
     sheet.set_column_width(6, 80)?;
-    sheet.autofilter(0, 0, last.1, (ERROR_COLUMNS.len() - 1) as u16)?;
-    workbook.save_to_buffer()
+    Ok(sheet)
 }
 
 /// A sheet of the template with `rows` in place of its data rows: its part up to the end of the
@@ -208,15 +231,7 @@ impl XlsxResult {
             if let Some(line) = line {
                 self.errors.number(row, 0, line).map_err(io)?;
             }
-            let texts = [
-                result.document.as_str(),
-                f.column.as_deref().unwrap_or_default(),
-                f.value.as_deref().unwrap_or_default(),
-                &f.code,
-                if f.is_error() { "error" } else { "warning" },
-                &f.message,
-            ];
-            for (i, t) in texts.iter().enumerate() {
+            for (i, t) in finding_texts(result, &f).iter().enumerate() {
                 self.errors.text(row, (i + 1) as u16, &fit(t).0, 0).map_err(io)?;
             }
             self.error_row += 1;
@@ -380,7 +395,6 @@ impl XlsxResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::ResultIssue;
     use std::collections::BTreeMap;
 
     /// The workbook as rust_xlsxwriter's constant-memory mode writes it cell by cell (how the
@@ -388,11 +402,7 @@ mod tests {
     fn by_the_crate(headers: &[String], rows: &[(Vec<String>, ResultRow, Option<u64>)]) -> Result<Vec<u8>, XlsxError> {
         let mut workbook = Workbook::new();
         let bold = Format::new().set_bold();
-        let formats = [
-            status_format(0xC6EFCE, 0x006100),
-            status_format(0xFFC7CE, 0x9C0006),
-            status_format(0xD9D9D9, 0x404040),
-        ];
+        let formats = status_formats();
         let columns = (headers.len() + RESULT_COLUMNS.len()) as u16;
         let sheet = workbook.add_worksheet_with_constant_memory()?;
         sheet.set_name("Results")?;
@@ -419,28 +429,14 @@ mod tests {
             }
         }
         sheet.autofilter(0, 0, rows.len() as u32, columns - 1)?;
-        let sheet = workbook.add_worksheet_with_constant_memory()?;
-        sheet.set_name("Errors")?;
-        sheet.set_freeze_panes(1, 0)?;
-        for (col, name) in ERROR_COLUMNS.iter().enumerate() {
-            sheet.write_string_with_format(0, col as u16, *name, &bold)?;
-        }
-        sheet.set_column_width(6, 80)?;
+        let sheet = errors_sheet(&mut workbook, &bold)?;
         let mut row = 1;
         for (_, result, line) in rows {
             for f in result.findings() {
                 if let Some(line) = line {
                     sheet.write_number(row, 0, *line as f64)?;
                 }
-                let texts = [
-                    result.document.as_str(),
-                    f.column.as_deref().unwrap_or_default(),
-                    f.value.as_deref().unwrap_or_default(),
-                    &f.code,
-                    if f.is_error() { "error" } else { "warning" },
-                    &f.message,
-                ];
-                for (i, t) in texts.iter().enumerate() {
+                for (i, t) in finding_texts(result, &f).iter().enumerate() {
                     sheet.write_string(row, (i + 1) as u16, *t)?;
                 }
                 row += 1;

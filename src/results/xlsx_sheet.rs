@@ -9,6 +9,7 @@
 //! rewound, with the range of cells written and the CRC and sizes of the XML, for the workbook to
 //! be put together around it (`xlsx_zip.rs`).
 
+use super::csv_file::decimal_digits;
 use flate2::{Compress, Compression, FlushCompress, Status};
 use std::borrow::Cow;
 use std::fs::File;
@@ -71,7 +72,7 @@ pub(crate) struct SheetBody {
     range: Option<Range>,
     /// The row being written (1-based, as in the XML), when its `<row>` is open.
     open: Option<u32>,
-    row_digits: String,
+    row_digits: Vec<u8>,
 }
 
 impl SheetBody {
@@ -88,7 +89,7 @@ impl SheetBody {
                 .collect(),
             range: None,
             open: None,
-            row_digits: String::new(),
+            row_digits: Vec::new(),
         })
     }
 
@@ -108,9 +109,10 @@ impl SheetBody {
         self.close();
         self.spill()?;
         self.row_digits.clear();
-        self.row_digits.push_str(itoa_u32(r, &mut [0u8; 10]));
+        let (digits, from) = decimal_digits(r);
+        self.row_digits.extend_from_slice(&digits[from..]);
         self.xml.extend_from_slice(b"<row r=\"");
-        self.xml.extend_from_slice(self.row_digits.as_bytes());
+        self.xml.extend_from_slice(&self.row_digits);
         self.xml.extend_from_slice(b"\">");
         self.open = Some(r);
         Ok(())
@@ -141,10 +143,11 @@ impl SheetBody {
     fn cell_start(&mut self, col: u16, xf: u32) {
         self.xml.extend_from_slice(b"<c r=\"");
         self.xml.extend_from_slice(self.names[usize::from(col)].as_bytes());
-        self.xml.extend_from_slice(self.row_digits.as_bytes());
+        self.xml.extend_from_slice(&self.row_digits);
         if xf > 0 {
             self.xml.extend_from_slice(b"\" s=\"");
-            self.xml.extend_from_slice(itoa_u32(xf, &mut [0u8; 10]).as_bytes());
+            let (digits, from) = decimal_digits(xf);
+            self.xml.extend_from_slice(&digits[from..]);
         }
         self.xml.push(b'"');
     }
@@ -193,21 +196,6 @@ impl SheetBody {
         self.file.rewind()?;
         Ok((self.file, self.range, self.deflated))
     }
-}
-
-/// `n` in decimal digits, in `buf`.
-fn itoa_u32(mut n: u32, buf: &mut [u8; 10]) -> &str {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    // ASCII digits only.
-    std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
 /// Cell text as XML character data, as Excel writes it: `&`, `<`, `>` as entities, and the
