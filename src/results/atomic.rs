@@ -16,43 +16,34 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
-use std::sync::{Arc, Mutex};
 
 /// Bytes written between background syncs of an [`AtomicFile`].
 pub const SYNC_EVERY: u64 = 32 << 20;
 
-/// The thread that syncs a file being written, when asked.
+/// The thread that syncs a file being written, when asked; it ends with the error of a failed
+/// sync, if any.
 #[derive(Debug)]
 struct Syncer {
     kick: SyncSender<()>,
-    thread: std::thread::JoinHandle<()>,
-    failed: Arc<Mutex<Option<std::io::Error>>>,
+    thread: std::thread::JoinHandle<Option<std::io::Error>>,
 }
 
 impl Syncer {
     fn start(file: File) -> std::io::Result<Syncer> {
         // One request waiting at most: a request made while a sync runs is covered by the next.
         let (kick, requests) = sync_channel::<()>(1);
-        let failed = Arc::new(Mutex::new(None));
-        let report = failed.clone();
-        let thread = std::thread::Builder::new().name("sync".into()).spawn(move || {
-            for () in requests {
-                if let Err(e) = file.sync_data() {
-                    if let Ok(mut slot) = report.lock() {
-                        *slot = Some(e);
-                    }
-                    return;
-                }
-            }
-        })?;
-        Ok(Syncer { kick, thread, failed })
+        let thread = std::thread::Builder::new()
+            .name("sync".into())
+            .spawn(move || requests.into_iter().find_map(|()| file.sync_data().err()))?;
+        Ok(Syncer { kick, thread })
     }
 
     /// Wait for the thread; the error of a failed sync.
     fn finish(self) -> Option<std::io::Error> {
         drop(self.kick);
-        let _ = self.thread.join();
-        self.failed.lock().ok().and_then(|mut slot| slot.take())
+        self.thread
+            .join()
+            .unwrap_or_else(|_| Some(std::io::Error::other("the background sync thread panicked")))
     }
 }
 

@@ -40,15 +40,6 @@ fn push_field(line: &mut Vec<u8>, field: &[u8]) {
     }
 }
 
-/// A list of rendered findings as one cell: joined with ` | `.
-pub(crate) fn listed(list: &[String]) -> std::borrow::Cow<'_, str> {
-    match list {
-        [] => "".into(),
-        [one] => one.as_str().into(),
-        many => many.join(" | ").into(),
-    }
-}
-
 /// One record (fields joined by `,`, then `\n`) appended to `line`.
 pub(crate) fn push_record<'a>(line: &mut Vec<u8>, fields: impl IntoIterator<Item = &'a [u8]>) {
     for (i, f) in fields.into_iter().enumerate() {
@@ -96,14 +87,12 @@ impl CsvResult {
     /// Write one row: the same record as `record(width, cells, &result.cells())`, without
     /// copying the cells.
     pub(crate) fn write<S: AsRef<str>>(&mut self, cells: &[S], result: &ResultRow) -> Result<(), ResultsError> {
-        let (errors, warnings) = (listed(&result.errors), listed(&result.warnings));
-        let (digits, from) = decimal_digits(result.attempts);
-        // ASCII digits: always UTF-8.
-        let attempts = std::str::from_utf8(&digits[from..]).unwrap_or_default();
-        let input = (0..self.width).map(|i| cells.get(i).map_or("", AsRef::as_ref).as_bytes());
-        let results = result.texts(&errors, &warnings, attempts).map(str::as_bytes);
-        self.line.clear();
-        push_record(&mut self.line, input.chain(results));
+        let (width, line) = (self.width, &mut self.line);
+        line.clear();
+        result.with_texts(|results| {
+            let input = (0..width).map(|i| cells.get(i).map_or("", AsRef::as_ref).as_bytes());
+            push_record(line, input.chain(results.map(str::as_bytes)));
+        });
         self.out
             .write_all(&self.line)
             .map_err(|e| ResultsError::io(&self.target, e))

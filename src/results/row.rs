@@ -152,31 +152,37 @@ impl ResultRow {
 
     /// The cells of the result columns, in [`RESULT_COLUMNS`] order.
     pub fn cells(&self) -> [String; RESULT_COLUMNS.len()] {
-        let (errors, warnings) = (self.errors.join(" | "), self.warnings.join(" | "));
-        self.texts(&errors, &warnings, &self.attempts.to_string())
-            .map(str::to_string)
+        self.with_texts(|t| t.map(str::to_string))
     }
 
-    /// [`cells`](Self::cells) borrowed, given the texts of the joined errors and warnings and
-    /// of the attempts.
-    pub(crate) fn texts<'a>(
-        &'a self,
-        errors: &'a str,
-        warnings: &'a str,
-        attempts: &'a str,
-    ) -> [&'a str; RESULT_COLUMNS.len()] {
-        [
+    /// `f` of [`cells`](Self::cells) borrowed: the findings joined with ` | ` (borrowed when
+    /// there is one), the attempts spelled without an allocation. What both result files write.
+    pub(crate) fn with_texts<T>(&self, f: impl FnOnce([&str; RESULT_COLUMNS.len()]) -> T) -> T {
+        let (errors, warnings) = (listed(&self.errors), listed(&self.warnings));
+        let (digits, from) = super::csv_file::decimal_digits(self.attempts);
+        // ASCII digits: always UTF-8.
+        let attempts = std::str::from_utf8(&digits[from..]).unwrap_or_default();
+        f([
             self.status.as_str(),
             &self.document,
             &self.uuid,
             &self.qr,
             &self.xml_file,
             &self.qr_file,
-            errors,
-            warnings,
+            &errors,
+            &warnings,
             attempts,
             &self.time,
-        ]
+        ])
+    }
+}
+
+/// A list of rendered findings as one cell: joined with ` | `.
+fn listed(list: &[String]) -> std::borrow::Cow<'_, str> {
+    match list {
+        [] => "".into(),
+        [one] => one.as_str().into(),
+        many => many.join(" | ").into(),
     }
 }
 

@@ -13,7 +13,6 @@
 //! workbook is saved aside and renamed into place.
 
 use super::atomic::{aside, sync_parent};
-use super::csv_file::listed;
 use super::xlsx_sheet::{Range, SheetBody, compressor, deflate};
 use super::xlsx_zip::{Entry, ZipOut};
 use super::{RESULT_COLUMNS, ResultIssue, ResultRow, ResultsError, RowStatus};
@@ -202,21 +201,25 @@ impl XlsxResult {
         if self.row > LAST_ROW {
             self.dropped_rows += 1;
         } else {
-            let (errors, warnings) = (listed(&result.errors), listed(&result.warnings));
-            let attempts = result.attempts.to_string();
-            let input = (0..self.width).map(|i| cells.get(i).map_or("", AsRef::as_ref));
-            let record = input.chain(result.texts(&errors, &warnings, &attempts));
             let xf = STATUS_XF[match result.status {
                 RowStatus::Valid | RowStatus::Accepted => 0,
                 RowStatus::Invalid | RowStatus::Rejected | RowStatus::Failed => 1,
                 RowStatus::Skipped => 2,
             }];
-            for (col, text) in record.take(usize::from(self.columns)).enumerate() {
-                let (text, was_cut) = fit(text);
-                self.cut_cells += u64::from(was_cut);
-                let style = if col == self.width { xf } else { 0 };
-                self.results.text(self.row, col as u16, &text, style).map_err(io)?;
-            }
+            let (width, columns, row) = (self.width, usize::from(self.columns), self.row);
+            let (sheet, cut_cells) = (&mut self.results, &mut self.cut_cells);
+            result
+                .with_texts(|results| {
+                    let input = (0..width).map(|i| cells.get(i).map_or("", AsRef::as_ref));
+                    for (col, text) in input.chain(results).take(columns).enumerate() {
+                        let (text, was_cut) = fit(text);
+                        *cut_cells += u64::from(was_cut);
+                        let style = if col == width { xf } else { 0 };
+                        sheet.text(row, col as u16, &text, style)?;
+                    }
+                    Ok(())
+                })
+                .map_err(io)?;
             self.row += 1;
         }
         if result.errors.is_empty() && result.warnings.is_empty() && result.issues.is_empty() {
