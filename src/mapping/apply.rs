@@ -38,16 +38,23 @@ pub enum Value {
 }
 
 /// Where a value came from, for messages: a column, template, lookup or the mapping itself.
-/// Shared, so that reading a field allocates no label.
-pub type Label = Arc<str>;
+/// Made once when the mapping is bound and borrowed from the [`Bound`], so reading a field
+/// neither allocates a label nor touches a reference count (rows are read on several threads at
+/// once, and a shared count would bounce between their caches).
+pub type Label<'a> = &'a str;
+
+/// The label of a mapping's constant.
+const CONSTANT_LABEL: &str = "(mapping constant)";
+/// The label of a mapping's default for a blank cell.
+const DEFAULT_LABEL: &str = "(mapping default)";
 
 /// A value and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sourced {
+pub struct Sourced<'a> {
     /// The value.
     pub value: Value,
     /// The column (or template, lookup) it came from, for messages.
-    pub label: Option<Label>,
+    pub label: Option<Label<'a>>,
 }
 
 #[derive(Debug, Clone)]
@@ -60,12 +67,12 @@ enum RPart {
 enum RSource {
     Column(Option<usize>),
     Constant(String),
-    Template(Vec<RPart>, Label),
+    Template(Vec<RPart>, Box<str>),
     Lookup {
         table: Option<usize>,
         key: Vec<RPart>,
         get: usize,
-        label: Label,
+        label: Box<str>,
     },
     DefaultOnly,
 }
@@ -99,9 +106,7 @@ pub struct Bound {
     group_key: Option<usize>,
     tables: Vec<Table>,
     /// The label of every column (the file's, then the joined header file's), made once.
-    labels: Vec<Label>,
-    constant_label: Label,
-    default_label: Label,
+    labels: Vec<Box<str>>,
     /// Things the user should know (a lookup file not found, a column absent).
     pub notes: Vec<String>,
 }
@@ -306,12 +311,10 @@ impl Bound {
             group_key,
             tables,
             labels: Vec::new(),
-            constant_label: "(mapping constant)".into(),
-            default_label: "(mapping default)".into(),
             notes,
         };
         let columns = bound.headers.width() + bound.join_headers.as_ref().map_or(0, HeaderIndex::width);
-        bound.labels = (0..columns).map(|i| Label::from(bound.column_name(i))).collect();
+        bound.labels = (0..columns).map(|i| bound.column_name(i).into()).collect();
         Ok(bound)
     }
 
@@ -368,12 +371,10 @@ impl Bound {
         }
     }
 
-    /// The label of a column.
-    fn label(&self, i: usize) -> Label {
-        match self.labels.get(i) {
-            Some(l) => l.clone(),
-            None => self.column_name(i).into(),
-        }
+    /// The label of a column (every column of the file and of the joined header file has one,
+    /// made when the mapping is bound).
+    fn label(&self, i: usize) -> Label<'_> {
+        self.labels.get(i).map_or("", |l| l)
     }
 
     /// A template's text: its parts joined (each column's text trimmed), then trimmed.
@@ -423,15 +424,9 @@ impl Bound {
 
     /// The raw source of a field: (cell, text, label). `None` when the field is not mapped. A
     /// column's cell and text are borrowed from the row.
-    fn raw<'a>(&'a self, f: FieldId, v: &View<'a>) -> Option<(Cow<'a, Cell>, Cow<'a, str>, Option<Label>)> {
+    fn raw<'s: 'a, 'a>(&'s self, f: FieldId, v: &View<'a>) -> Option<(Cow<'a, Cell>, Cow<'a, str>, Option<Label<'s>>)> {
         let src = self.fields[f].as_ref()?;
-        let owned = |t: String, label: &Label| {
-            (
-                Cow::Owned(Cell::Text(t.as_str().into())),
-                Cow::Owned(t),
-                Some(label.clone()),
-            )
-        };
+        let owned = |t: String, label: &'s str| (Cow::Owned(Cell::Text(t.as_str().into())), Cow::Owned(t), Some(label));
         Some(match src {
             RSource::Column(Some(i)) => {
                 let c = v.get(*i);
@@ -446,7 +441,7 @@ impl Bound {
             RSource::Constant(s) => (
                 Cow::Owned(Cell::Text(s.as_str().into())),
                 Cow::Borrowed(s.as_str()),
-                Some(self.constant_label.clone()),
+                Some(CONSTANT_LABEL),
             ),
             RSource::Template(parts, label) => owned(self.render(parts, v), label),
             RSource::Lookup { table, key, get, label } => {
@@ -481,7 +476,7 @@ impl Bound {
     }
 
     /// Read one field of a row. `Ok(None)`: not mapped, or blank with no default.
-    pub fn field(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Result<Option<Sourced>, Issue> {
+    pub fn field(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Result<Option<Sourced<'_>>, Issue> {
         let v = self.view(row, header);
         let Some((cell, text, label)) = self.raw(f, &v) else {
             return Ok(None);
@@ -501,7 +496,7 @@ impl Bound {
                 Some(d) => (
                     Cow::Owned(Cell::Text(d.as_str().into())),
                     Cow::Borrowed(d.as_str()),
-                    label.or_else(|| Some(self.default_label.clone())),
+                    label.or(Some(DEFAULT_LABEL)),
                 ),
                 None => return Ok(None),
             }
@@ -531,7 +526,7 @@ impl Bound {
             } else {
                 text.to_string()
             };
-            Issue::error(code, label.as_deref().map(str::to_string), Some(shown), msg)
+            Issue::error(code, label.map(str::to_string), Some(shown), msg)
         };
         let fail = |msg: String| issue("INV-MAP-VALUE", msg);
         let value = match def.ty {

@@ -63,8 +63,8 @@ enum Prefix {
 /// Where each field of a document came from: JSON path prefix → (row index in the document's
 /// rows, source column).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Provenance {
-    entries: Vec<(Prefix, usize, Option<Label>)>,
+pub struct Provenance<'a> {
+    entries: Vec<(Prefix, usize, Option<Label<'a>>)>,
 }
 
 /// The length of `prefix` when `path` is it or starts with it followed by `.` or `[`.
@@ -85,8 +85,8 @@ fn line_of(path: &str) -> Option<(usize, &str)> {
     Some((digits.parse().ok()?, &rest[close + 1..]))
 }
 
-impl Provenance {
-    fn add(&mut self, prefix: Prefix, row: usize, label: Option<Label>) {
+impl<'a> Provenance<'a> {
+    fn add(&mut self, prefix: Prefix, row: usize, label: Option<Label<'a>>) {
         self.entries.push((prefix, row, label));
     }
 
@@ -122,7 +122,7 @@ impl Provenance {
                 let key = (len, label.is_some());
                 // The last of equal keys wins, as `Iterator::max_by_key` would choose.
                 if best.as_ref().is_none_or(|(k, _, _)| key >= *k) {
-                    best = Some((key, *row, label.as_deref()));
+                    best = Some((key, *row, *label));
                 }
             }
         }
@@ -132,13 +132,13 @@ impl Provenance {
 
 /// A document built from its rows.
 #[derive(Debug, Clone)]
-pub struct Built {
+pub struct Built<'a> {
     /// The document, totals not yet computed; `None` when the rows cannot make one.
     pub document: Option<Document>,
     /// Problems, with the index of the row they concern (`None`: the whole document).
     pub issues: Vec<(Option<usize>, Issue)>,
     /// Where each field came from.
-    pub provenance: Provenance,
+    pub provenance: Provenance<'a>,
     /// The export's own totals.
     pub erp: ErpTotals,
 }
@@ -146,7 +146,7 @@ pub struct Built {
 struct Ctx<'a> {
     bound: &'a Bound,
     issues: Vec<(Option<usize>, Issue)>,
-    prov: Provenance,
+    prov: Provenance<'a>,
 }
 
 impl Ctx<'_> {
@@ -207,7 +207,7 @@ struct RawLine {
 }
 
 /// Build one document from its rows.
-pub fn build(draft: &DocDraft, bound: &Bound, seller: &Party) -> Built {
+pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Party) -> Built<'a> {
     let mut cx = Ctx {
         bound,
         issues: Vec::new(),
