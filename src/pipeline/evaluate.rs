@@ -4,20 +4,10 @@
 
 use super::*;
 
-/// The row's cells as text for the result file, moving the texts out of the row (the row is
-/// done with once its document is evaluated).
-fn cells_of(r: DraftRow) -> Vec<Text> {
-    r.row
-        .map(|row| {
-            row.cells
-                .into_iter()
-                .map(|c| match c {
-                    Cell::Text(t) => t,
-                    other => other.to_text().into(),
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+/// The row's cells for the result file, moved out of the row (the row is done with once its
+/// document is evaluated; the result files spell each cell as they write it).
+fn cells_of(r: DraftRow) -> Vec<Cell> {
+    r.row.map(|row| row.cells).unwrap_or_default()
 }
 
 /// Where a document path has no source column: the seller profile or a computed total.

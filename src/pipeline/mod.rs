@@ -15,7 +15,7 @@ use evaluate::evaluate;
 pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options};
 
 use crate::compute::compute_document_totals;
-use crate::ingest::{Cell, Row, SourceRef, Text};
+use crate::ingest::{Cell, Row, SourceRef};
 use crate::mapping::{Bound, Built, DocDraft, DraftRow, ErpTotals, Issue, RowNote, Unit, build};
 use crate::model::{Document, Party};
 use crate::results::{
@@ -243,7 +243,7 @@ pub struct FileSummary {
 }
 
 struct Outcome {
-    rows: Vec<(Vec<Text>, ResultRow, Option<u64>)>,
+    rows: Vec<(Vec<Cell>, ResultRow, Option<u64>)>,
     brief: Option<DocBrief>,
     codes: Vec<String>,
     record: Option<DocumentRecord>,

@@ -2,7 +2,7 @@
 //! names then the result columns, written aside and renamed on commit.
 
 use super::atomic::AtomicFile;
-use super::{RESULT_COLUMNS, ResultRow, ResultsError};
+use super::{CellText, RESULT_COLUMNS, ResultRow, ResultsError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -85,13 +85,27 @@ impl CsvResult {
     }
 
     /// Write one row: the same record as `record(width, cells, &result.cells())`, without
-    /// copying the cells.
-    pub(crate) fn write<S: AsRef<str>>(&mut self, cells: &[S], result: &ResultRow) -> Result<(), ResultsError> {
+    /// copying the cells (the input's cells padded or cut to the header width, then the result
+    /// cells).
+    pub(crate) fn write<S: CellText>(&mut self, cells: &[S], result: &ResultRow) -> Result<(), ResultsError> {
         let (width, line) = (self.width, &mut self.line);
         line.clear();
+        for i in 0..width {
+            if i > 0 {
+                line.push(b',');
+            }
+            if let Some(c) = cells.get(i) {
+                push_field(line, c.cell_text().as_bytes());
+            }
+        }
         result.with_texts(|results| {
-            let input = (0..width).map(|i| cells.get(i).map_or("", AsRef::as_ref).as_bytes());
-            push_record(line, input.chain(results.map(str::as_bytes)));
+            for (j, r) in results.iter().enumerate() {
+                if width > 0 || j > 0 {
+                    line.push(b',');
+                }
+                push_field(line, r.as_bytes());
+            }
+            line.push(b'\n');
         });
         self.out
             .write_all(&self.line)
@@ -177,6 +191,41 @@ mod tests {
         }
         csv.commit().unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), want);
+    }
+
+    #[test]
+    fn cells_are_written_as_their_texts() {
+        use crate::ingest::Cell;
+        let dir = tempfile::tempdir().unwrap();
+        let headers: Vec<String> = ["A", "B", "C", "D", "E", "F"].map(String::from).to_vec();
+        let row = ResultRow::new(super::super::RowStatus::Valid, "2026-11-21T09:00:00Z");
+        let date = chrono::NaiveDate::from_ymd_opt(2026, 11, 2).unwrap();
+        let cells = vec![
+            Cell::Empty,
+            Cell::Text("a,\"b\"".into()),
+            Cell::Number(rust_decimal_macros::dec!(1.50)),
+            Cell::Date(date),
+            Cell::DateTime(date.and_hms_opt(9, 5, 0).unwrap()),
+            Cell::Bool(true),
+        ];
+        let texts: Vec<String> = cells.iter().map(Cell::to_text).collect();
+        let mut files = Vec::new();
+        for name in ["cells", "texts"] {
+            let target = dir.path().join(format!("{name}.result.csv"));
+            let mut csv = CsvResult::create(&target, &headers).unwrap();
+            match name {
+                "cells" => csv.write(&cells, &row).unwrap(),
+                _ => csv.write(&texts, &row).unwrap(),
+            }
+            csv.commit().unwrap();
+            files.push(std::fs::read_to_string(&target).unwrap());
+        }
+        assert_eq!(files[0], files[1]);
+        assert!(
+            files[0].contains("\n,\"a,\"\"b\"\"\",1.5,2026-11-02,2026-11-02 09:05:00,true,valid,"),
+            "{}",
+            files[0]
+        );
     }
 
     #[test]

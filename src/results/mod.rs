@@ -35,7 +35,7 @@ pub use artefacts::{ArtefactContent, ArtefactPaths, write_accepted};
 pub use documents::DocumentRecord;
 pub use error::ResultsError;
 pub use issue::ResultIssue;
-pub use row::ResultRow;
+pub use row::{CellText, ResultRow};
 pub use summary::{Summary, SummaryBuilder};
 pub use writer::{ArtefactSink, Finished, ResultWriter, is_spreadsheet, result_path};
 

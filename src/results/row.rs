@@ -1,8 +1,36 @@
 //! The result columns of one row, and how to build them for each status.
 
 use super::{ArtefactPaths, RESULT_COLUMNS, ResultIssue, RowStatus};
+use crate::ingest::Cell;
 use crate::model::SubmissionResponse;
 use crate::validate::Severity;
+
+/// An input cell as the result files show it: its text.
+///
+/// Texts are shown as they are. The rows of an export reach the result files as the reader
+/// made them, so a [`Cell`] is written without first being turned into a text of its own (which
+/// cost a conversion of every cell of every row): an empty cell is empty, and a spreadsheet's
+/// number, date or boolean is spelled as [`Cell::to_text`] spells it.
+pub trait CellText {
+    /// The text of the cell.
+    fn cell_text(&self) -> std::borrow::Cow<'_, str>;
+}
+
+impl<T: AsRef<str> + ?Sized> CellText for T {
+    fn cell_text(&self) -> std::borrow::Cow<'_, str> {
+        self.as_ref().into()
+    }
+}
+
+impl CellText for Cell {
+    fn cell_text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Cell::Empty => "".into(),
+            Cell::Text(t) => t.as_str().into(),
+            other => other.to_text().into(),
+        }
+    }
+}
 
 /// The result columns of one row.
 ///

@@ -7,7 +7,7 @@ use super::csv_file::CsvResult;
 use super::documents::{DocumentRecord, DocumentsFile, documents_path};
 use super::summary::{Summary, SummaryBuilder};
 use super::xlsx::XlsxResult;
-use super::{ResultRow, ResultsError};
+use super::{CellText, ResultRow, ResultsError};
 use crate::model::SubmissionResponse;
 use chrono::{NaiveDate, NaiveTime, SecondsFormat, Utc};
 use std::path::{Path, PathBuf};
@@ -134,7 +134,7 @@ impl ResultWriter {
     }
 
     /// Write one row without a source line number (the "Errors" sheet leaves `row` empty).
-    pub fn write<S: AsRef<str>>(&mut self, cells: &[S], result: &ResultRow) -> std::io::Result<()> {
+    pub fn write<S: CellText>(&mut self, cells: &[S], result: &ResultRow) -> std::io::Result<()> {
         self.write_row(cells, result, None)
     }
 
@@ -142,7 +142,7 @@ impl ResultWriter {
     /// `line` is its source line or row number. A row whose `document` is empty is a row
     /// outside any document: its finding codes count in the summary by themselves (the codes of
     /// a document's rows count through [`ResultWriter::document`]).
-    pub fn write_row<S: AsRef<str>>(
+    pub fn write_row<S: CellText>(
         &mut self,
         cells: &[S],
         result: &ResultRow,

@@ -15,7 +15,7 @@
 use super::atomic::{aside, sync_parent};
 use super::xlsx_sheet::{Range, SheetBody, compressor, deflate};
 use super::xlsx_zip::{Entry, ZipOut};
-use super::{RESULT_COLUMNS, ResultIssue, ResultRow, ResultsError, RowStatus};
+use super::{CellText, RESULT_COLUMNS, ResultIssue, ResultRow, ResultsError, RowStatus};
 use flate2::FlushCompress;
 use rust_xlsxwriter::{Color, Format, Workbook, Worksheet, XlsxError};
 use std::borrow::Cow;
@@ -190,7 +190,7 @@ impl XlsxResult {
     }
 
     /// Write one row and its findings (`line`: the source row number).
-    pub(crate) fn write<S: AsRef<str>>(
+    pub(crate) fn write<S: CellText>(
         &mut self,
         cells: &[S],
         result: &ResultRow,
@@ -210,9 +210,9 @@ impl XlsxResult {
             let (sheet, cut_cells) = (&mut self.results, &mut self.cut_cells);
             result
                 .with_texts(|results| {
-                    let input = (0..width).map(|i| cells.get(i).map_or("", AsRef::as_ref));
-                    for (col, text) in input.chain(results).take(columns).enumerate() {
-                        let (text, was_cut) = fit(text);
+                    let input = (0..width).map(|i| cells.get(i).map_or("".into(), CellText::cell_text));
+                    for (col, text) in input.chain(results.map(Into::into)).take(columns).enumerate() {
+                        let (text, was_cut) = fit(&text);
                         *cut_cells += u64::from(was_cut);
                         let style = if col == width { xf } else { 0 };
                         sheet.text(row, col as u16, &text, style)?;
