@@ -1,6 +1,6 @@
 //! A row of an export and where it came from.
 
-use chrono::{NaiveDate, NaiveDateTime};
+use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 use rust_decimal::Decimal;
 use std::fmt;
 use std::sync::Arc;
@@ -115,7 +115,7 @@ fn decimal_text(d: &Decimal) -> String {
 
 /// A date as `%Y-%m-%d`, without parsing the format each time (years 0 to 9999; chrono's own
 /// form otherwise).
-fn date_text(d: NaiveDate) -> String {
+pub(crate) fn date_text(d: NaiveDate) -> String {
     use chrono::Datelike;
     let y = d.year();
     if !(0..=9999).contains(&y) {
@@ -134,6 +134,27 @@ fn date_text(d: NaiveDate) -> String {
         b'-',
         b'0' + day / 10,
         b'0' + day % 10,
+    ];
+    String::from_utf8_lossy(&b).into_owned()
+}
+
+/// A time as `%H:%M:%S`, without parsing the format each time (chrono's own form for a leap
+/// second).
+pub(crate) fn time_text(t: NaiveTime) -> String {
+    use chrono::Timelike;
+    if t.nanosecond() >= 1_000_000_000 {
+        return t.format("%H:%M:%S").to_string();
+    }
+    let [h, m, s] = [t.hour(), t.minute(), t.second()].map(|v| v as u8);
+    let b = [
+        b'0' + h / 10,
+        b'0' + h % 10,
+        b':',
+        b'0' + m / 10,
+        b'0' + m % 10,
+        b':',
+        b'0' + s / 10,
+        b'0' + s % 10,
     ];
     String::from_utf8_lossy(&b).into_owned()
 }
@@ -174,6 +195,14 @@ mod tests {
             }
             let date = NaiveDate::from_num_days_from_ce_opt(days).unwrap_or_default();
             proptest::prop_assert_eq!(date_text(date), date.format("%Y-%m-%d").to_string());
+        }
+
+        /// The same text as chrono's `%H:%M:%S`, leap seconds included.
+        #[test]
+        fn time_text_is_the_crates(secs in 0u32..86_400, nano in 0u32..2_000_000_000) {
+            if let Some(t) = NaiveTime::from_num_seconds_from_midnight_opt(secs, nano) {
+                proptest::prop_assert_eq!(time_text(t), t.format("%H:%M:%S").to_string());
+            }
         }
     }
 

@@ -135,8 +135,8 @@ impl DocumentRecord {
             }
             .to_string(),
             invoice_type: doc.invoice_type.as_str().to_string(),
-            issue_date: doc.issue_date.format("%Y-%m-%d").to_string(),
-            issue_time: doc.issue_time.format("%H:%M:%S").to_string(),
+            issue_date: crate::ingest::date_text(doc.issue_date),
+            issue_time: crate::ingest::time_text(doc.issue_time),
             currency: doc.doc_currency_code.clone(),
             net: Some(pad(t.tax_exclusive_amount)),
             vat: Some(pad(doc.tax_total.tax_amount)),
