@@ -51,8 +51,39 @@ pub(super) fn too_large(path: String) -> Finding {
     )
 }
 
+/// Line ids seen so far: a short list for the usual few lines (no hashing), a set past that.
+enum SeenIds<'a> {
+    Few(Vec<&'a str>),
+    Many(HashSet<&'a str>),
+}
+
+impl<'a> SeenIds<'a> {
+    /// Lines a document may have before the list becomes a set.
+    const FEW: usize = 16;
+
+    fn new(lines: usize) -> Self {
+        if lines <= Self::FEW {
+            SeenIds::Few(Vec::with_capacity(lines))
+        } else {
+            SeenIds::Many(HashSet::with_capacity(lines))
+        }
+    }
+
+    /// False when `id` was seen before.
+    fn insert(&mut self, id: &'a str) -> bool {
+        match self {
+            SeenIds::Few(list) if list.contains(&id) => false,
+            SeenIds::Few(list) => {
+                list.push(id);
+                true
+            }
+            SeenIds::Many(set) => set.insert(id),
+        }
+    }
+}
+
 pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
-    let mut ids = HashSet::new();
+    let mut ids = SeenIds::new(doc.invoice_lines.len());
     for (i, line) in doc.invoice_lines.iter().enumerate() {
         let p = |f: &str| line_path(i, f);
         if blank(&line.id) {

@@ -107,3 +107,29 @@ fn huge_amounts_are_a_finding_not_a_panic() {
     let f = check(&d);
     assert_has(&f, "INV-AMOUNT-TOO-LARGE", super::super::Severity::Error);
 }
+
+#[test]
+fn line_ids_are_checked_alike_in_short_and_long_documents() {
+    use super::SeenIds;
+    let mut few = SeenIds::Few(Vec::new());
+    let mut many = SeenIds::Many(std::collections::HashSet::new());
+    for id in ["1", "2", "1", "3", "2", "x", "01", "x"] {
+        assert_eq!(few.insert(id), many.insert(id), "{id}");
+    }
+    assert!(matches!(SeenIds::new(SeenIds::FEW), SeenIds::Few(_)));
+    assert!(matches!(SeenIds::new(SeenIds::FEW + 1), SeenIds::Many(_)));
+    // A long document's repeated id is found as a short one's is.
+    let mut d = standard();
+    let line = d.invoice_lines[0].clone();
+    while d.invoice_lines.len() <= SeenIds::FEW + 3 {
+        let mut l = line.clone();
+        l.id = (d.invoice_lines.len() + 1).to_string();
+        d.invoice_lines.push(l);
+    }
+    recompute(&mut d);
+    assert_lacks(&check(&d), "INV-DUPLICATE-LINE-ID");
+    let last = d.invoice_lines.len() - 1;
+    d.invoice_lines[last].id = "2".into();
+    let f = assert_has(&check(&d), "INV-DUPLICATE-LINE-ID", crate::validate::Severity::Warning);
+    assert_eq!(f.path, format!("invoice_lines[{last}].id"));
+}
