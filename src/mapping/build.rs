@@ -377,11 +377,11 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Party) -> Built<'a
         ..Default::default()
     };
     let mut lines = Vec::with_capacity(raw.len());
-    for (n, l) in raw.into_iter().enumerate() {
+    for (n, mut l) in raw.into_iter().enumerate() {
         let row_err = |issues: &mut Vec<(Option<usize>, Issue)>, code: &str, msg: String| {
             issues.push((Some(l.idx), Issue::error(code, None, None, msg)));
         };
-        let Some(tax) = l.tax.clone() else {
+        let Some(tax) = l.tax.take() else {
             row_err(
                 &mut cx.issues,
                 "INV-MAP-MISSING",
@@ -389,7 +389,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Party) -> Built<'a
             );
             continue;
         };
-        let name = l.name.clone().unwrap_or_default();
+        let name = l.name.take().unwrap_or_default();
         if name.is_empty() {
             row_err(
                 &mut cx.issues,
@@ -476,7 +476,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Party) -> Built<'a
         erp.line_vat.push(l.tax_amount);
         erp.line_gross.push(erp_gross);
         lines.push(Line {
-            id: l.id.clone().unwrap_or_else(|| (n + 1).to_string()),
+            id: l.id.take().unwrap_or_else(|| (n + 1).to_string()),
             unit_code: l.unit_code.clone(),
             quantity: l.quantity,
             amount: Decimal::ZERO,
