@@ -80,11 +80,15 @@ impl Cell {
     }
 }
 
-/// A decimal as `Decimal::normalize().to_string()` writes it, in one pass over its digits when
-/// the mantissa fits a `u64` (every amount of an export; a spreadsheet cell's text is made for
-/// every number of every row).
+/// A decimal as `Decimal::normalize().to_string()` writes it (a spreadsheet cell's text is made
+/// for every number of every row).
 fn decimal_text(d: &Decimal) -> String {
-    let d = d.normalize();
+    decimal_plain(&d.normalize())
+}
+
+/// A decimal as `to_string()` writes it (its scale kept: `12.50`), in one pass over its digits
+/// when the mantissa fits a `u64`, as every amount of an export does.
+pub(crate) fn decimal_plain(d: &Decimal) -> String {
     let mantissa = d.mantissa();
     let Ok(m) = u64::try_from(mantissa.unsigned_abs()) else {
         return d.to_string();
@@ -192,6 +196,7 @@ mod tests {
         fn number_and_date_texts_are_the_crates(m in proptest::num::i64::ANY, wide in proptest::num::i128::ANY, scale in 0u32..29, days in -1_000_000i32..4_000_000) {
             for d in [Decimal::new(m, scale.min(20)), Decimal::from_i128_with_scale(wide >> 32, scale)] {
                 proptest::prop_assert_eq!(decimal_text(&d), d.normalize().to_string());
+                proptest::prop_assert_eq!(decimal_plain(&d), d.to_string());
             }
             let date = NaiveDate::from_num_days_from_ce_opt(days).unwrap_or_default();
             proptest::prop_assert_eq!(date_text(date), date.format("%Y-%m-%d").to_string());

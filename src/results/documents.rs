@@ -190,7 +190,7 @@ impl DocumentRecord {
 
     /// `f` of the record's cells as texts, in [`DOCUMENT_COLUMNS`] order.
     fn with_texts<T>(&self, f: impl FnOnce([&str; DOCUMENT_COLUMNS.len()]) -> T) -> T {
-        let amount = |d: Option<Decimal>| d.map(|d| d.to_string()).unwrap_or_default();
+        let amount = |d: Option<Decimal>| d.map(|d| crate::ingest::decimal_plain(&d)).unwrap_or_default();
         let amounts = [self.net, self.vat, self.vat_sar, self.gross, self.payable].map(amount);
         let first_line = self.first_line.map(|l| l.to_string()).unwrap_or_default();
         let rows = self.rows.to_string();
