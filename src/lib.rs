@@ -19,5 +19,6 @@ pub mod pipeline;
 pub mod results;
 pub mod sandbox;
 pub mod submit;
+pub mod text;
 pub mod validate;
 pub mod watch;

@@ -1,5 +1,6 @@
 //! A row of an export and where it came from.
 
+use crate::text::Trimmed;
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 use rust_decimal::Decimal;
 use std::fmt;
@@ -53,7 +54,7 @@ impl Cell {
     pub fn is_blank(&self) -> bool {
         match self {
             Cell::Empty => true,
-            Cell::Text(t) => t.trim().is_empty(),
+            Cell::Text(t) => t.trimmed().is_empty(),
             _ => false,
         }
     }

@@ -9,6 +9,7 @@ use super::transform;
 use super::{Issue, MappingError};
 use crate::ingest::{Cell, Row};
 use crate::model::{DocumentKind, InvoiceType, TaxCategory};
+use crate::text::Trimmed;
 use chrono::{NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
 use std::borrow::Cow;
@@ -284,7 +285,7 @@ impl Bound {
                 let parent = resolve(std::slice::from_ref(&spec.parent), false, "join.parent")?;
                 let mut rows = HashMap::new();
                 for r in j.rows {
-                    let k = r.get(key_idx).to_text().trim().to_string();
+                    let k = r.get(key_idx).to_text().trimmed().to_string();
                     if !k.is_empty() {
                         rows.entry(k).or_insert(r);
                     }
@@ -329,7 +330,7 @@ impl Bound {
         let Some(p) = self.join_parent else {
             return Ok(None);
         };
-        let key = row.get(p).to_text().trim().to_string();
+        let key = row.get(p).to_text().trimmed().to_string();
         match self.join_rows.get(&key) {
             Some(h) => Ok(Some(h)),
             None => Err(Issue::error(
@@ -383,11 +384,11 @@ impl Bound {
         for p in parts {
             match p {
                 RPart::Text(t) => out.push_str(t),
-                RPart::Col(Some(i)) => out.push_str(v.get(*i).as_text().trim()),
+                RPart::Col(Some(i)) => out.push_str(v.get(*i).as_text().trimmed()),
                 RPart::Col(None) => {}
             }
         }
-        match out.trim() {
+        match out.trimmed() {
             t if t.len() == out.len() => out,
             t => t.to_string(),
         }
@@ -397,10 +398,10 @@ impl Bound {
     pub fn key(&self, row: &Row, header: Option<&Row>) -> String {
         let v = self.view(row, header);
         if let Some(i) = self.group_key {
-            return v.get(i).as_text().trim().to_string();
+            return v.get(i).as_text().trimmed().to_string();
         }
         match self.raw(fid!("number"), &v) {
-            Some((_, text, _)) => text.trim().to_string(),
+            Some((_, text, _)) => text.trimmed().to_string(),
             None => String::new(),
         }
     }
@@ -413,9 +414,9 @@ impl Bound {
             let text = v.get(*i).as_text();
             if rule.equals.iter().any(|e| norm_eq(e, &text)) {
                 return Some((
-                    rule.reason.replace("{value}", text.trim()),
+                    rule.reason.replace("{value}", text.trimmed()),
                     self.column_name(*i),
-                    text.trim().to_string(),
+                    text.trimmed().to_string(),
                 ));
             }
         }
@@ -487,8 +488,8 @@ impl Bound {
         };
         let def = FIELDS[f];
         let trimmed: Cow<'_, str> = match text {
-            Cow::Borrowed(t) if rule.trim => Cow::Borrowed(t.trim()),
-            Cow::Owned(t) if rule.trim && t.trim().len() != t.len() => Cow::Owned(t.trim().to_string()),
+            Cow::Borrowed(t) if rule.trim => Cow::Borrowed(t.trimmed()),
+            Cow::Owned(t) if rule.trim && t.trimmed().len() != t.len() => Cow::Owned(t.trimmed().to_string()),
             other => other,
         };
         let (cell, text, label) = if cell.is_blank() && trimmed.is_empty() {

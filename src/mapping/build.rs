@@ -13,6 +13,7 @@ use crate::model::{
     Address, AllowanceCharges, Document, DocumentKind, InvoiceType, Item, LegalMonetaryTotal, Line,
     LineAllowanceCharge, LineTaxTotal, Party, PartyIdentification, Price, PriceAllowanceCharge, TaxCategory, TaxTotal,
 };
+use crate::text::Trimmed;
 use chrono::{NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
 
@@ -168,7 +169,7 @@ impl Ctx<'_> {
 
 fn text(v: Option<Value>) -> Option<String> {
     match v {
-        Some(Value::Text(t)) => match t.trim() {
+        Some(Value::Text(t)) => match t.trimmed() {
             "" => None,
             trimmed if trimmed.len() == t.len() => Some(t),
             trimmed => Some(trimmed.to_string()),

@@ -83,7 +83,7 @@ pub fn norm_value(s: &str) -> String {
 /// `norm_value(raw) == key` for a key already normalised, without allocating when `raw` is
 /// ASCII (its lower case is then the ASCII one).
 pub fn norm_eq(key: &str, raw: &str) -> bool {
-    let t = raw.trim();
+    let t = crate::text::Trimmed::trimmed(raw);
     if t.is_ascii() {
         t.eq_ignore_ascii_case(key)
     } else {

@@ -6,6 +6,7 @@
 //! row, column and value.
 
 use crate::ingest::Cell;
+use crate::text::Trimmed;
 use chrono::format::{Item, StrftimeItems};
 use chrono::{Duration, NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
@@ -22,7 +23,7 @@ pub fn check_format(format: &str, want_date: bool) -> Result<(), String> {
             Err("`excel` is a date format, not a time format".into())
         };
     }
-    if format.trim().is_empty() {
+    if format.trimmed().is_empty() {
         return Err("an empty format".into());
     }
     let mut has = (false, false, false, false);
@@ -93,7 +94,7 @@ pub fn parse_date(cell: &Cell, text: &str, formats: &[String]) -> Result<NaiveDa
         }
         _ => {}
     }
-    let t = text.trim();
+    let t = text.trimmed();
     for f in formats {
         if f.eq_ignore_ascii_case(EXCEL) {
             if let Ok(n) = t.parse::<Decimal>()
@@ -129,7 +130,7 @@ pub fn parse_time(cell: &Cell, text: &str, formats: &[String]) -> Result<NaiveTi
         }
         _ => {}
     }
-    let t = text.trim();
+    let t = text.trimmed();
     for f in formats {
         if let Ok(tm) = NaiveTime::parse_from_str(t, f) {
             return Ok(tm);
@@ -200,7 +201,7 @@ pub fn parse_decimal(cell: &Cell, text: &str, style: &NumberStyle) -> Result<Dec
     if let Cell::Number(n) = cell {
         return Ok(*n);
     }
-    if let Some(plain) = plain_number(text.trim(), style) {
+    if let Some(plain) = plain_number(text.trimmed(), style) {
         // What the general path below would hand to `parse_exact`, without its allocations.
         let (negative, digits) = match plain.strip_prefix('-') {
             Some(d) => (true, d),
@@ -209,7 +210,7 @@ pub fn parse_decimal(cell: &Cell, text: &str, style: &NumberStyle) -> Result<Dec
         let value = crate::model::amount::parse_exact(digits).ok_or_else(|| "not a number".to_string())?;
         return Ok(if negative { -value } else { value });
     }
-    let t = ascii_digits(text.trim());
+    let t = ascii_digits(text.trimmed());
     let mut s: String = t
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '\u{a0}' && *c != '\u{202f}')
@@ -284,7 +285,7 @@ pub fn parse_percent(cell: &Cell, text: &str, style: &NumberStyle) -> Result<Dec
     if let Cell::Number(n) = cell {
         return Ok(*n);
     }
-    let t = ascii_digits(text.trim());
+    let t = ascii_digits(text.trimmed());
     if let Some(i) = t.find(['%', '٪']) {
         let before = t[..i].trim_end();
         let start = before
@@ -302,7 +303,7 @@ pub fn parse_bool(cell: &Cell, text: &str) -> Result<bool, String> {
     if let Cell::Bool(b) = cell {
         return Ok(*b);
     }
-    match text.trim().to_ascii_lowercase().as_str() {
+    match text.trimmed().to_ascii_lowercase().as_str() {
         "true" | "yes" | "y" | "1" | "t" | "x" | "نعم" => Ok(true),
         "false" | "no" | "n" | "0" | "f" | "لا" => Ok(false),
         _ => Err("not true/false (or yes/no, 1/0)".into()),

@@ -4,6 +4,7 @@
 //! `arbitrary_precision` number token). Deserialisation is tolerant: it accepts a JSON number
 //! (exactly, from its text), a numeric string, or an integer.
 
+use crate::text::Trimmed;
 use rust_decimal::Decimal;
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeStruct;
@@ -32,7 +33,7 @@ pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Decimal
 
 /// Parse decimal text exactly (no silent rounding past 28 digits), accepting exponents.
 pub fn parse_exact(text: &str) -> Option<Decimal> {
-    let t = text.trim();
+    let t = text.trimmed();
     if t.is_empty() {
         return None;
     }

@@ -6,6 +6,7 @@ use super::codes;
 use super::rules::*;
 use super::support::{ascii_digits, blank, val};
 use crate::model::{Address, Document, InvoiceType};
+use crate::text::Trimmed;
 
 fn digits(s: &str, n: usize) -> bool {
     s.len() == n && ascii_digits(s)
@@ -89,7 +90,7 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
         ));
     }
     for (who, a) in [("supplier_info", s), ("customer_info", &doc.customer_info.address)] {
-        let c = a.country.trim();
+        let c = a.country.trimmed();
         if !c.is_empty() && !codes::is_country(c) {
             out.push(BR_CL_14.at(
                 format!("{who}.address.country"),

@@ -6,6 +6,7 @@ use super::rules::*;
 use super::support::{JsonPath, blank, blank_opt, decimals, num, pct, subtotals, val};
 use super::{Finding, RuleInfo};
 use crate::model::{Document, TaxCategory};
+use crate::text::Trimmed;
 use rust_decimal::Decimal;
 
 /// Where a category sits, which decides the rules that apply to it.
@@ -87,12 +88,15 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
     }
     let mut used: Vec<&str> = Vec::new();
     for line in &doc.invoice_lines {
-        used.push(line.item.classified_tax_category.id.trim());
+        used.push(line.item.classified_tax_category.id.trimmed());
     }
     for ac in &doc.allowance_charge.0 {
-        used.push(ac.tax_category.id.trim());
+        used.push(ac.tax_category.id.trimmed());
     }
-    let broken_down: Vec<&str> = subtotals(doc).iter().map(|(_, s)| s.tax_category.id.trim()).collect();
+    let broken_down: Vec<&str> = subtotals(doc)
+        .iter()
+        .map(|(_, s)| s.tax_category.id.trimmed())
+        .collect();
     for (id, rule) in [("S", BR_S_01), ("Z", BR_Z_01), ("E", BR_E_01), ("O", BR_O_01)] {
         if used.contains(&id) && !broken_down.contains(&id) {
             out.push(rule.at(
@@ -111,7 +115,7 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
 }
 
 fn one(out: &mut Vec<Finding>, place: Place, path: JsonPath, cat: &TaxCategory) {
-    let id = cat.id.trim();
+    let id = cat.id.trimmed();
     let at = |f: &str| format!("{path}.{f}");
     let here = place.words();
     if id.is_empty() {
@@ -147,7 +151,7 @@ fn one(out: &mut Vec<Finding>, place: Place, path: JsonPath, cat: &TaxCategory) 
             ));
         }
     }
-    if !cat.tax_type.trim().eq_ignore_ascii_case("VAT") {
+    if !cat.tax_type.trimmed().eq_ignore_ascii_case("VAT") {
         out.push(INV_TAX_TYPE.at(
             at("tax_type"),
             val(&cat.tax_type),
@@ -193,8 +197,8 @@ fn one(out: &mut Vec<Finding>, place: Place, path: JsonPath, cat: &TaxCategory) 
 }
 
 fn reasons(out: &mut Vec<Finding>, path: JsonPath, cat: &TaxCategory) {
-    let id = cat.id.trim();
-    let code = cat.exemption_reason_code.as_deref().unwrap_or("").trim();
+    let id = cat.id.trimmed();
+    let code = cat.exemption_reason_code.as_deref().unwrap_or("").trimmed();
     let at = |f: &str| format!("{path}.{f}");
     let missing_code = match id {
         "E" => Some(BR_KSA_23),

@@ -1,5 +1,6 @@
 //! Code lists of the authority's rules (SDK 3.4.5) and the aliases this project accepts (D13).
 
+use crate::text::Trimmed;
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
@@ -130,7 +131,7 @@ pub(crate) fn exemption_reasons(category: &str) -> &'static [&'static str] {
 /// The UN/ECE 4461 code of a payment means as the document gives it: the code itself, or one of the
 /// words D13 accepts (`cash`, `credit`, `bank-payment`, `card`, any case).
 pub(crate) fn payment_means_code(given: &str) -> &str {
-    let t = given.trim();
+    let t = given.trimmed();
     match t.to_ascii_lowercase().as_str() {
         "cash" => "10",
         "credit" => "30",

@@ -6,6 +6,7 @@ use super::rules::*;
 use super::support::{JsonPath, blank, blank_opt, num, short, val, xpath_round};
 use super::{Context, Finding};
 use crate::model::{DeviceType, Document, InvoiceType};
+use crate::text::Trimmed;
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
@@ -37,15 +38,15 @@ pub(super) fn check(doc: &Document, ctx: &Context, out: &mut Vec<Finding>) {
         note_requirements(doc, out);
     }
     if let Some(device) = &ctx.device {
-        let seller = doc.supplier_info.vat_number.as_deref().unwrap_or("").trim();
-        if seller != device.vat_number.trim() {
+        let seller = doc.supplier_info.vat_number.as_deref().unwrap_or("").trimmed();
+        if seller != device.vat_number.trimmed() {
             out.push(CERTIFICATE_PERMISSIONS.at(
                 "supplier_info.vat_number",
                 val(seller),
                 format!(
                     "The seller VAT number {seller:?} is not the VAT number {:?} this device was onboarded with; \
                      fix the seller profile or send the document through that seller's device.",
-                    device.vat_number.trim()
+                    device.vat_number.trimmed()
                 ),
             ));
         }
@@ -91,7 +92,7 @@ fn amount_currencies(doc: &Document) -> Vec<(JsonPath, &str)> {
 }
 
 fn currencies(doc: &Document, out: &mut Vec<Finding>) {
-    let cur = doc.doc_currency_code.trim();
+    let cur = doc.doc_currency_code.trimmed();
     if cur.is_empty() {
         out.push(BR_05.at(
             "doc_currency_code",
@@ -105,7 +106,7 @@ fn currencies(doc: &Document, out: &mut Vec<Finding>) {
         out.push(BR_KSA_CL_01.at("doc_currency_code", val(cur), msg.clone()));
         out.push(BR_CL_04.at("doc_currency_code", val(cur), msg));
     }
-    let tax_cur = doc.tax_currency_code.trim();
+    let tax_cur = doc.tax_currency_code.trimmed();
     if tax_cur.is_empty() {
         out.push(BR_KSA_68.at(
             "tax_currency_code",
@@ -130,7 +131,7 @@ fn currencies(doc: &Document, out: &mut Vec<Finding>) {
     }
     if !cur.is_empty() {
         for (path, c) in amount_currencies(doc) {
-            let c = c.trim();
+            let c = c.trimmed();
             if c.is_empty() {
                 continue;
             }
@@ -266,7 +267,7 @@ fn billing_reference_problem(reference: &str, note_date: NaiveDate) -> Option<St
         reference.split(';').find_map(|part| {
             let (key, value) = part.split_once(':')?;
             let key: String = key.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
-            (key == name).then(|| value.trim().to_string())
+            (key == name).then(|| value.trimmed().to_string())
         })
     };
     let number = field("invoice number").filter(|n| !n.is_empty());

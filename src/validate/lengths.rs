@@ -4,6 +4,7 @@ use super::rules::*;
 use super::support::{JsonPath, blank, chars, line_path, short, subtotals, val};
 use super::{Finding, RuleInfo};
 use crate::model::{Document, InvoiceType};
+use crate::text::Trimmed;
 
 /// A finding when `text` is longer than `max` characters.
 fn too_long(out: &mut Vec<Finding>, rule: RuleInfo, path: impl Into<String>, text: &str, max: usize, what: &str) {
@@ -169,7 +170,7 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
     }
 
     for (path, s) in subtotals(doc) {
-        let cat = s.tax_category.id.trim();
+        let cat = s.tax_category.id.trimmed();
         if matches!(cat, "Z" | "E" | "O") {
             let reason = s.tax_category.exemption_reason.as_deref().unwrap_or("");
             let path = path.field("tax_category.exemption_reason");

@@ -6,6 +6,7 @@ use super::rules::*;
 use super::support::{JsonPath, blank, decimals, format2, is_digit, line_path, money, num, sum, val, xpath_round};
 use super::{Finding, RuleInfo};
 use crate::model::{Document, Line};
+use crate::text::Trimmed;
 use rust_decimal::Decimal;
 use std::collections::HashSet;
 
@@ -92,7 +93,7 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
                 val(&line.id),
                 "The line has no id; number the lines 1, 2, 3, ...",
             ));
-        } else if !ids.insert(line.id.trim()) {
+        } else if !ids.insert(line.id.trimmed()) {
             out.push(INV_DUPLICATE_LINE_ID.at(
                 p("id"),
                 val(&line.id),
@@ -231,7 +232,7 @@ pub(super) fn charge_reasons(
     reason: &str,
     what: &str,
 ) {
-    let code = code.unwrap_or("").trim();
+    let code = code.unwrap_or("").trimmed();
     if code.is_empty() {
         out.push(rules.0.at(
             path("reason_code"),

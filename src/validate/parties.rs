@@ -6,6 +6,7 @@ use super::rules::*;
 use super::support::{ascii_digits, blank, subtotals, val};
 use super::{Finding, RuleInfo};
 use crate::model::{Document, InvoiceType, Party};
+use crate::text::Trimmed;
 
 /// `^3[0-9]{13}3$`.
 fn vat_shape(v: &str) -> bool {
@@ -30,7 +31,7 @@ fn seller_vat(doc: &Document, out: &mut Vec<Finding>) {
             seller.vat_number.clone(),
             "The seller VAT number is missing; fill in the 15-digit VAT number in the seller profile.",
         ));
-    } else if seller.tax_type.trim() != "VAT" {
+    } else if seller.tax_type.trimmed() != "VAT" {
         out.push(BR_KSA_39.at(
             "supplier_info.tax_type",
             val(&seller.tax_type),
@@ -130,8 +131,8 @@ fn other_id(party: &Party, prefix: &str, seller: bool, out: &mut Vec<Finding>) {
     } else {
         (&BUYER_SCHEMES, BR_KSA_14)
     };
-    let scheme = pi.scheme.trim();
-    let id = pi.id.trim();
+    let scheme = pi.scheme.trimmed();
+    let id = pi.id.trimmed();
     if !list.contains(&scheme) {
         out.push(rule.at(
             scheme_path(),

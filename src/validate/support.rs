@@ -6,6 +6,7 @@
 //! value, not of its text: `16.480` has two decimals.
 
 use crate::model::{Document, TaxSubtotal};
+use crate::text::Trimmed;
 use rust_decimal::{Decimal, RoundingStrategy};
 
 /// The path of a field of line `i` (0-based, as in the JSON array).
@@ -128,7 +129,7 @@ pub(crate) fn chars(s: &str) -> usize {
 
 /// True when nothing but white space.
 pub(crate) fn blank(s: &str) -> bool {
-    s.trim().is_empty()
+    s.trimmed().is_empty()
 }
 
 /// True for an optional text that is absent or blank.

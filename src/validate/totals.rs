@@ -11,6 +11,7 @@ use super::rules::*;
 use super::support::{JsonPath, money, num, pct, subtotals, sum, xpath_round};
 use crate::compute::{self, ComputeError};
 use crate::model::{Document, TaxSubtotal};
+use crate::text::Trimmed;
 use rust_decimal::{Decimal, RoundingStrategy};
 
 /// `computed` is [`compute::totals`] of `doc` (computed once for all the rules).
@@ -49,7 +50,7 @@ fn vat_bounds(s: &TaxSubtotal, lines: usize) -> Option<(Decimal, Decimal, Decima
 
 fn breakdown(doc: &Document, out: &mut Vec<Finding>, path: &JsonPath, s: &TaxSubtotal) {
     let at = |f: &str| format!("{path}.{f}");
-    let cat = s.tax_category.id.trim();
+    let cat = s.tax_category.id.trimmed();
     two_decimals(
         out,
         BR_DEC_19,
@@ -112,12 +113,12 @@ fn category_basis(doc: &Document, cat: &str) -> Option<(Decimal, bool)> {
     let lines = doc
         .invoice_lines
         .iter()
-        .filter(|l| l.item.classified_tax_category.id.trim() == cat);
+        .filter(|l| l.item.classified_tax_category.id.trimmed() == cat);
     let acs = doc
         .allowance_charge
         .0
         .iter()
-        .filter(|a| a.tax_category.id.trim() == cat);
+        .filter(|a| a.tax_category.id.trimmed() == cat);
     let used = lines.clone().next().is_some() || acs.clone().next().is_some();
     let mut total = sum(lines.map(|l| l.amount))?;
     for a in acs {
@@ -132,8 +133,10 @@ fn category_basis(doc: &Document, cat: &str) -> Option<(Decimal, bool)> {
 
 fn category_sums(doc: &Document, out: &mut Vec<Finding>, subs: &[(JsonPath, &TaxSubtotal)]) {
     for (cat, rule) in [("S", BR_S_08), ("Z", BR_Z_08), ("E", BR_E_08), ("O", BR_O_08)] {
-        let mine: Vec<&(JsonPath, &TaxSubtotal)> =
-            subs.iter().filter(|(_, s)| s.tax_category.id.trim() == cat).collect();
+        let mine: Vec<&(JsonPath, &TaxSubtotal)> = subs
+            .iter()
+            .filter(|(_, s)| s.tax_category.id.trimmed() == cat)
+            .collect();
         let Some((first_path, _)) = mine.first() else {
             continue;
         };
