@@ -8,6 +8,10 @@ use crate::text::Trimmed;
 
 /// A finding when `text` is longer than `max` characters.
 fn too_long(out: &mut Vec<Finding>, rule: RuleInfo, path: impl Into<String>, text: &str, max: usize, what: &str) {
+    // A text has no more characters than bytes: only a long one needs counting.
+    if text.len() <= max {
+        return;
+    }
     let n = chars(text);
     if n > max {
         out.push(rule.at(
@@ -189,7 +193,12 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
     }
 
     for (i, line) in doc.invoice_lines.iter().enumerate() {
-        let n = chars(&line.id);
+        // 1 to 6 bytes are 1 to 6 characters: only other lengths need counting.
+        let n = if (1..=6).contains(&line.id.len()) {
+            line.id.len()
+        } else {
+            chars(&line.id)
+        };
         if n == 0 || n > 6 {
             out.push(BR_KSA_F_06_C17.at(
                 line_path(i, "id"),
