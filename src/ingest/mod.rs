@@ -54,7 +54,6 @@ mod xlsx_stream;
 pub use error::IngestError;
 pub use reader::RowReader;
 pub use row::{Cell, Row, SourceRef, Text};
-pub(crate) use row::{date_text, decimal_plain, time_text};
 
 use std::fmt;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! A row of an export and where it came from.
 
-use crate::text::Trimmed;
-use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
+use crate::text::{Trimmed, date_text, decimal_plain};
+use chrono::{NaiveDate, NaiveDateTime};
 use rust_decimal::Decimal;
 use std::fmt;
 use std::sync::Arc;
@@ -87,83 +87,6 @@ fn decimal_text(d: &Decimal) -> String {
     decimal_plain(&d.normalize())
 }
 
-/// A decimal as `to_string()` writes it (its scale kept: `12.50`), in one pass over its digits
-/// when the mantissa fits a `u64`, as every amount of an export does.
-pub(crate) fn decimal_plain(d: &Decimal) -> String {
-    let mantissa = d.mantissa();
-    let Ok(m) = u64::try_from(mantissa.unsigned_abs()) else {
-        return d.to_string();
-    };
-    if m == 0 {
-        return d.to_string();
-    }
-    let scale = d.scale() as usize;
-    let digits = m.to_string();
-    let mut out = String::with_capacity(digits.len() + scale + 3);
-    if mantissa < 0 {
-        out.push('-');
-    }
-    if digits.len() > scale {
-        let (int, frac) = digits.split_at(digits.len() - scale);
-        out.push_str(int);
-        if !frac.is_empty() {
-            out.push('.');
-            out.push_str(frac);
-        }
-    } else {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', scale - digits.len()));
-        out.push_str(&digits);
-    }
-    out
-}
-
-/// A date as `%Y-%m-%d`, without parsing the format each time (years 0 to 9999; chrono's own
-/// form otherwise).
-pub(crate) fn date_text(d: NaiveDate) -> String {
-    use chrono::Datelike;
-    let y = d.year();
-    if !(0..=9999).contains(&y) {
-        return d.format("%Y-%m-%d").to_string();
-    }
-    let (m, day) = (d.month() as u8, d.day() as u8);
-    let y = y as u16;
-    let b = [
-        b'0' + (y / 1000) as u8,
-        b'0' + (y / 100 % 10) as u8,
-        b'0' + (y / 10 % 10) as u8,
-        b'0' + (y % 10) as u8,
-        b'-',
-        b'0' + m / 10,
-        b'0' + m % 10,
-        b'-',
-        b'0' + day / 10,
-        b'0' + day % 10,
-    ];
-    String::from_utf8_lossy(&b).into_owned()
-}
-
-/// A time as `%H:%M:%S`, without parsing the format each time (chrono's own form for a leap
-/// second).
-pub(crate) fn time_text(t: NaiveTime) -> String {
-    use chrono::Timelike;
-    if t.nanosecond() >= 1_000_000_000 {
-        return t.format("%H:%M:%S").to_string();
-    }
-    let [h, m, s] = [t.hour(), t.minute(), t.second()].map(|v| v as u8);
-    let b = [
-        b'0' + h / 10,
-        b'0' + h % 10,
-        b':',
-        b'0' + m / 10,
-        b'0' + m % 10,
-        b':',
-        b'0' + s / 10,
-        b'0' + s % 10,
-    ];
-    String::from_utf8_lossy(&b).into_owned()
-}
-
 /// One data row: cells in header order (a short row is padded with [`Cell::Empty`], extra cells
 /// beyond the headers are kept at the end), and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -197,18 +120,9 @@ mod tests {
         fn number_and_date_texts_are_the_crates(m in proptest::num::i64::ANY, wide in proptest::num::i128::ANY, scale in 0u32..29, days in -1_000_000i32..4_000_000) {
             for d in [Decimal::new(m, scale.min(20)), Decimal::from_i128_with_scale(wide >> 32, scale)] {
                 proptest::prop_assert_eq!(decimal_text(&d), d.normalize().to_string());
-                proptest::prop_assert_eq!(decimal_plain(&d), d.to_string());
             }
             let date = NaiveDate::from_num_days_from_ce_opt(days).unwrap_or_default();
-            proptest::prop_assert_eq!(date_text(date), date.format("%Y-%m-%d").to_string());
-        }
-
-        /// The same text as chrono's `%H:%M:%S`, leap seconds included.
-        #[test]
-        fn time_text_is_the_crates(secs in 0u32..86_400, nano in 0u32..2_000_000_000) {
-            if let Some(t) = NaiveTime::from_num_seconds_from_midnight_opt(secs, nano) {
-                proptest::prop_assert_eq!(time_text(t), t.format("%H:%M:%S").to_string());
-            }
+            proptest::prop_assert_eq!(Cell::Date(date).to_text(), date.format("%Y-%m-%d").to_string());
         }
     }
 

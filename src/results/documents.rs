@@ -135,8 +135,8 @@ impl DocumentRecord {
             }
             .to_string(),
             invoice_type: doc.invoice_type.as_str().to_string(),
-            issue_date: crate::ingest::date_text(doc.issue_date),
-            issue_time: crate::ingest::time_text(doc.issue_time),
+            issue_date: crate::text::date_text(doc.issue_date),
+            issue_time: crate::text::time_text(doc.issue_time),
             currency: doc.doc_currency_code.clone(),
             net: Some(pad(t.tax_exclusive_amount)),
             vat: Some(pad(doc.tax_total.tax_amount)),
@@ -190,7 +190,7 @@ impl DocumentRecord {
 
     /// `f` of the record's cells as texts, in [`DOCUMENT_COLUMNS`] order.
     fn with_texts<T>(&self, f: impl FnOnce([&str; DOCUMENT_COLUMNS.len()]) -> T) -> T {
-        let amount = |d: Option<Decimal>| d.map(|d| crate::ingest::decimal_plain(&d)).unwrap_or_default();
+        let amount = |d: Option<Decimal>| d.map(|d| crate::text::decimal_plain(&d)).unwrap_or_default();
         let amounts = [self.net, self.vat, self.vat_sar, self.gross, self.payable].map(amount);
         let first_line = self.first_line.map(|l| l.to_string()).unwrap_or_default();
         let rows = self.rows.to_string();

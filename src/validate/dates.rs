@@ -43,13 +43,13 @@ pub(super) fn check(doc: &Document, ctx: &Context, out: &mut Vec<Finding>) {
         {
             out.push(BR_KSA_98.at(
                 "issue_date",
-                Some(format!("{}T{}", doc.issue_date, doc.issue_time.format("%H:%M:%S"))),
+                Some(format!("{}T{}", doc.issue_date, crate::text::time_text(doc.issue_time))),
                 format!(
                     "This simplified {} was issued on {} at {} (Riyadh time), more than 24 hours ago; it is still \
                      accepted, with this warning. Report simplified documents within 24 hours of issuing them.",
                     doc.kind.label(),
                     doc.issue_date,
-                    doc.issue_time.format("%H:%M:%S")
+                    crate::text::time_text(doc.issue_time)
                 ),
             ));
         }
