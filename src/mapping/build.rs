@@ -144,6 +144,9 @@ pub struct Built<'a> {
     pub erp: ErpTotals,
 }
 
+/// Provenance entries a line makes at most: its own, and one per line field read.
+const LINE_ENTRIES: usize = 16;
+
 struct Ctx<'a> {
     bound: &'a Bound,
     issues: Vec<(Option<usize>, Issue)>,
@@ -209,11 +212,6 @@ struct RawLine {
 
 /// Build one document from its rows.
 pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Party) -> Built<'a> {
-    let mut cx = Ctx {
-        bound,
-        issues: Vec::new(),
-        prov: Provenance::default(),
-    };
     let lines_rows: Vec<(usize, &Row)> = draft
         .rows
         .iter()
@@ -221,6 +219,15 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Party) -> Built<'a
         .filter(|(_, r)| r.is_line())
         .filter_map(|(i, r)| r.row.as_ref().map(|row| (i, row)))
         .collect();
+    // Room for every field's provenance at once: the document's fields, then a line entry and
+    // its fields per line (grown step by step, this was ten reallocations a document).
+    let mut cx = Ctx {
+        bound,
+        issues: Vec::new(),
+        prov: Provenance {
+            entries: Vec::with_capacity(FIELDS.len() + lines_rows.len() * LINE_ENTRIES),
+        },
+    };
     for (i, r) in draft.rows.iter().enumerate() {
         for issue in &r.issues {
             cx.issues.push((Some(i), issue.clone()));
@@ -260,7 +267,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Party) -> Built<'a
     let mut take = |f: FieldId| docv.get_mut(f).and_then(Option::take);
 
     // Lines.
-    let mut raw = Vec::new();
+    let mut raw = Vec::with_capacity(lines_rows.len());
     for (n, &(idx, row)) in lines_rows.iter().enumerate() {
         let h = header(row);
         cx.prov.add(Prefix::Line(n), idx, None);
