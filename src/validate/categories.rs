@@ -31,7 +31,8 @@ impl Place {
 
 /// Every category of the document with its place and the path of its object.
 fn all_categories(doc: &Document) -> Vec<(Place, JsonPath, &TaxCategory)> {
-    let mut all = Vec::new();
+    let breakdowns = subtotals(doc);
+    let mut all = Vec::with_capacity(doc.invoice_lines.len() + doc.allowance_charge.0.len() + breakdowns.len());
     for (i, line) in doc.invoice_lines.iter().enumerate() {
         all.push((
             Place::Line,
@@ -47,7 +48,7 @@ fn all_categories(doc: &Document) -> Vec<(Place, JsonPath, &TaxCategory)> {
         };
         all.push((place, JsonPath::allowance(doc, i, "tax_category"), &ac.tax_category));
     }
-    for (path, s) in subtotals(doc) {
+    for (path, s) in breakdowns {
         all.push((Place::Breakdown, path.field("tax_category"), &s.tax_category));
     }
     all

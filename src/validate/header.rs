@@ -71,7 +71,8 @@ pub(super) fn check(doc: &Document, ctx: &Context, out: &mut Vec<Finding>) {
 
 /// Every amount-carrying object's `currency`, with its path.
 fn amount_currencies(doc: &Document) -> Vec<(JsonPath, &str)> {
-    let mut all = vec![(JsonPath::of("tax_total", "currency"), doc.tax_total.currency.as_str())];
+    let mut all = Vec::with_capacity(1 + doc.allowance_charge.0.len() + 3 * doc.invoice_lines.len());
+    all.push((JsonPath::of("tax_total", "currency"), doc.tax_total.currency.as_str()));
     for (i, ac) in doc.allowance_charge.0.iter().enumerate() {
         all.push((JsonPath::allowance(doc, i, "currency"), ac.currency.as_str()));
     }

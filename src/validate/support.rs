@@ -96,29 +96,25 @@ impl From<JsonPath> for String {
 /// Every VAT breakdown with the path of its object (`tax_total.tax_subtotal` or
 /// `tax_total.tax_subtotals[i]`), in the order of [`crate::model::TaxTotal::subtotals`].
 pub(crate) fn subtotals(doc: &Document) -> Vec<(JsonPath, &TaxSubtotal)> {
-    let mut all: Vec<(JsonPath, &TaxSubtotal)> = doc
-        .tax_total
-        .tax_subtotal
-        .iter()
-        .map(|s| {
-            let path = JsonPath {
-                head: "tax_total.tax_subtotal",
-                index: None,
-                rest: ["", ""],
-            };
-            (path, s)
-        })
-        .collect();
-    if let Some(many) = &doc.tax_total.tax_subtotals {
-        all.extend(many.iter().enumerate().map(|(i, s)| {
-            let path = JsonPath {
-                head: "tax_total.tax_subtotals",
-                index: Some(i),
-                rest: ["", ""],
-            };
-            (path, s)
-        }));
-    }
+    let many = doc.tax_total.tax_subtotals.as_deref().unwrap_or_default();
+    let mut all: Vec<(JsonPath, &TaxSubtotal)> =
+        Vec::with_capacity(doc.tax_total.tax_subtotal.iter().len() + many.len());
+    all.extend(doc.tax_total.tax_subtotal.iter().map(|s| {
+        let path = JsonPath {
+            head: "tax_total.tax_subtotal",
+            index: None,
+            rest: ["", ""],
+        };
+        (path, s)
+    }));
+    all.extend(many.iter().enumerate().map(|(i, s)| {
+        let path = JsonPath {
+            head: "tax_total.tax_subtotals",
+            index: Some(i),
+            rest: ["", ""],
+        };
+        (path, s)
+    }));
     all
 }
 
