@@ -104,7 +104,7 @@ pub fn parse_date(cell: &Cell, text: &str, formats: &[String]) -> Result<NaiveDa
             }
             continue;
         }
-        if let Ok((d, rest)) = NaiveDate::parse_and_remainder(t, f) {
+        if let Ok((d, rest)) = fixed_date(t, f).map_or_else(|| NaiveDate::parse_and_remainder(t, f), Ok) {
             // Accept a trailing time (`05/11/2026 00:00:00`, `2026-11-05T10:00:00`).
             let rest = rest.trim_start_matches(['T', ' ']);
             if rest.is_empty() || rest.chars().next().is_some_and(|c| c.is_ascii_digit()) && rest.contains(':') {
@@ -113,6 +113,34 @@ pub fn parse_date(cell: &Cell, text: &str, formats: &[String]) -> Result<NaiveDa
         }
     }
     Err(format!("not a date in the format {}", formats.join(" or ")))
+}
+
+/// `NaiveDate::parse_and_remainder(t, f)` for the usual formats when `t` starts with the
+/// format's full-width form (`05/11/2026`, `2026-11-05`): the same date and remainder, without
+/// chrono interpreting the format for every cell. `None` when the format or the text is any
+/// other (chrono then decides, also for a date that does not exist).
+fn fixed_date<'a>(t: &'a str, f: &str) -> Option<(NaiveDate, &'a str)> {
+    // Byte ranges of day, month and year, and where the two separators are.
+    let (day, month, year, sep, at) = match f {
+        "%d/%m/%Y" => (0..2, 3..5, 6..10, b'/', [2, 5]),
+        "%m/%d/%Y" => (3..5, 0..2, 6..10, b'/', [2, 5]),
+        "%d.%m.%Y" => (0..2, 3..5, 6..10, b'.', [2, 5]),
+        "%d-%m-%Y" => (0..2, 3..5, 6..10, b'-', [2, 5]),
+        "%Y-%m-%d" => (8..10, 5..7, 0..4, b'-', [4, 7]),
+        "%Y/%m/%d" => (8..10, 5..7, 0..4, b'/', [4, 7]),
+        _ => return None,
+    };
+    let b = t.as_bytes();
+    if b.len() < 10 || at.iter().any(|&i| b[i] != sep) {
+        return None;
+    }
+    let number = |r: std::ops::Range<usize>| {
+        b[r].iter()
+            .try_fold(0u32, |n, &c| c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0')))
+    };
+    let date = NaiveDate::from_ymd_opt(number(year)? as i32, number(month)?, number(day)?)?;
+    // The first ten bytes are ASCII: the rest starts on a character boundary.
+    Some((date, t.get(10..)?))
 }
 
 /// Default time formats.
@@ -321,6 +349,40 @@ mod tests {
 
     fn f(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    proptest::proptest! {
+        /// The usual formats read as chrono reads them: the same date and remainder whenever
+        /// the shortcut answers (it leaves short days, long years and impossible dates to
+        /// chrono).
+        #[test]
+        fn fixed_dates_are_chronos(
+            t in "[0-9]{1,5}[/.-][0-9]{1,3}[/.-][0-9]{1,5}[ T0-9:]{0,9}",
+            valid in (2000i32..2100, 1u32..13, 1u32..32),
+            sep in 0usize..6,
+        ) {
+            let formats = ["%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%d-%m-%Y", "%Y-%m-%d", "%Y/%m/%d"];
+            let (y, m, day) = valid;
+            let well_formed = [
+                format!("{day:02}/{m:02}/{y}"), format!("{m:02}/{day:02}/{y} 10:00:00"),
+                format!("{day:02}.{m:02}.{y}"), format!("{day:02}-{m:02}-{y}T09:30"),
+                format!("{y}-{m:02}-{day:02}"), format!("{y}/{m:02}/{day:02}7"),
+            ];
+            // A fifth year digit (chrono leaves it to the remainder, as the shortcut does), a
+            // one-digit day (left to chrono).
+            let tricky = [format!("{day:02}/{m:02}/{y}5"), format!("{day}/{m:02}/{y}"), format!("{y}-{m:02}-{day:02}5")];
+            for text in [t.as_str(), well_formed[sep].as_str()].into_iter().chain(tricky.iter().map(String::as_str)) {
+                for f in formats {
+                    if let Some(fast) = fixed_date(text, f) {
+                        proptest::prop_assert_eq!(Ok(fast), NaiveDate::parse_and_remainder(text, f), "{} {}", text, f);
+                    }
+                }
+            }
+            // The well-formed text of its own format always takes the shortcut when the date exists.
+            if NaiveDate::from_ymd_opt(y, m, day).is_some() {
+                proptest::prop_assert!(fixed_date(&well_formed[sep], formats[sep]).is_some(), "{}", well_formed[sep]);
+            }
+        }
     }
 
     #[test]
