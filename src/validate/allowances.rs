@@ -4,7 +4,7 @@
 use super::Finding;
 use super::lines::{charge_reasons, negative, too_large, two_decimals};
 use super::rules::*;
-use super::support::{allowance_path, decimals, format2, money, num};
+use super::support::{allowance_path, format2, money, num, over_two_decimals};
 use crate::model::Document;
 use rust_decimal::Decimal;
 
@@ -35,7 +35,7 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
             let rules = (BR_KSA_19, BR_KSA_21);
             charge_reasons(out, rules, &p, ac.reason_code.as_deref(), &ac.reason, "charge");
         } else if let Some(m) = ac.multiplier_factor
-            && (m < Decimal::ZERO || m > Decimal::ONE_HUNDRED || decimals(m) > 2)
+            && (m < Decimal::ZERO || m > Decimal::ONE_HUNDRED || over_two_decimals(m))
         {
             out.push(BR_KSA_DEC_01.at(
                 p("multiplier_factor"),

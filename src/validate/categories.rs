@@ -3,7 +3,7 @@
 
 use super::codes::{self, KSA_CATEGORIES};
 use super::rules::*;
-use super::support::{JsonPath, blank, blank_opt, decimals, num, pct, subtotals, val};
+use super::support::{JsonPath, blank, blank_opt, num, over_two_decimals, pct, subtotals, val};
 use super::{Finding, RuleInfo};
 use crate::model::{Document, TaxCategory};
 use crate::text::Trimmed;
@@ -160,7 +160,7 @@ fn one(out: &mut Vec<Finding>, place: Place, path: JsonPath, cat: &TaxCategory) 
         ));
     }
     let p = cat.percent;
-    if p < Decimal::ZERO || p > Decimal::ONE_HUNDRED || decimals(p) > 2 {
+    if p < Decimal::ZERO || p > Decimal::ONE_HUNDRED || over_two_decimals(p) {
         out.push(BR_KSA_DEC_02.at(
             at("percent"),
             num(p),

@@ -3,7 +3,9 @@
 
 use super::codes;
 use super::rules::*;
-use super::support::{JsonPath, blank, decimals, format2, is_digit, line_path, money, num, sum, val, xpath_round};
+use super::support::{
+    JsonPath, blank, format2, is_digit, line_path, money, num, over_two_decimals, sum, val, xpath_round,
+};
 use super::{Finding, RuleInfo};
 use crate::model::{Document, Line};
 use crate::text::Trimmed;
@@ -34,7 +36,7 @@ pub(super) fn two_decimals(
     amount: Decimal,
     what: &str,
 ) {
-    if decimals(amount) > 2 {
+    if over_two_decimals(amount) {
         out.push(rule.at(
             path(),
             num(amount),

@@ -170,6 +170,12 @@ pub(crate) fn decimals(d: Decimal) -> u32 {
     d.normalize().scale()
 }
 
+/// `decimals(d) > 2`, without normalising an amount written with at most 2 decimals (trailing
+/// zeros only lower the count).
+pub(crate) fn over_two_decimals(d: Decimal) -> bool {
+    d.scale() > 2 && decimals(d) > 2
+}
+
 /// XPath's `round(x, dp)`: half towards positive infinity.
 pub(crate) fn xpath_round(d: Decimal, dp: u32) -> Decimal {
     let strategy = if d.is_sign_negative() {
@@ -222,6 +228,15 @@ mod tests {
         assert_eq!(xpath_round(dec!(2.664), 2), dec!(2.66));
         assert_eq!(format2(dec!(2.665)), dec!(2.66));
         assert_eq!(format2(dec!(2.675)), dec!(2.68));
+    }
+
+    proptest::proptest! {
+        /// The shortcut answers as counting the decimals does, trailing zeros included.
+        #[test]
+        fn over_two_decimals_counts_as_decimals_does(m in proptest::num::i64::ANY, scale in 0u32..12) {
+            let d = Decimal::new(m, scale);
+            proptest::prop_assert_eq!(over_two_decimals(d), decimals(d) > 2);
+        }
     }
 
     #[test]
