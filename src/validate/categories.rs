@@ -5,7 +5,7 @@ use super::codes::{self, KSA_CATEGORIES};
 use super::rules::*;
 use super::support::{JsonPath, blank, blank_opt, num, over_two_decimals, pct, subtotals, val};
 use super::{Finding, RuleInfo};
-use crate::model::{Document, TaxCategory};
+use crate::model::{Document, TaxCategory, TaxSubtotal};
 use crate::text::Trimmed;
 use rust_decimal::Decimal;
 
@@ -29,9 +29,12 @@ impl Place {
     }
 }
 
-/// Every category of the document with its place and the path of its object.
-fn all_categories(doc: &Document) -> Vec<(Place, JsonPath, &TaxCategory)> {
-    let breakdowns = subtotals(doc);
+/// Every category of the document (`breakdowns`: its [`subtotals`]) with its place and the path
+/// of its object.
+fn all_categories<'a>(
+    doc: &'a Document,
+    breakdowns: &[(JsonPath, &'a TaxSubtotal)],
+) -> Vec<(Place, JsonPath, &'a TaxCategory)> {
     let mut all = Vec::with_capacity(doc.invoice_lines.len() + doc.allowance_charge.0.len() + breakdowns.len());
     for (i, line) in doc.invoice_lines.iter().enumerate() {
         all.push((
@@ -84,7 +87,8 @@ fn category_name(id: &str) -> &'static str {
 }
 
 pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
-    for (place, path, cat) in all_categories(doc) {
+    let breakdowns = subtotals(doc);
+    for (place, path, cat) in all_categories(doc, &breakdowns) {
         one(out, place, path, cat);
     }
     let mut used: Vec<&str> = Vec::new();
@@ -94,10 +98,7 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
     for ac in &doc.allowance_charge.0 {
         used.push(ac.tax_category.id.trimmed());
     }
-    let broken_down: Vec<&str> = subtotals(doc)
-        .iter()
-        .map(|(_, s)| s.tax_category.id.trimmed())
-        .collect();
+    let broken_down: Vec<&str> = breakdowns.iter().map(|(_, s)| s.tax_category.id.trimmed()).collect();
     for (id, rule) in [("S", BR_S_01), ("Z", BR_Z_01), ("E", BR_E_01), ("O", BR_O_01)] {
         if used.contains(&id) && !broken_down.contains(&id) {
             out.push(rule.at(
@@ -110,7 +111,7 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
             ));
         }
     }
-    for (path, s) in subtotals(doc) {
+    for (path, s) in &breakdowns {
         reasons(out, path.field("tax_category"), &s.tax_category);
     }
 }
