@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use tempfile::TempDir;
 
+#[path = "ingest/joined.rs"]
+mod joined;
 #[path = "ingest/props.rs"]
 mod props;
 #[path = "ingest/spreadsheets.rs"]

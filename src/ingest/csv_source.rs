@@ -3,7 +3,8 @@
 //! Memory does not grow with the file: one [`Record`] buffer is reused for every record, the
 //! input is read through a 64 KiB buffer (decoded on the fly for non-UTF-8 encodings) and the
 //! only allocations per row are the [`Row`]'s own cells (none when the caller reuses a row with
-//! [`super::RowReader::read_row`]).
+//! [`super::RowReader::read_row`]) and, for a plain `,`-separated record, its line as the result
+//! file writes it ([`Row::joined`]).
 
 use super::encoding::{self, TextEncoding};
 use super::error::IngestError;
@@ -247,10 +248,21 @@ fn record_text<'a>(
     Ok((scratch.as_str(), scratch_ends.as_slice()))
 }
 
-/// Puts the fields into `row.cells`, reusing the cells' strings. Trailing empty fields beyond
-/// `width` (the header count) are dropped; short rows are padded with [`Cell::Empty`]. `None`
-/// when a field boundary splits a character (bytes that are not UTF-8 around a delimiter).
-fn fill_cells(cells: &mut Vec<Cell>, text: &str, ends: &[usize], width: usize) -> Option<()> {
+/// The record's text when it is its fields joined by `,` ([`Record::joined`]), as UTF-8, with
+/// one field per header (`width`): the text the result CSV writes for its cells.
+fn joined_text(rec: &Record, mode: Mode, width: usize) -> Option<&str> {
+    if rec.len() != width || matches!(mode, Mode::Legacy(_)) {
+        return None;
+    }
+    std::str::from_utf8(rec.joined()?).ok()
+}
+
+/// Puts the fields into `row.cells`, reusing the cells' strings. Field `i` ends at `ends[i]`
+/// plus `gap` bytes per field before it (`gap` 0: the fields back to back; 1: joined by a
+/// delimiter). Trailing empty fields beyond `width` (the header count) are dropped; short rows
+/// are padded with [`Cell::Empty`]. `None` when a field boundary splits a character (bytes that
+/// are not UTF-8 around a delimiter).
+fn fill_cells(cells: &mut Vec<Cell>, text: &str, ends: &[usize], width: usize, gap: usize) -> Option<()> {
     let mut keep = ends.len();
     while keep > width {
         let start = if keep >= 2 { ends[keep - 2] } else { 0 };
@@ -261,8 +273,9 @@ fn fill_cells(cells: &mut Vec<Cell>, text: &str, ends: &[usize], width: usize) -
     }
     let mut start = 0;
     for (i, &end) in ends[..keep].iter().enumerate() {
+        let end = end + i * gap;
         let field = text.get(start..end)?;
-        start = end;
+        start = end + gap;
         if field.is_empty() {
             if i < cells.len() {
                 cells[i] = Cell::Empty;
@@ -440,24 +453,37 @@ impl CsvSource {
                     return Ok(false);
                 }
             }
-            let decoded = record_text(
-                &self.rec,
-                &mut self.mode,
-                &mut self.scratch,
-                &mut self.scratch_ends,
-                &mut self.notes,
-                &mut self.format,
-            );
-            let (text, ends) = match decoded {
-                Ok(t) => t,
-                Err(detail) => {
-                    return Err(IngestError::Record {
-                        at: self.at(line),
-                        detail,
-                    });
+            // A plain `,`-separated record (no quote, one field per header) is its own result
+            // line: its fields are read from it in place, and it is kept for the result file.
+            let (text, ends, gap) = match joined_text(&self.rec, self.mode, self.width) {
+                Some(text) => {
+                    if self.mode == Mode::Utf8Tentative && !text.is_ascii() {
+                        self.mode = Mode::Utf8;
+                    }
+                    (text, self.rec.ends(), 1)
                 }
+                None => match record_text(
+                    &self.rec,
+                    &mut self.mode,
+                    &mut self.scratch,
+                    &mut self.scratch_ends,
+                    &mut self.notes,
+                    &mut self.format,
+                ) {
+                    Ok((text, ends)) => (text, ends, 0),
+                    Err(detail) => {
+                        return Err(IngestError::Record {
+                            at: self.at(line),
+                            detail,
+                        });
+                    }
+                },
             };
-            if text.trim().is_empty() {
+            let blank = match gap {
+                0 => text.trim().is_empty(),
+                _ => text.trim_matches(|c: char| c == ',' || c.is_whitespace()).is_empty(),
+            };
+            if blank {
                 continue;
             }
             if self.mode == Mode::Decoded && text.contains('\u{FFFD}') {
@@ -466,7 +492,7 @@ impl CsvSource {
                 }
                 self.replaced_rows += 1;
             }
-            if fill_cells(&mut row.cells, text, ends, self.width).is_none() {
+            if fill_cells(&mut row.cells, text, ends, self.width, gap).is_none() {
                 return Err(IngestError::Record {
                     at: self.at(line),
                     detail: "this record holds bytes that are not valid UTF-8 next to a \
@@ -475,6 +501,7 @@ impl CsvSource {
                         .to_owned(),
                 });
             }
+            row.joined = (gap == 1).then(|| text.into());
             if !Arc::ptr_eq(&row.source.file, &self.file) {
                 row.source.file = self.file.clone();
             }
@@ -503,7 +530,7 @@ mod tests {
 
     fn fill(text: &str, ends: &[usize], width: usize) -> Vec<Cell> {
         let mut cells = vec![Cell::Text("old".into()), Cell::Bool(true)];
-        fill_cells(&mut cells, text, ends, width)
+        fill_cells(&mut cells, text, ends, width, 0)
             .map(|_| cells)
             .unwrap_or_default()
     }
@@ -522,7 +549,7 @@ mod tests {
     fn split_character_is_refused() {
         let text = "é";
         let mut cells = Vec::new();
-        assert!(fill_cells(&mut cells, text, &[1, 2], 2).is_none());
+        assert!(fill_cells(&mut cells, text, &[1, 2], 2, 0).is_none());
     }
 
     #[test]

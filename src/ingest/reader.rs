@@ -271,6 +271,7 @@ impl RowReader {
                 line: 0,
             },
             cells: Vec::with_capacity(self.headers.len()),
+            joined: None,
         }
     }
 

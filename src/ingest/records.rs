@@ -25,6 +25,11 @@ pub(crate) struct Record {
     ends: Vec<usize>,
     len: usize,
     line: u64,
+    /// The record's bytes as they were in the file (kept by a reader for `,`-separated text),
+    /// its line end included.
+    raw: Vec<u8>,
+    /// True when [`Record::raw`] holds a quote, or was not kept.
+    quoted: bool,
 }
 
 impl Record {
@@ -56,6 +61,20 @@ impl Record {
     pub(crate) fn ends(&self) -> &[usize] {
         &self.ends[..self.len]
     }
+
+    /// The record as it was in the file, without its line end, when that is simply its fields
+    /// joined by `,`: a `,`-separated record with no quote in it (no field was quoted, so none
+    /// holds a `,`, a quote or a line break). `None` otherwise.
+    pub(crate) fn joined(&self) -> Option<&[u8]> {
+        if self.quoted || self.len == 0 {
+            return None;
+        }
+        let mut raw = self.raw.as_slice();
+        while let [rest @ .., b'\r' | b'\n'] = raw {
+            raw = rest;
+        }
+        Some(raw)
+    }
 }
 
 /// What one read produced.
@@ -78,6 +97,8 @@ pub(crate) struct RecordReader<R> {
     done: bool,
     max_bytes: usize,
     max_fields: usize,
+    /// Keep each record's bytes as written ([`Record::joined`]): the delimiter is `,`.
+    keep_raw: bool,
 }
 
 impl<R: BufRead> RecordReader<R> {
@@ -96,6 +117,7 @@ impl<R: BufRead> RecordReader<R> {
             done: false,
             max_bytes: MAX_RECORD_BYTES,
             max_fields: MAX_RECORD_FIELDS,
+            keep_raw: delimiter == b',',
         }
     }
 
@@ -116,6 +138,8 @@ impl<R: BufRead> RecordReader<R> {
     /// here; lines of spaces or of delimiters only come out as records.
     pub(crate) fn read(&mut self, rec: &mut Record) -> io::Result<Outcome> {
         rec.len = 0;
+        rec.raw.clear();
+        rec.quoted = !self.keep_raw;
         if self.done {
             return Ok(Outcome::End);
         }
@@ -134,6 +158,13 @@ impl<R: BufRead> RecordReader<R> {
             let (res, nin, nout, nend) = self
                 .core
                 .read_record(input, &mut rec.bytes[out..], &mut rec.ends[ends..]);
+            if !rec.quoted {
+                let read = &input[..nin];
+                rec.quoted = read.contains(&b'"') || rec.raw.len() + nin > self.max_bytes;
+                if !rec.quoted {
+                    rec.raw.extend_from_slice(read);
+                }
+            }
             self.input.consume(nin);
             out += nout;
             ends += nend;
@@ -262,6 +293,22 @@ mod tests {
         assert!(rec.ends.len() <= 64);
         assert_eq!(r.read(&mut rec).ok(), Some(Outcome::Record));
         assert_eq!((rec.line(), rec.field(0)), (2, &b"ok"[..]));
+    }
+
+    #[test]
+    fn a_plain_comma_record_is_kept_as_written_without_its_line_end() {
+        let data = b"a,b,\r\n\"c\",d\nx,y\"z\ne,f";
+        let mut r = RecordReader::new(&data[..], b',');
+        let mut rec = Record::default();
+        let mut joined = Vec::new();
+        while r.read(&mut rec).ok() == Some(Outcome::Record) {
+            joined.push(rec.joined().map(|j| String::from_utf8_lossy(j).into_owned()));
+        }
+        let want = [Some("a,b,"), None, None, Some("e,f")].map(|j| j.map(str::to_owned));
+        assert_eq!(joined, want);
+        let mut r = RecordReader::new(&b"a;b\n"[..], b';');
+        assert_eq!(r.read(&mut rec).ok(), Some(Outcome::Record));
+        assert_eq!(rec.joined(), None, "only `,`-separated records are their result line");
     }
 
     #[test]

@@ -95,6 +95,10 @@ pub struct Row {
     pub source: SourceRef,
     /// The cells, in the order of the headers.
     pub cells: Vec<Cell>,
+    /// The cells' texts joined by `,`, exactly as the result CSV writes them, when the reader
+    /// had that at hand: a `,`-separated record of as many fields as there are headers, with no
+    /// quote in it, is that already (see `CsvResult::write`). `None` otherwise.
+    pub joined: Option<Box<str>>,
 }
 
 impl Row {

@@ -403,6 +403,7 @@ impl SheetSource {
             }
             let number = raw.number;
             let first_col = raw.lead;
+            row.joined = None;
             let cells = &mut row.cells;
             cells.clear();
             cells.resize(first_col as usize, Cell::Empty);

@@ -40,6 +40,7 @@ pub(crate) fn rows_from_csv(text: &str, header_rows: usize) -> (Vec<Vec<String>>
                     }
                 })
                 .collect(),
+            joined: None,
         });
     }
     (headers, rows)

@@ -4,10 +4,17 @@
 
 use super::*;
 
-/// The row's cells for the result file, moved out of the row (the row is done with once its
+/// A row's part of the outcome: its cells moved out of the row (the row is done with once its
 /// document is evaluated; the result files spell each cell as they write it).
-fn cells_of(r: DraftRow) -> Vec<Cell> {
-    r.row.map(|row| row.cells).unwrap_or_default()
+fn row_outcome(r: DraftRow, result: ResultRow) -> RowOutcome {
+    let line = r.source.as_ref().map(|s| s.line);
+    let (cells, joined) = r.row.map(|row| (row.cells, row.joined)).unwrap_or_default();
+    RowOutcome {
+        cells,
+        joined,
+        result,
+        line,
+    }
 }
 
 /// Where a document path has no source column: the seller profile or a computed total.
@@ -69,8 +76,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
                 let mut rr = ResultRow::new(RowStatus::Skipped, time);
                 rr.document = draft.key.as_str().into();
                 rr.push_rendered(issue.clone(), text.clone());
-                let line = r.source.as_ref().map(|s| s.line);
-                (cells_of(r), rr, line)
+                row_outcome(r, rr)
             })
             .collect();
         let mut record = DocumentRecord::new(&draft.key, RowStatus::Skipped);
@@ -161,8 +167,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
             {
                 rr.push_rendered(issue.clone(), text.clone());
             }
-            let line = r.source.as_ref().map(|s| s.line);
-            (cells_of(r), rr, line)
+            row_outcome(r, rr)
         })
         .collect();
     let brief = DocBrief {
@@ -241,9 +246,8 @@ pub(super) fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &st
                 rr.push_issue(ResultIssue::from(i));
             }
             let codes = r.issues.iter().map(|i| i.code.clone()).collect();
-            let line = r.source.as_ref().map(|s| s.line);
             Outcome {
-                rows: vec![(cells_of(r), rr, line)],
+                rows: vec![row_outcome(r, rr)],
                 brief: None,
                 codes,
                 record: None,

@@ -242,8 +242,20 @@ pub struct FileSummary {
     pub summary: Option<Summary>,
 }
 
+/// One input row's part of an [`Outcome`].
+struct RowOutcome {
+    /// Its cells, for the result files.
+    cells: Vec<Cell>,
+    /// Its cells as the result CSV writes them, when the reader had that ([`Row::joined`]).
+    joined: Option<Box<str>>,
+    /// Its status and findings.
+    result: ResultRow,
+    /// Its line (or sheet row) in the input.
+    line: Option<u64>,
+}
+
 struct Outcome {
-    rows: Vec<(Vec<Cell>, ResultRow, Option<u64>)>,
+    rows: Vec<RowOutcome>,
     brief: Option<DocBrief>,
     codes: Vec<String>,
     record: Option<DocumentRecord>,
@@ -259,7 +271,7 @@ impl Outcome {
     /// Apply a dispatch verdict to the document's rows, record and brief.
     fn apply(&mut self, v: Verdict) {
         let Some(status) = v.status else { return };
-        for (_, rr, _) in &mut self.rows {
+        for RowOutcome { result: rr, .. } in &mut self.rows {
             if rr.status != RowStatus::Valid {
                 continue;
             }
@@ -324,8 +336,14 @@ fn record(
     summary: &mut FileSummary,
 ) -> std::io::Result<()> {
     for o in outcomes {
-        for (cells, rr, line) in &o.rows {
-            writer.write_row(cells, rr, *line)?;
+        for RowOutcome {
+            cells,
+            joined,
+            result: rr,
+            line,
+        } in &o.rows
+        {
+            writer.write_joined_row(cells, joined.as_deref(), rr, *line)?;
             summary.rows += 1;
             if rr.status == RowStatus::Invalid {
                 summary.rows_invalid += 1;

@@ -148,10 +148,22 @@ impl ResultWriter {
         result: &ResultRow,
         line: Option<u64>,
     ) -> std::io::Result<()> {
+        self.write_joined_row(cells, None, result, line)
+    }
+
+    /// [`ResultWriter::write_row`], given also the cells' texts joined by `,` when none of them
+    /// needs quotes (`ingest::Row::joined`): the CSV result then writes that text as it is.
+    pub fn write_joined_row<S: CellText>(
+        &mut self,
+        cells: &[S],
+        joined: Option<&str>,
+        result: &ResultRow,
+        line: Option<u64>,
+    ) -> std::io::Result<()> {
         let Some(csv) = self.csv.as_mut() else {
             return Err(std::io::Error::other("result file already finished"));
         };
-        csv.write(cells, result)?;
+        csv.write(cells, joined, result)?;
         if let Some(x) = self.xlsx.as_mut() {
             x.write(cells, result, line)?;
         }
