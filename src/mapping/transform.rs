@@ -224,10 +224,45 @@ fn plain_number<'a>(s: &'a str, style: &NumberStyle) -> Option<&'a str> {
     ok.then_some(s)
 }
 
+/// `digits[.digits]` with at most 18 digits (nearly every amount), read in one pass: the value
+/// and scale `parse_exact` gives (a property test holds it to that). `None` for anything else,
+/// which goes the general way.
+fn short_plain(s: &str) -> Option<Decimal> {
+    let bytes = s.as_bytes();
+    if bytes.len() > 19 || !bytes.first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    // 19 digits at most: below u64::MAX, no overflow.
+    let (mut mantissa, mut dot) = (0u64, None);
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'0'..=b'9' => mantissa = mantissa * 10 + u64::from(b - b'0'),
+            b'.' if dot.is_none() && i + 1 < bytes.len() => dot = Some(i),
+            _ => return None,
+        }
+    }
+    let digits = bytes.len() - usize::from(dot.is_some());
+    if digits > 18 {
+        return None;
+    }
+    let scale = dot.map_or(0, |d| bytes.len() - d - 1);
+    Some(Decimal::new(i64::try_from(mantissa).ok()?, u32::try_from(scale).ok()?))
+}
+
 /// Parse a decimal number written by an ERP.
 pub fn parse_decimal(cell: &Cell, text: &str, style: &NumberStyle) -> Result<Decimal, String> {
     if let Cell::Number(n) = cell {
         return Ok(*n);
+    }
+    if !style.decimal_comma && style.thousands.is_none_or(|t| t == ',') {
+        let t = text.trimmed();
+        let (negative, digits) = match t.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, t),
+        };
+        if let Some(value) = short_plain(digits) {
+            return Ok(if negative { -value } else { value });
+        }
     }
     if let Some(plain) = plain_number(text.trimmed(), style) {
         // What the general path below would hand to `parse_exact`, without its allocations.
@@ -349,6 +384,23 @@ mod tests {
 
     fn f(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    proptest::proptest! {
+        /// A short plain number has the value and the scale `parse_exact` gives it.
+        #[test]
+        fn short_plain_numbers_are_parse_exacts(
+            s in "[0-9]{0,12}[.]?[0-9]{0,12}[.]?[0-9]{0,2}|[1-9][0-9]{16,19}|[0-9]{1,19}[.][0-9]{1,3}"
+        ) {
+            if let Some(fast) = short_plain(&s) {
+                let exact = crate::model::amount::parse_exact(&s);
+                proptest::prop_assert_eq!(Some((fast.mantissa(), fast.scale())), exact.map(|e| (e.mantissa(), e.scale())), "{}", s);
+            } else {
+                let plain = s.len() <= 19 && s.matches('.').count() <= 1 && !s.starts_with('.') && !s.ends_with('.')
+                    && s.bytes().filter(u8::is_ascii_digit).count() <= 18 && !s.is_empty();
+                proptest::prop_assert!(!plain, "a short plain number went the general way: {}", s);
+            }
+        }
     }
 
     proptest::proptest! {
