@@ -207,21 +207,16 @@ fn grouped(s: &str, sep: char) -> bool {
     any
 }
 
-/// `s` when it is the common plain form `[-]digits[.digits]` with a decimal point, which the
-/// general path of [`parse_decimal`] passes through unchanged.
-fn plain_number<'a>(s: &'a str, style: &NumberStyle) -> Option<&'a str> {
-    if style.decimal_comma || style.thousands.is_some_and(|t| t != ',') {
-        return None;
-    }
-    let digits = s.strip_prefix('-').unwrap_or(s);
+/// `digits[.digits]` (a sign already taken off): the common plain form, which the general
+/// path of [`parse_decimal`] passes through unchanged.
+fn plain_digits(digits: &str) -> bool {
     let mut dots = 0;
-    let ok = digits.as_bytes().first().is_some_and(u8::is_ascii_digit)
+    digits.as_bytes().first().is_some_and(u8::is_ascii_digit)
         && digits.bytes().all(|b| {
             dots += usize::from(b == b'.');
             b.is_ascii_digit() || b == b'.'
         })
-        && dots <= 1;
-    ok.then_some(s)
+        && dots <= 1
 }
 
 /// `digits[.digits]` with at most 18 digits (nearly every amount), read in one pass: the value
@@ -254,24 +249,25 @@ pub fn parse_decimal(cell: &Cell, text: &str, style: &NumberStyle) -> Result<Dec
     if let Cell::Number(n) = cell {
         return Ok(*n);
     }
+    // The plain form `[-]digits[.digits]` with the default separators: what the general path
+    // below would hand to `parse_exact`, without its allocations (and, when short, without
+    // `parse_exact`).
     if !style.decimal_comma && style.thousands.is_none_or(|t| t == ',') {
         let t = text.trimmed();
         let (negative, digits) = match t.strip_prefix('-') {
             Some(d) => (true, d),
             None => (false, t),
         };
-        if let Some(value) = short_plain(digits) {
-            return Ok(if negative { -value } else { value });
-        }
-    }
-    if let Some(plain) = plain_number(text.trimmed(), style) {
-        // What the general path below would hand to `parse_exact`, without its allocations.
-        let (negative, digits) = match plain.strip_prefix('-') {
-            Some(d) => (true, d),
-            None => (false, plain),
+        let value = match short_plain(digits) {
+            Some(v) => Some(v),
+            None if plain_digits(digits) => {
+                Some(crate::model::amount::parse_exact(digits).ok_or_else(|| "not a number".to_string())?)
+            }
+            None => None,
         };
-        let value = crate::model::amount::parse_exact(digits).ok_or_else(|| "not a number".to_string())?;
-        return Ok(if negative { -value } else { value });
+        if let Some(v) = value {
+            return Ok(if negative { -v } else { v });
+        }
     }
     let t = ascii_digits(text.trimmed());
     let mut s: String = t
