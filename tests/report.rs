@@ -7,7 +7,7 @@
 #[allow(dead_code)]
 mod common;
 
-use chrono::{Duration as TimeDelta, FixedOffset, Timelike, Utc};
+use chrono::{DateTime, Duration as TimeDelta, FixedOffset, Timelike, Utc};
 use common::read_csv;
 use invoicedrop::compute::compute_document;
 use invoicedrop::model::{Document, SubmissionResponse, example};
@@ -93,15 +93,43 @@ impl Api {
     }
 }
 
-/// A document issued `hours_ago` hours ago (Riyadh time), computed.
+/// A document issued `hours_ago` hours before [`anchor`] (Riyadh time), computed.
 fn issued(mut doc: Document, hours_ago: i64) -> Document {
-    let riyadh = FixedOffset::east_opt(3 * 3600).unwrap();
-    let t = (Utc::now() - TimeDelta::hours(hours_ago)).with_timezone(&riyadh);
+    let t = anchor() - TimeDelta::hours(hours_ago);
     doc.issue_date = t.date_naive();
     doc.actual_delivery_date = t.date_naive();
     doc.issue_time = t.time().with_nanosecond(0).unwrap();
     compute_document(&mut doc).unwrap();
     doc
+}
+
+/// Now in Riyadh, or, between midnight and 03:00 there, 23:xx of the day before: documents
+/// issued up to two hours before it then fall on one day whatever the time the test runs at.
+fn anchor() -> DateTime<FixedOffset> {
+    let riyadh = FixedOffset::east_opt(3 * 3600).unwrap();
+    anchor_at(Utc::now().with_timezone(&riyadh))
+}
+
+fn anchor_at(now: DateTime<FixedOffset>) -> DateTime<FixedOffset> {
+    if now.hour() < 3 {
+        now - TimeDelta::hours(i64::from(now.hour()) + 1)
+    } else {
+        now
+    }
+}
+
+#[test]
+fn the_anchor_keeps_the_recent_documents_on_one_day_at_any_time_of_day() {
+    let riyadh = FixedOffset::east_opt(3 * 3600).unwrap();
+    let start = DateTime::parse_from_rfc3339("2026-11-23T00:00:00+03:00").unwrap();
+    for minute in 0..24 * 60 {
+        let now = start + TimeDelta::minutes(minute);
+        let a = anchor_at(now.with_timezone(&riyadh));
+        let days: Vec<_> = [0, 1, 2].map(|h| (a - TimeDelta::hours(h)).date_naive()).into();
+        assert!(days.iter().all(|d| *d == days[0]), "at {now}: {days:?}");
+        assert_ne!((a - TimeDelta::hours(50)).date_naive(), days[0], "at {now}");
+        assert!(a <= now && now - a < TimeDelta::hours(4), "at {now}: {a}");
+    }
 }
 
 /// Issue a few documents through the sandbox and write the result set `sales` into `dir`:
