@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+pub mod alloc;
 pub mod cli;
 pub mod commands;
 pub mod compute;

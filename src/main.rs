@@ -6,9 +6,11 @@ use invoicedrop::commands::{self, Status};
 use std::process::ExitCode;
 
 // mimalloc instead of the system allocator: `check` allocates per field and per document on
-// several threads, and glibc's malloc was about a third of its time (BENCHMARKS.md).
+// several threads, and glibc's malloc was about a third of its time (BENCHMARKS.md). Called
+// directly rather than through the `mimalloc` crate, whose every call is an aligned one
+// (src/alloc.rs).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: invoicedrop::alloc::Allocator = invoicedrop::alloc::Allocator;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
