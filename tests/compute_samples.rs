@@ -53,7 +53,7 @@ fn dec(text: &str) -> Decimal {
 
 fn category(n: &Node) -> TaxCategory {
     TaxCategory {
-        exemption_reason_code: n.text_at("cbc:TaxExemptionReasonCode"),
+        exemption_reason_code: n.text_at("cbc:TaxExemptionReasonCode").map(Into::into),
         exemption_reason: n.text_at("cbc:TaxExemptionReason"),
         ..TaxCategory::new(
             &n.text_at("cbc:ID").expect("category id"),
@@ -66,7 +66,7 @@ fn category(n: &Node) -> TaxCategory {
 /// document discounts and charges, prepaid and rounding amounts. Totals are left at zero.
 fn document_from_sample(root: &Node, erp_gross: bool) -> Document {
     let mut doc = model::example::standard_invoice("sample");
-    doc.doc_currency_code = root.text_at("cbc:DocumentCurrencyCode").expect("currency");
+    doc.doc_currency_code = root.text_at("cbc:DocumentCurrencyCode").expect("currency").into();
     doc.tax_currency_code = "SAR".into();
     // USD is pegged at 3.75 SAR; the SDK's USD sample's SAR tax total uses that rate.
     doc.tax_exchange_rate = (doc.doc_currency_code == "USD").then(|| dec("3.75"));
@@ -79,7 +79,7 @@ fn document_from_sample(root: &Node, erp_gross: bool) -> Document {
                 amount: dec(&ac.text_at("cbc:Amount").expect("amount")),
                 base_amount: None,
                 multiplier_factor: None,
-                currency: String::new(),
+                currency: Default::default(),
                 tax_category: category(ac.at("cac:TaxCategory").expect("allowance category")),
             })
             .collect(),

@@ -10,7 +10,7 @@ use super::load::TypeRule;
 use crate::compute::{net_from_inclusive_total, net_price_for_line, round2};
 use crate::ingest::Row;
 use crate::model::{
-    Address, AllowanceCharges, Document, DocumentKind, InvoiceType, Item, LegalMonetaryTotal, Line,
+    Address, AllowanceCharges, Code, Document, DocumentKind, InvoiceType, Item, LegalMonetaryTotal, Line,
     LineAllowanceCharge, LineTaxTotal, Party, PartyIdentification, Price, PriceAllowanceCharge, TaxCategory, TaxTotal,
 };
 use crate::text::Trimmed;
@@ -201,7 +201,7 @@ struct RawLine {
     name: Option<String>,
     quantity: Decimal,
     unit_price: Option<Decimal>,
-    unit_code: String,
+    unit_code: Code,
     discount_percent: Option<Decimal>,
     discount_amount: Option<Decimal>,
     amount: Option<Decimal>,
@@ -292,7 +292,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Party) -> Built<'a
         let reason = text(get(fid!("line.exemption_reason")));
         if cat.is_some() || pct.is_some() {
             let base = tax.clone().unwrap_or_else(|| TaxCategory::new("S", Decimal::ZERO));
-            let id_ = cat.map(|c| c.to_ascii_uppercase()).unwrap_or_else(|| {
+            let id_ = cat.map(|c| Code::from(c.to_ascii_uppercase())).unwrap_or_else(|| {
                 if pct.is_some_and(|p| p.is_zero()) && base.id == "S" {
                     "Z".into()
                 } else {
@@ -306,8 +306,8 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Party) -> Built<'a
             });
         }
         if let Some(t) = &mut tax {
-            if code.is_some() {
-                t.exemption_reason_code = code;
+            if let Some(code) = code {
+                t.exemption_reason_code = Some(code.into());
             }
             if reason.is_some() {
                 t.exemption_reason = reason;
@@ -319,7 +319,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Party) -> Built<'a
             name: text(get(fid!("line.item_name"))),
             quantity: dec(get(fid!("line.quantity"))).unwrap_or(Decimal::ONE),
             unit_price: dec(get(fid!("line.unit_price"))),
-            unit_code: text(get(fid!("line.unit_code"))).unwrap_or_else(|| "PCE".into()),
+            unit_code: text(get(fid!("line.unit_code"))).map_or(Code::const_new("PCE"), Code::from),
             discount_percent: dec(get(fid!("line.discount_percent"))),
             discount_amount: dec(get(fid!("line.discount_amount"))),
             amount: dec(get(fid!("line.amount"))),
@@ -377,7 +377,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Party) -> Built<'a
     }
 
     let inclusive = matches!(take(fid!("prices_include_tax")), Some(Value::Bool(true)));
-    let currency = text(take(fid!("currency"))).unwrap_or_else(|| "SAR".into());
+    let currency = text(take(fid!("currency"))).map_or(Code::const_new("SAR"), Code::from);
     let mut erp = ErpTotals {
         tax_exclusive: erp_excl,
         tax_total: erp_tax,

@@ -8,7 +8,7 @@ use super::fields::{FIELDS, FieldType, field_id, id};
 use super::headers::closest;
 use super::spec::{MappingFile, OneOrMany};
 use super::transform::{self, NumberStyle};
-use crate::model::TaxCategory;
+use crate::model::{Code, TaxCategory};
 use rust_decimal::Decimal;
 
 fn invalid(origin: &Origin, key: impl Into<String>, expected: impl Into<String>) -> MappingError {
@@ -421,7 +421,7 @@ impl Mapping {
             taxes.push((
                 norm_value(code),
                 TaxCategory {
-                    exemption_reason_code: t.reason_code.clone(),
+                    exemption_reason_code: t.reason_code.as_deref().map(Code::from),
                     exemption_reason: t.reason.clone(),
                     ..TaxCategory::new(&cat, percent)
                 },

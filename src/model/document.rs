@@ -8,6 +8,7 @@
 
 use super::amount;
 use chrono::{NaiveDate, NaiveTime};
+pub use compact_str::CompactString as Code;
 use rust_decimal::Decimal;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -160,7 +161,7 @@ pub struct Party {
     pub vat_number: Option<String>,
     /// Always `VAT`.
     #[serde(default = "vat")]
-    pub tax_type: String,
+    pub tax_type: Code,
     /// Legal name (BT-27 / BT-44).
     #[serde(default)]
     pub registration_name: String,
@@ -172,24 +173,24 @@ pub struct Party {
     pub party_identification: Option<PartyIdentification>,
 }
 
-fn vat() -> String {
-    "VAT".to_string()
+fn vat() -> Code {
+    Code::const_new("VAT")
 }
 
 /// A VAT category with its rate and, for Z, E and O, the exemption reason.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaxCategory {
     /// `S`, `Z`, `E` or `O`.
-    pub id: String,
+    pub id: Code,
     /// Rate in percent (15, 5, 0).
     #[serde(with = "amount", default)]
     pub percent: Decimal,
     /// Always `VAT`.
     #[serde(default = "vat")]
-    pub tax_type: String,
+    pub tax_type: Code,
     /// Exemption reason code (`VATEX-SA-...`), for Z, E and O (BT-121). *Extension.*
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exemption_reason_code: Option<String>,
+    pub exemption_reason_code: Option<Code>,
     /// Exemption reason text (BT-120). *Extension.*
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exemption_reason: Option<String>,
@@ -199,7 +200,7 @@ impl TaxCategory {
     /// A category with a rate and no exemption reason.
     pub fn new(id: &str, percent: Decimal) -> Self {
         TaxCategory {
-            id: id.to_string(),
+            id: id.into(),
             percent,
             tax_type: vat(),
             exemption_reason_code: None,
@@ -242,7 +243,7 @@ pub struct AllowanceCharge {
     pub multiplier_factor: Option<Decimal>,
     /// Currency (the document currency).
     #[serde(default)]
-    pub currency: String,
+    pub currency: Code,
     /// The category whose taxable amount it changes.
     pub tax_category: TaxCategory,
 }
@@ -307,7 +308,7 @@ pub struct TaxSubtotal {
 pub struct TaxTotal {
     /// Document currency.
     #[serde(default)]
-    pub currency: String,
+    pub currency: Code,
     /// BT-110: the VAT total in the document currency.
     #[serde(with = "amount")]
     pub tax_amount: Decimal,
@@ -378,7 +379,7 @@ pub struct LegalMonetaryTotal {
 pub struct LineTaxTotal {
     /// Document currency.
     #[serde(default)]
-    pub currency: String,
+    pub currency: Code,
     /// KSA-11.
     #[serde(with = "amount")]
     pub tax_amount: Decimal,
@@ -413,7 +414,7 @@ pub struct PriceAllowanceCharge {
     pub base_amount: Decimal,
     /// Currency.
     #[serde(default)]
-    pub currency: String,
+    pub currency: Code,
 }
 
 /// The price of a line.
@@ -421,13 +422,13 @@ pub struct PriceAllowanceCharge {
 pub struct Price {
     /// Currency.
     #[serde(default)]
-    pub currency: String,
+    pub currency: Code,
     /// BT-146: net unit price (after the price discount), any number of decimals.
     #[serde(with = "amount")]
     pub price_per_unit: Decimal,
     /// Unit of the base quantity.
     #[serde(default)]
-    pub base_unit_code: String,
+    pub base_unit_code: Code,
     /// BT-149: the quantity the price is for (1 when absent). *Extension.*
     #[serde(default, with = "amount::option", skip_serializing_if = "Option::is_none")]
     pub base_quantity: Option<Decimal>,
@@ -459,7 +460,7 @@ pub struct Line {
     pub id: String,
     /// BT-130.
     #[serde(default)]
-    pub unit_code: String,
+    pub unit_code: Code,
     /// BT-129, up to 6 decimals.
     #[serde(with = "amount")]
     pub quantity: Decimal,
@@ -500,9 +501,9 @@ pub struct Document {
     /// BT-22.
     pub note: Option<String>,
     /// BT-5.
-    pub doc_currency_code: String,
+    pub doc_currency_code: Code,
     /// BT-6; always SAR.
-    pub tax_currency_code: String,
+    pub tax_currency_code: Code,
     /// Buyer.
     pub customer_info: Party,
     /// Seller.
@@ -582,8 +583,8 @@ struct DocumentWire {
     issue_time: NaiveTime,
     #[serde(default)]
     note: Option<String>,
-    doc_currency_code: String,
-    tax_currency_code: String,
+    doc_currency_code: Code,
+    tax_currency_code: Code,
     customer_info: Party,
     supplier_info: Party,
     #[serde(default)]

@@ -11,8 +11,8 @@ mod secret;
 
 pub use auth::{Credentials, DeviceType, OnboardingRequest, OnboardingResponse, Token};
 pub use document::{
-    Address, AllowanceCharge, AllowanceCharges, Document, DocumentKind, InvoiceType, Item, LegalMonetaryTotal, Line,
-    LineAllowanceCharge, LineTaxTotal, Party, PartyIdentification, Price, PriceAllowanceCharge, TaxCategory,
+    Address, AllowanceCharge, AllowanceCharges, Code, Document, DocumentKind, InvoiceType, Item, LegalMonetaryTotal,
+    Line, LineAllowanceCharge, LineTaxTotal, Party, PartyIdentification, Price, PriceAllowanceCharge, TaxCategory,
     TaxSubtotal, TaxTotal,
 };
 pub use response::{FailureBody, Message, Messages, SubmissionResponse};

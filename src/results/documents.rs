@@ -137,7 +137,7 @@ impl DocumentRecord {
             invoice_type: doc.invoice_type.as_str().to_string(),
             issue_date: crate::text::date_text(doc.issue_date),
             issue_time: crate::text::time_text(doc.issue_time),
-            currency: doc.doc_currency_code.clone(),
+            currency: doc.doc_currency_code.to_string(),
             net: Some(pad(t.tax_exclusive_amount)),
             vat: Some(pad(doc.tax_total.tax_amount)),
             vat_sar: if sar {

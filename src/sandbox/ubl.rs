@@ -174,8 +174,8 @@ pub(crate) fn write_unsigned(doc: &Document, uuid: &uuid::Uuid, chain: &ChainPos
         doc.tax_total
             .tax_amount_in_tax_currency
             .ok_or_else(|| IssueError::MissingTaxCurrencyTotal {
-                currency: doc.doc_currency_code.clone(),
-                tax_currency: doc.tax_currency_code.clone(),
+                currency: doc.doc_currency_code.to_string(),
+                tax_currency: doc.tax_currency_code.to_string(),
             })?
     } else {
         doc.tax_total.tax_amount

@@ -213,7 +213,10 @@ fn reasons(out: &mut Vec<Finding>, path: JsonPath, cat: &TaxCategory) {
             let (field, value) = if blank(code) {
                 ("exemption_reason", cat.exemption_reason.clone())
             } else {
-                ("exemption_reason_code", cat.exemption_reason_code.clone())
+                (
+                    "exemption_reason_code",
+                    cat.exemption_reason_code.as_deref().map(str::to_string),
+                )
             };
             out.push(BR_S_10.at(
                 at(field),

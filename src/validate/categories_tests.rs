@@ -45,13 +45,13 @@ rule_test!(br_ksa_18_on_breakdown, "BR-KSA-18", Error, standard(),
 rule_test!(br_cl_18_uncl5305, "BR-CL-18", Error, standard(),
     pass: |d| line_cat(d, 0).id = "K".into(), fail: |d| line_cat(d, 0).id = "X".into());
 rule_test!(br_co_04_line_category, "BR-CO-04", Error, standard(),
-    pass: |_| {}, fail: |d| line_cat(d, 2).id = String::new());
+    pass: |_| {}, fail: |d| line_cat(d, 2).id = Default::default());
 rule_test!(br_32_discount_category, "BR-32", Error, standard(),
     pass: |_| {}, fail: |d| d.allowance_charge.0[0].tax_category.id = " ".into(), path: "allowance_charge.tax_category.id");
 rule_test!(br_37_charge_category, "BR-37", Warning, doc_level(true, TaxCategory::new("S", dec!(15))),
-    pass: |_| {}, fail: |d| d.allowance_charge.0[0].tax_category.id = String::new());
+    pass: |_| {}, fail: |d| d.allowance_charge.0[0].tax_category.id = Default::default());
 rule_test!(br_47_breakdown_category, "BR-47", Error, standard(),
-    pass: |_| {}, fail: |d| sub(d, 0).tax_category.id = String::new());
+    pass: |_| {}, fail: |d| sub(d, 0).tax_category.id = Default::default());
 rule_test!(inv_tax_type, "INV-TAX-TYPE", Error, standard(),
     pass: |d| line_cat(d, 0).tax_type = "vat".into(), fail: |d| line_cat(d, 0).tax_type = "GST".into());
 rule_test!(br_ksa_dec_02_rate_range, "BR-KSA-DEC-02", Error, standard(),

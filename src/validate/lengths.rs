@@ -315,15 +315,15 @@ mod tests {
     rule_test!(c17_empty_line_id, "BR-KSA-F-06-C17", Error, standard(),
         pass: |d| d.invoice_lines[0].id = "A".into(), fail: |d| d.invoice_lines[0].id = String::new());
     rule_test!(c18_unit_code, "BR-KSA-F-06-C18", Warning, standard(),
-        pass: |d| d.invoice_lines[0].unit_code = text(127), fail: |d| d.invoice_lines[0].unit_code = text(128));
+        pass: |d| d.invoice_lines[0].unit_code = text(127).into(), fail: |d| d.invoice_lines[0].unit_code = text(128).into());
     rule_test!(c19_item_name, "BR-KSA-F-06-C19", Warning, standard(),
         pass: |d| d.invoice_lines[0].item.name = "قلم".into(), fail: |d| d.invoice_lines[0].item.name = "قل".into(),
         path: "invoice_lines[0].item.name");
     rule_test!(c19_item_name_too_long, "BR-KSA-F-06-C19", Warning, standard(),
         pass: |d| d.invoice_lines[0].item.name = text(1000), fail: |d| d.invoice_lines[0].item.name = text(1001));
     rule_test!(c21_base_unit_code, "BR-KSA-F-06-C21", Warning, standard(),
-        pass: |d| d.invoice_lines[0].price.base_unit_code = text(127),
-        fail: |d| d.invoice_lines[0].price.base_unit_code = text(128));
+        pass: |d| d.invoice_lines[0].price.base_unit_code = text(127).into(),
+        fail: |d| d.invoice_lines[0].price.base_unit_code = text(128).into());
     rule_test!(c22_billing_reference, "BR-KSA-F-06-C22", Error, credit(),
         pass: |d| d.billing_reference = Some(text(5000)), fail: |d| d.billing_reference = Some(text(5001)));
     rule_test!(c23_buyer_street, "BR-KSA-F-06-C23", Warning, standard(),

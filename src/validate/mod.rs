@@ -206,7 +206,7 @@ mod tests {
     fn every_reported_code_is_in_the_table() {
         let mut d = example::standard_invoice("X");
         d.doc_currency_code = "XXY".into();
-        d.tax_currency_code = String::new();
+        d.tax_currency_code = Default::default();
         d.invoice_lines[0].item.classified_tax_category.id = "Q".into();
         d.customer_info.vat_number = Some(String::new());
         for f in check(&d) {
