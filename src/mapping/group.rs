@@ -32,8 +32,10 @@ pub enum RowNote {
 /// One input row, as held until its document is done.
 #[derive(Debug, Clone)]
 pub struct DraftRow {
-    /// Where it came from.
-    pub source: Option<SourceRef>,
+    /// Where a record the reader could not read came from; a row carries its own (see
+    /// [`DraftRow::source`]), so it is not copied here: a copy per row was a reference count
+    /// raised on the reading thread and lowered on another.
+    source: Option<SourceRef>,
     /// The row itself (`None` for a record the reader could not read).
     pub row: Option<Row>,
     /// Problems found while grouping.
@@ -43,6 +45,11 @@ pub struct DraftRow {
 }
 
 impl DraftRow {
+    /// Where it came from: the row's own source, or that of the record that could not be read.
+    pub fn source(&self) -> Option<&SourceRef> {
+        self.row.as_ref().map(|r| &r.source).or(self.source.as_ref())
+    }
+
     /// True when the row is a line of its document.
     pub fn is_line(&self) -> bool {
         self.note.is_none() && self.row.is_some()
@@ -112,7 +119,7 @@ impl Grouper {
 
     fn close(&mut self) -> Option<Unit> {
         let mut doc = self.open.take()?;
-        let line = doc.rows.first().and_then(|r| r.source.as_ref()).map_or(0, |s| s.line);
+        let line = doc.rows.first().and_then(DraftRow::source).map_or(0, |s| s.line);
         let h = hash(&doc.key);
         self.seen.entry(h).or_insert(Seen {
             line,
@@ -159,10 +166,9 @@ impl Grouper {
     /// Feed one row; returns the units it completes (zero, one or two), in order.
     pub fn push(&mut self, row: Row) -> Vec<Unit> {
         let mut out = Vec::new();
-        let source = Some(row.source.clone());
         if self.bound.headers.is_header_repeat(&row.cells) {
             let dr = DraftRow {
-                source,
+                source: None,
                 row: Some(row),
                 issues: vec![Issue::warning(
                     "INV-ROW-HEADER",
@@ -188,7 +194,7 @@ impl Grouper {
         };
         let key = self.bound.key(&row, header);
         let mut dr = DraftRow {
-            source,
+            source: None,
             row: Some(row),
             issues,
             note: None,

@@ -7,7 +7,7 @@ use super::*;
 /// A row's part of the outcome: its cells moved out of the row (the row is done with once its
 /// document is evaluated; the result files spell each cell as they write it).
 fn row_outcome(r: DraftRow, result: ResultRow) -> RowOutcome {
-    let line = r.source.as_ref().map(|s| s.line);
+    let line = r.source().map(|s| s.line);
     let (cells, joined) = r.row.map(|row| (row.cells, row.joined)).unwrap_or_default();
     RowOutcome {
         cells,
@@ -59,7 +59,7 @@ fn rules(doc: &Document, totals: crate::compute::Totals, erp: &ErpTotals, now: D
 }
 
 fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: &str) -> Outcome {
-    let first_line = draft.rows.first().and_then(|r| r.source.as_ref()).map_or(0, |s| s.line);
+    let first_line = draft.rows.first().and_then(DraftRow::source).map_or(0, |s| s.line);
     if let Some((reason, column, value)) = &draft.skip {
         let issue = ResultIssue::from(&Issue::warning(
             "INV-SKIP",
@@ -131,7 +131,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
         let lines: Vec<String> = issues
             .iter()
             .filter(|(_, i)| i.is_error())
-            .filter_map(|(at, _)| at.and_then(|a| draft.rows.get(a)).and_then(|r| r.source.as_ref()))
+            .filter_map(|(at, _)| at.and_then(|a| draft.rows.get(a)).and_then(DraftRow::source))
             .map(|s| s.line.to_string())
             .collect();
         let issue = ResultIssue::error(

@@ -416,7 +416,9 @@ pub fn check_stream(
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let mut grouper = crate::mapping::Grouper::new(grouper_bound);
-            let mut batch: Vec<Unit> = Vec::new();
+            // Each batch starts at the size of the one before (documents plus the strays among
+            // them), not empty: growing it step by step was a dozen reallocations a batch.
+            let mut batch: Vec<Unit> = Vec::with_capacity(per_batch);
             let mut docs_in_batch = 0usize;
             for item in input.rows {
                 let units = match item {
@@ -430,7 +432,8 @@ pub fn check_stream(
                     batch.push(u);
                 }
                 if docs_in_batch >= per_batch {
-                    if batch_tx.send(std::mem::take(&mut batch)).is_err() {
+                    let next = Vec::with_capacity(batch.len());
+                    if batch_tx.send(std::mem::replace(&mut batch, next)).is_err() {
                         // The writer stopped (a write error): nothing more to do.
                         return;
                     }
