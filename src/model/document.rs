@@ -8,6 +8,8 @@
 
 use super::amount;
 use chrono::{NaiveDate, NaiveTime};
+/// A short code (currency, unit, VAT category, tax type, exemption reason code): held inline up to
+/// 24 bytes, so copying one into every line allocates nothing.
 pub use compact_str::CompactString as Code;
 use rust_decimal::Decimal;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
