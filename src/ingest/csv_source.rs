@@ -9,7 +9,7 @@
 use super::encoding::{self, TextEncoding};
 use super::error::IngestError;
 use super::records::{MAX_RECORD_BYTES, MAX_RECORD_FIELDS, Outcome, Record, RecordReader};
-use super::row::{Cell, Row, SourceRef};
+use super::row::{Row, SourceRef};
 use super::{FileFormat, ReadOptions, sniff};
 use encoding_rs::{Encoding, WINDOWS_1256};
 use encoding_rs_io::DecodeReaderBytesBuilder;
@@ -257,48 +257,6 @@ fn joined_text(rec: &Record, mode: Mode, width: usize) -> Option<&str> {
     std::str::from_utf8(rec.joined()?).ok()
 }
 
-/// Puts the fields into `row.cells`, reusing the cells' strings. Field `i` ends at `ends[i]`
-/// plus `gap` bytes per field before it (`gap` 0: the fields back to back; 1: joined by a
-/// delimiter). Trailing empty fields beyond `width` (the header count) are dropped; short rows
-/// are padded with [`Cell::Empty`]. `None` when a field boundary splits a character (bytes that
-/// are not UTF-8 around a delimiter).
-fn fill_cells(cells: &mut Vec<Cell>, text: &str, ends: &[usize], width: usize, gap: usize) -> Option<()> {
-    let mut keep = ends.len();
-    while keep > width {
-        let start = if keep >= 2 { ends[keep - 2] } else { 0 };
-        if ends[keep - 1] != start {
-            break;
-        }
-        keep -= 1;
-    }
-    let mut start = 0;
-    for (i, &end) in ends[..keep].iter().enumerate() {
-        let end = end + i * gap;
-        let field = text.get(start..end)?;
-        start = end + gap;
-        if field.is_empty() {
-            if i < cells.len() {
-                cells[i] = Cell::Empty;
-            } else {
-                cells.push(Cell::Empty);
-            }
-        } else if let Some(cell) = cells.get_mut(i) {
-            match cell {
-                Cell::Text(s) => {
-                    s.clear();
-                    s.push_str(field);
-                }
-                other => *other = Cell::Text(field.into()),
-            }
-        } else {
-            cells.push(Cell::Text(field.into()));
-        }
-    }
-    cells.truncate(keep);
-    cells.resize(keep.max(width), Cell::Empty);
-    Some(())
-}
-
 impl CsvSource {
     /// The format as read so far (the encoding can switch, see [`Mode::Utf8Tentative`]).
     pub(crate) fn format(&self) -> FileFormat {
@@ -492,7 +450,7 @@ impl CsvSource {
                 }
                 self.replaced_rows += 1;
             }
-            if fill_cells(&mut row.cells, text, ends, self.width, gap).is_none() {
+            if row.set_text(text, ends, self.width, gap).is_none() {
                 return Err(IngestError::Record {
                     at: self.at(line),
                     detail: "this record holds bytes that are not valid UTF-8 next to a \
@@ -501,7 +459,6 @@ impl CsvSource {
                         .to_owned(),
                 });
             }
-            row.joined = (gap == 1).then(|| text.into());
             if !Arc::ptr_eq(&row.source.file, &self.file) {
                 row.source.file = self.file.clone();
             }
@@ -527,30 +484,6 @@ impl CsvSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn fill(text: &str, ends: &[usize], width: usize) -> Vec<Cell> {
-        let mut cells = vec![Cell::Text("old".into()), Cell::Bool(true)];
-        fill_cells(&mut cells, text, ends, width, 0)
-            .map(|_| cells)
-            .unwrap_or_default()
-    }
-
-    #[test]
-    fn cells_are_padded_kept_and_trailing_empties_dropped() {
-        let t = |s: &str| Cell::Text(s.into());
-        assert_eq!(fill("ab", &[1, 2], 3), vec![t("a"), t("b"), Cell::Empty]);
-        assert_eq!(fill("abc", &[1, 2, 3], 2), vec![t("a"), t("b"), t("c")]);
-        assert_eq!(fill("ab", &[1, 2, 2, 2], 2), vec![t("a"), t("b")]);
-        assert_eq!(fill("a b", &[1, 1, 3], 3), vec![t("a"), Cell::Empty, t(" b")]);
-        assert_eq!(fill("", &[], 0), Vec::<Cell>::new());
-    }
-
-    #[test]
-    fn split_character_is_refused() {
-        let text = "é";
-        let mut cells = Vec::new();
-        assert!(fill_cells(&mut cells, text, &[1, 2], 2, 0).is_none());
-    }
 
     #[test]
     fn delimiter_names() {

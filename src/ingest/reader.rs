@@ -264,15 +264,14 @@ impl RowReader {
 
     /// An empty row to pass to [`RowReader::read_row`].
     pub fn new_row(&self) -> Row {
-        Row {
-            source: SourceRef {
+        Row::new(
+            SourceRef {
                 file: self.file.clone(),
                 sheet: self.sheet.clone(),
                 line: 0,
             },
-            cells: Vec::with_capacity(self.headers.len()),
-            joined: None,
-        }
+            Vec::new(),
+        )
     }
 
     /// Reads the next data row into `row`, reusing its cells' strings (the allocation-free

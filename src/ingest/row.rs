@@ -87,30 +87,258 @@ fn decimal_text(d: &Decimal) -> String {
     decimal_plain(&d.normalize())
 }
 
-/// One data row: cells in header order (a short row is padded with [`Cell::Empty`], extra cells
+impl Cell {
+    /// The cell, borrowed.
+    pub fn borrowed(&self) -> CellRef<'_> {
+        match self {
+            Cell::Empty => CellRef::Empty,
+            Cell::Text(t) => CellRef::Text(t.as_str()),
+            Cell::Number(d) => CellRef::Number(*d),
+            Cell::Date(d) => CellRef::Date(*d),
+            Cell::DateTime(d) => CellRef::DateTime(*d),
+            Cell::Bool(b) => CellRef::Bool(*b),
+        }
+    }
+}
+
+/// A cell of a [`Row`], borrowed from it: what [`Row::get`] gives. A CSV row holds its record's
+/// text, not a [`Cell`] per column, so its cells are slices of that text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellRef<'a> {
+    /// Nothing there.
+    Empty,
+    /// Text as written.
+    Text(&'a str),
+    /// A number from a spreadsheet.
+    Number(Decimal),
+    /// A date from a date-formatted spreadsheet cell.
+    Date(NaiveDate),
+    /// A date and time from a spreadsheet cell.
+    DateTime(NaiveDateTime),
+    /// A boolean cell.
+    Bool(bool),
+}
+
+impl<'a> CellRef<'a> {
+    /// True when empty or only white space.
+    pub fn is_blank(self) -> bool {
+        match self {
+            CellRef::Empty => true,
+            CellRef::Text(t) => t.trimmed().is_empty(),
+            _ => false,
+        }
+    }
+
+    /// [`CellRef::to_text`], borrowed when the cell is text or empty.
+    pub fn as_text(self) -> std::borrow::Cow<'a, str> {
+        match self {
+            CellRef::Empty => std::borrow::Cow::Borrowed(""),
+            CellRef::Text(t) => std::borrow::Cow::Borrowed(t),
+            other => std::borrow::Cow::Owned(other.to_text()),
+        }
+    }
+
+    /// The cell as text, the way a person would read it.
+    pub fn to_text(self) -> String {
+        match self {
+            CellRef::Empty => String::new(),
+            CellRef::Text(t) => t.to_string(),
+            CellRef::Number(d) => decimal_text(&d),
+            CellRef::Date(d) => date_text(d),
+            CellRef::DateTime(d) => d.format("%Y-%m-%d %H:%M:%S").to_string(),
+            CellRef::Bool(b) => b.to_string(),
+        }
+    }
+
+    /// The cell, owned.
+    pub fn to_cell(self) -> Cell {
+        match self {
+            CellRef::Empty => Cell::Empty,
+            CellRef::Text(t) => Cell::Text(t.into()),
+            CellRef::Number(d) => Cell::Number(d),
+            CellRef::Date(d) => Cell::Date(d),
+            CellRef::DateTime(d) => Cell::DateTime(d),
+            CellRef::Bool(b) => Cell::Bool(b),
+        }
+    }
+}
+
+/// One data row: cells in header order (a short row is padded with empty cells, extra cells
 /// beyond the headers are kept at the end), and where it came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Row {
     /// Where the row came from.
     pub source: SourceRef,
-    /// The cells, in the order of the headers.
-    pub cells: Vec<Cell>,
-    /// The cells' texts joined by `,`, exactly as the result CSV writes them, when the reader
-    /// had that at hand: a `,`-separated record of as many fields as there are headers, with no
-    /// quote in it, is that already (see `CsvResult::write`). `None` otherwise.
-    pub joined: Option<Box<str>>,
+    /// A spreadsheet's typed cells (empty when `text` is set).
+    cells: Vec<Cell>,
+    /// A CSV record: its text and where each field ends in it. The reader makes no cell of its
+    /// own per column (a string copy each, and a vector of them, on the reading thread, read and
+    /// freed on other threads): a cell is a slice of the text, taken when it is read.
+    text: Option<TextCells>,
 }
 
+#[derive(Debug, Clone)]
+struct TextCells {
+    /// The fields back to back (`gap` 0), or joined by `,` (`gap` 1: the record as written,
+    /// which is then the text the result CSV writes for its cells).
+    text: Box<str>,
+    /// Where field `i` ends in `text`; it starts `gap` bytes after the end of field `i - 1`.
+    ends: Box<[u32]>,
+    gap: u8,
+    /// True when `text` is the record as written and has exactly a field per header: the line
+    /// the result CSV writes for its cells.
+    joined: bool,
+    /// The number of cells: the fields, padded with empty cells to the header count.
+    len: u32,
+}
+
+impl TextCells {
+    fn get(&self, i: usize) -> CellRef<'_> {
+        let Some(&end) = self.ends.get(i) else {
+            return CellRef::Empty;
+        };
+        let start = match i {
+            0 => 0,
+            _ => self.ends[i - 1] as usize + usize::from(self.gap),
+        };
+        match self.text.get(start..end as usize) {
+            Some("") | None => CellRef::Empty,
+            Some(t) => CellRef::Text(t),
+        }
+    }
+}
+
+impl PartialEq for Row {
+    /// Rows are equal when they come from the same place and hold the same cells, however
+    /// they hold them.
+    fn eq(&self, other: &Row) -> bool {
+        self.source == other.source && self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Row {}
+
 impl Row {
-    /// The cell at a column index, or [`Cell::Empty`].
-    pub fn get(&self, index: usize) -> &Cell {
-        static EMPTY: Cell = Cell::Empty;
-        self.cells.get(index).unwrap_or(&EMPTY)
+    /// A row of cells.
+    pub fn new(source: SourceRef, cells: Vec<Cell>) -> Row {
+        Row {
+            source,
+            cells,
+            text: None,
+        }
+    }
+
+    /// A row of a record's text, whose field `i` ends at `ends[i]` plus `gap` bytes per field
+    /// before it (`gap` 0: the fields back to back; 1: joined by a delimiter). Trailing empty
+    /// fields beyond `width` (the header count) are dropped; a short row is padded with empty
+    /// cells. `None` when a field boundary splits a character (bytes that are not UTF-8 around
+    /// a delimiter) or the record is over 4 GiB.
+    pub fn from_text(source: SourceRef, text: &str, ends: &[usize], width: usize, gap: usize) -> Option<Row> {
+        let mut row = Row::new(source, Vec::new());
+        row.set_text(text, ends, width, gap)?;
+        Some(row)
+    }
+
+    /// Make the row hold a record's text ([`Row::from_text`]); unchanged when `None`.
+    pub(crate) fn set_text(&mut self, text: &str, ends: &[usize], width: usize, gap: usize) -> Option<()> {
+        let mut keep = ends.len();
+        while keep > width {
+            let start = if keep >= 2 { ends[keep - 2] } else { 0 };
+            if ends[keep - 1] != start {
+                break;
+            }
+            keep -= 1;
+        }
+        // Every offset fits in a u32 when the text's length does.
+        u32::try_from(text.len()).ok()?;
+        let bytes = text.as_bytes();
+        // `str::is_char_boundary`, for an offset known to be at most the length.
+        let boundary = |i: usize| bytes.get(i).is_none_or(|&b| (b as i8) >= -0x40);
+        let mut at = Vec::with_capacity(keep);
+        let mut start = 0;
+        for (i, &end) in ends[..keep].iter().enumerate() {
+            let end = end + i * gap;
+            if end < start || end > bytes.len() || !boundary(start) || !boundary(end) {
+                return None;
+            }
+            at.push(end as u32);
+            start = end + gap;
+        }
+        let text_end = if gap == 0 {
+            at.last().map_or(0, |&e| e as usize)
+        } else {
+            text.len()
+        };
+        let cells = TextCells {
+            text: text.get(..text_end)?.into(),
+            ends: at.into_boxed_slice(),
+            gap: u8::try_from(gap).ok()?,
+            joined: gap == 1 && ends.len() == width,
+            len: u32::try_from(keep.max(width)).ok()?,
+        };
+        self.cells = Vec::new();
+        self.text = Some(cells);
+        Some(())
+    }
+
+    /// The cell at a column index, or [`CellRef::Empty`].
+    pub fn get(&self, index: usize) -> CellRef<'_> {
+        match &self.text {
+            None => self.cells.get(index).map_or(CellRef::Empty, Cell::borrowed),
+            Some(t) => t.get(index),
+        }
+    }
+
+    /// The number of cells.
+    pub fn len(&self) -> usize {
+        match &self.text {
+            None => self.cells.len(),
+            Some(t) => t.len as usize,
+        }
+    }
+
+    /// True when the row has no cell.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The cells, in column order.
+    pub fn iter(&self) -> impl Iterator<Item = CellRef<'_>> {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// The cells, owned.
+    pub fn to_cells(&self) -> Vec<Cell> {
+        self.iter().map(CellRef::to_cell).collect()
+    }
+
+    /// The spreadsheet cells, when the row holds cells rather than text.
+    pub fn cell_slice(&self) -> Option<&[Cell]> {
+        match &self.text {
+            None => Some(&self.cells),
+            Some(_) => None,
+        }
+    }
+
+    /// The cells' texts joined by `,`, exactly as the result CSV writes them, when the reader
+    /// had that at hand: a `,`-separated record of as many fields as there are headers, with no
+    /// quote in it, is that already (see `CsvResult::write`).
+    pub fn joined(&self) -> Option<&str> {
+        match &self.text {
+            Some(t) if t.joined => Some(&t.text),
+            _ => None,
+        }
+    }
+
+    /// The cells, to fill in place (spreadsheet rows).
+    pub(crate) fn cells_mut(&mut self) -> &mut Vec<Cell> {
+        self.text = None;
+        &mut self.cells
     }
 
     /// True when every cell is blank.
     pub fn is_blank(&self) -> bool {
-        self.cells.iter().all(Cell::is_blank)
+        self.iter().all(CellRef::is_blank)
     }
 }
 
@@ -127,6 +355,95 @@ mod tests {
             }
             let date = NaiveDate::from_num_days_from_ce_opt(days).unwrap_or_default();
             proptest::prop_assert_eq!(Cell::Date(date).to_text(), date.format("%Y-%m-%d").to_string());
+        }
+    }
+
+    fn src() -> SourceRef {
+        SourceRef {
+            file: Arc::from("t.csv"),
+            sheet: None,
+            line: 2,
+        }
+    }
+
+    fn fill(text: &str, ends: &[usize], width: usize) -> Vec<Cell> {
+        Row::from_text(src(), text, ends, width, 0)
+            .map(|r| r.to_cells())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn cells_are_padded_kept_and_trailing_empties_dropped() {
+        let t = |s: &str| Cell::Text(s.into());
+        assert_eq!(fill("ab", &[1, 2], 3), vec![t("a"), t("b"), Cell::Empty]);
+        assert_eq!(fill("abc", &[1, 2, 3], 2), vec![t("a"), t("b"), t("c")]);
+        assert_eq!(fill("ab", &[1, 2, 2, 2], 2), vec![t("a"), t("b")]);
+        assert_eq!(fill("a b", &[1, 1, 3], 3), vec![t("a"), Cell::Empty, t(" b")]);
+        assert_eq!(fill("", &[], 0), Vec::<Cell>::new());
+        assert_eq!(fill("a", &[1], 3)[2], Cell::Empty);
+    }
+
+    #[test]
+    fn split_character_is_refused() {
+        assert!(Row::from_text(src(), "é", &[1, 2], 2, 0).is_none());
+        assert!(Row::from_text(src(), "é,b", &[1, 2], 2, 1).is_none());
+        assert!(Row::from_text(src(), "é,b", &[2, 3], 2, 1).is_some());
+    }
+
+    #[test]
+    fn a_joined_record_is_its_own_text_only_with_a_field_per_header() {
+        let row = Row::from_text(src(), "a,,c", &[1, 1, 2], 3, 1).unwrap();
+        assert_eq!(row.joined(), Some("a,,c"));
+        assert_eq!(
+            row.to_cells(),
+            vec![Cell::Text("a".into()), Cell::Empty, Cell::Text("c".into())]
+        );
+        // Padded to the headers: the text is not the result's cells any more.
+        let short = Row::from_text(src(), "a,b", &[1, 2], 3, 1).unwrap();
+        assert_eq!(short.joined(), None);
+        assert_eq!(short.len(), 3);
+        // The same cells held as text or as cells make equal rows.
+        assert_eq!(row, Row::new(src(), row.to_cells()));
+        assert_ne!(row, short);
+        let mut cells = row.clone();
+        cells.cells_mut().push(Cell::Bool(true));
+        assert_eq!(cells.len(), 1, "filling cells replaces the text");
+        assert_eq!(cells.joined(), None);
+    }
+
+    proptest::proptest! {
+        /// Whatever the fields and the header count, a record read as its fields back to back
+        /// or joined by `,` gives the cells of the fields: empty fields are empty cells, trailing
+        /// empty fields beyond the headers are dropped, and short rows are padded.
+        #[test]
+        fn text_rows_hold_their_fields(fields in proptest::collection::vec("[a-zé ]{0,4}", 0..8), width in 0usize..10) {
+            let mut packed = String::new();
+            let mut ends = Vec::new();
+            for f in &fields {
+                packed.push_str(f);
+                ends.push(packed.len());
+            }
+            let joined = fields.join(",");
+            let mut expected: Vec<Cell> = fields
+                .iter()
+                .map(|f| if f.is_empty() { Cell::Empty } else { Cell::Text(f.as_str().into()) })
+                .collect();
+            while expected.len() > width && expected.last() == Some(&Cell::Empty) {
+                expected.pop();
+            }
+            while expected.len() < width {
+                expected.push(Cell::Empty);
+            }
+            let a = Row::from_text(src(), &packed, &ends, width, 0).unwrap();
+            let b = Row::from_text(src(), &joined, &ends, width, 1).unwrap();
+            proptest::prop_assert_eq!(a.to_cells(), expected.clone());
+            proptest::prop_assert_eq!(b.to_cells(), expected.clone());
+            proptest::prop_assert_eq!(a.len(), expected.len());
+            proptest::prop_assert_eq!(b.joined().is_some(), fields.len() == width);
+            for (i, c) in expected.iter().enumerate() {
+                proptest::prop_assert_eq!(a.get(i), c.borrowed());
+            }
+            proptest::prop_assert_eq!(a.get(expected.len() + 3), CellRef::Empty);
         }
     }
 

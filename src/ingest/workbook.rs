@@ -403,8 +403,7 @@ impl SheetSource {
             }
             let number = raw.number;
             let first_col = raw.lead;
-            row.joined = None;
-            let cells = &mut row.cells;
+            let cells = row.cells_mut();
             cells.clear();
             cells.resize(first_col as usize, Cell::Empty);
             for (c, data) in raw.cells.into_iter().enumerate() {

@@ -7,7 +7,7 @@ use super::load::{FieldRule, Mapping, Part, Source, norm_eq, parse_invoice_type,
 use super::lookup::Table;
 use super::transform;
 use super::{Issue, MappingError};
-use crate::ingest::{Cell, Row};
+use crate::ingest::{CellRef, Row};
 use crate::model::{DocumentKind, InvoiceType, TaxCategory};
 use crate::text::Trimmed;
 use chrono::{NaiveDate, NaiveTime};
@@ -120,13 +120,13 @@ struct View<'a> {
 }
 
 impl<'a> View<'a> {
-    fn get(&self, i: usize) -> &'a Cell {
+    fn get(&self, i: usize) -> CellRef<'a> {
         if i < self.width {
             self.row.get(i)
         } else {
             match self.header {
                 Some(h) => h.get(i - self.width),
-                None => &Cell::Empty,
+                None => CellRef::Empty,
             }
         }
     }
@@ -424,30 +424,26 @@ impl Bound {
     }
 
     /// The raw source of a field: (cell, text, label). `None` when the field is not mapped. A
-    /// column's cell and text are borrowed from the row.
-    fn raw<'s: 'a, 'a>(&'s self, f: FieldId, v: &View<'a>) -> Option<(Cow<'a, Cell>, Cow<'a, str>, Option<Label<'s>>)> {
+    /// column's cell and text are borrowed from the row; a text made here (a template, a
+    /// lookup) comes with an empty cell: the text is all there is.
+    fn raw<'s: 'a, 'a>(&'s self, f: FieldId, v: &View<'a>) -> Option<(CellRef<'a>, Cow<'a, str>, Option<Label<'s>>)> {
         let src = self.fields[f].as_ref()?;
-        let owned = |t: String, label: &'s str| (Cow::Owned(Cell::Text(t.as_str().into())), Cow::Owned(t), Some(label));
+        let owned = |t: String, label: &'s str| (CellRef::Empty, Cow::Owned(t), Some(label));
         Some(match src {
             RSource::Column(Some(i)) => {
                 let c = v.get(*i);
-                let t = match c {
-                    Cell::Text(t) => Cow::Borrowed(t.as_str()),
-                    Cell::Empty => Cow::Borrowed(""),
-                    other => Cow::Owned(other.to_text()),
-                };
-                (Cow::Borrowed(c), t, Some(self.label(*i)))
+                (c, c.as_text(), Some(self.label(*i)))
             }
-            RSource::Column(None) => (Cow::Owned(Cell::Empty), Cow::Borrowed(""), None),
+            RSource::Column(None) => (CellRef::Empty, Cow::Borrowed(""), None),
             RSource::Constant(s) => (
-                Cow::Owned(Cell::Text(s.as_str().into())),
+                CellRef::Text(s.as_str()),
                 Cow::Borrowed(s.as_str()),
                 Some(CONSTANT_LABEL),
             ),
             RSource::Template(parts, label) => owned(self.render(parts, v), label),
             RSource::Lookup { table, key, get, label } => {
                 let Some(ti) = table else {
-                    return Some((Cow::Owned(Cell::Empty), Cow::Borrowed(""), None));
+                    return Some((CellRef::Empty, Cow::Borrowed(""), None));
                 };
                 let k = self.render(key, v);
                 let t = if k.is_empty() {
@@ -457,7 +453,7 @@ impl Bound {
                 };
                 owned(t, label)
             }
-            RSource::DefaultOnly => (Cow::Owned(Cell::Empty), Cow::Borrowed(""), None),
+            RSource::DefaultOnly => (CellRef::Empty, Cow::Borrowed(""), None),
         })
     }
 
@@ -495,7 +491,7 @@ impl Bound {
         let (cell, text, label) = if cell.is_blank() && trimmed.is_empty() {
             match &rule.default {
                 Some(d) => (
-                    Cow::Owned(Cell::Text(d.as_str().into())),
+                    CellRef::Text(d.as_str()),
                     Cow::Borrowed(d.as_str()),
                     label.or(Some(DEFAULT_LABEL)),
                 ),
@@ -503,24 +499,16 @@ impl Bound {
             }
         } else if !rule.map.is_empty() || rule.map_other.is_some() {
             match rule.map.iter().find(|(mk, _)| norm_eq(mk, &trimmed)) {
-                Some((_, m)) => (
-                    Cow::Owned(Cell::Text(m.as_str().into())),
-                    Cow::Borrowed(m.as_str()),
-                    label,
-                ),
+                Some((_, m)) => (CellRef::Text(m.as_str()), Cow::Borrowed(m.as_str()), label),
                 None => match &rule.map_other {
-                    Some(m) => (
-                        Cow::Owned(Cell::Text(m.as_str().into())),
-                        Cow::Borrowed(m.as_str()),
-                        label,
-                    ),
+                    Some(m) => (CellRef::Text(m.as_str()), Cow::Borrowed(m.as_str()), label),
                     None => (cell, trimmed, label),
                 },
             }
         } else {
             (cell, trimmed, label)
         };
-        let (cell, text): (&Cell, &str) = (&cell, &text);
+        let text: &str = &text;
         let issue = |code: &str, msg: String| {
             let shown = if text.is_empty() {
                 cell.to_text()
@@ -548,7 +536,7 @@ impl Bound {
         Ok(Some(Sourced { value, label }))
     }
 
-    fn tax(&self, cell: &Cell, text: &str, rule: &FieldRule) -> Result<TaxCategory, String> {
+    fn tax(&self, cell: CellRef<'_>, text: &str, rule: &FieldRule) -> Result<TaxCategory, String> {
         if let Some((_, cat)) = self.mapping.taxes.iter().find(|(code, _)| norm_eq(code, text)) {
             return Ok(cat.clone());
         }

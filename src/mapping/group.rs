@@ -166,7 +166,7 @@ impl Grouper {
     /// Feed one row; returns the units it completes (zero, one or two), in order.
     pub fn push(&mut self, row: Row) -> Vec<Unit> {
         let mut out = Vec::new();
-        if self.bound.headers.is_header_repeat(&row.cells) {
+        if self.bound.headers.is_header_repeat(&row) {
             let dr = DraftRow {
                 source: None,
                 row: Some(row),

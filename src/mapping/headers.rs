@@ -2,7 +2,7 @@
 //! leading `*` of Xero's import template are ignored; several header rows (SAP DTW: property
 //! names, then database names) all count. An unknown column is reported with the closest header.
 
-use crate::ingest::Cell;
+use crate::ingest::{CellRef, Row};
 
 /// The comparable form of a header: letters and digits only (any script), lower case.
 pub fn normalize(header: &str) -> String {
@@ -117,15 +117,15 @@ impl HeaderIndex {
 
     /// True when a data row repeats the headers (concatenated exports). Cheap for ordinary rows:
     /// the first named column is compared before any other.
-    pub fn is_header_repeat(&self, cells: &[Cell]) -> bool {
+    pub fn is_header_repeat(&self, data: &Row) -> bool {
         self.normalized.iter().any(|row| {
             row.iter().filter(|h| !h.is_empty()).count() > 1
                 && row
                     .iter()
                     .enumerate()
                     .filter(|(_, h)| !h.is_empty())
-                    .all(|(i, h)| match cells.get(i) {
-                        Some(Cell::Text(t)) => normalizes_to(t, h),
+                    .all(|(i, h)| match data.get(i) {
+                        CellRef::Text(t) => normalizes_to(t, h),
                         _ => false,
                     })
         })
@@ -178,7 +178,17 @@ mod tests {
     #[test]
     fn repeated_header_lines_are_recognised() {
         let h = idx(&[&["A", "B", "C"]]);
-        let cells = |v: &[&str]| v.iter().map(|s| Cell::Text((*s).into())).collect::<Vec<_>>();
+        let cells = |v: &[&str]| {
+            let cells = v.iter().map(|s| crate::ingest::Cell::Text((*s).into())).collect();
+            Row::new(
+                crate::ingest::SourceRef {
+                    file: "t.csv".into(),
+                    sheet: None,
+                    line: 2,
+                },
+                cells,
+            )
+        };
         assert!(h.is_header_repeat(&cells(&["a", "B", "c"])));
         for (raw, n) in [
             (" *Contact Name", "contactname"),

@@ -92,15 +92,14 @@ pub fn norm_eq(key: &str, raw: &str) -> bool {
 }
 
 fn check_typed(ty: FieldType, text: &str, style: &NumberStyle, formats: &[String]) -> Result<(), String> {
-    use crate::ingest::Cell;
-    let cell = Cell::Text(text.into());
+    let cell = crate::ingest::CellRef::Text(text);
     match ty {
         FieldType::Text | FieldType::Tax => Ok(()),
-        FieldType::Date => transform::parse_date(&cell, text, formats).map(|_| ()),
-        FieldType::Time => transform::parse_time(&cell, text, formats).map(|_| ()),
-        FieldType::Decimal => transform::parse_decimal(&cell, text, style).map(|_| ()),
-        FieldType::Percent => transform::parse_percent(&cell, text, style).map(|_| ()),
-        FieldType::Bool => transform::parse_bool(&cell, text).map(|_| ()),
+        FieldType::Date => transform::parse_date(cell, text, formats).map(|_| ()),
+        FieldType::Time => transform::parse_time(cell, text, formats).map(|_| ()),
+        FieldType::Decimal => transform::parse_decimal(cell, text, style).map(|_| ()),
+        FieldType::Percent => transform::parse_percent(cell, text, style).map(|_| ()),
+        FieldType::Bool => transform::parse_bool(cell, text).map(|_| ()),
         FieldType::Kind => parse_kind(text).map(|_| ()),
         FieldType::InvoiceType => parse_invoice_type(text).map(|_| ()),
     }
@@ -392,7 +391,7 @@ impl Mapping {
             let percent = match &t.percent {
                 Some(v) => {
                     let s = scalar(v).unwrap_or_default();
-                    transform::parse_percent(&crate::ingest::Cell::Empty, &s, &NumberStyle::default())
+                    transform::parse_percent(crate::ingest::CellRef::Empty, &s, &NumberStyle::default())
                         .map_err(|e| invalid(&origin, format!("{key}.percent"), format!("{s:?}: {e}")))?
                 }
                 None => Decimal::ZERO,

@@ -24,13 +24,13 @@ pub(crate) fn rows_from_csv(text: &str, header_rows: usize) -> (Vec<Vec<String>>
         if cells.iter().all(|c| c.trim().is_empty()) {
             continue;
         }
-        rows.push(Row {
-            source: SourceRef {
+        rows.push(Row::new(
+            SourceRef {
                 file: Arc::from("test.csv"),
                 sheet: None,
                 line: i as u64 + 1,
             },
-            cells: cells
+            cells
                 .into_iter()
                 .map(|c| {
                     if c.is_empty() {
@@ -40,8 +40,7 @@ pub(crate) fn rows_from_csv(text: &str, header_rows: usize) -> (Vec<Vec<String>>
                     }
                 })
                 .collect(),
-            joined: None,
-        });
+        ));
     }
     (headers, rows)
 }

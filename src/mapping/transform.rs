@@ -5,7 +5,7 @@
 //! Every parser returns `Err(message)` with words a clerk understands; the caller adds the file,
 //! row, column and value.
 
-use crate::ingest::Cell;
+use crate::ingest::CellRef;
 use crate::text::Trimmed;
 use chrono::format::{Item, StrftimeItems};
 use chrono::{Duration, NaiveDate, NaiveTime};
@@ -77,11 +77,11 @@ pub fn excel_serial_date(serial: Decimal) -> Option<NaiveDate> {
 }
 
 /// Parse a date from a cell with the given formats.
-pub fn parse_date(cell: &Cell, text: &str, formats: &[String]) -> Result<NaiveDate, String> {
+pub fn parse_date(cell: CellRef<'_>, text: &str, formats: &[String]) -> Result<NaiveDate, String> {
     match cell {
-        Cell::Date(d) => return Ok(*d),
-        Cell::DateTime(dt) => return Ok(dt.date()),
-        Cell::Number(n) => {
+        CellRef::Date(d) => return Ok(d),
+        CellRef::DateTime(dt) => return Ok(dt.date()),
+        CellRef::Number(n) => {
             // A number in a date column: YYYYMMDD (SAP) or an Excel serial.
             let digits = n.normalize().to_string();
             if digits.len() == 8
@@ -90,7 +90,7 @@ pub fn parse_date(cell: &Cell, text: &str, formats: &[String]) -> Result<NaiveDa
             {
                 return Ok(d);
             }
-            return excel_serial_date(*n).ok_or_else(|| format!("{digits} is not an Excel date serial number"));
+            return excel_serial_date(n).ok_or_else(|| format!("{digits} is not an Excel date serial number"));
         }
         _ => {}
     }
@@ -147,11 +147,11 @@ fn fixed_date<'a>(t: &'a str, f: &str) -> Option<(NaiveDate, &'a str)> {
 pub const TIME_FORMATS: &[&str] = &["%H:%M:%S", "%H:%M", "%I:%M:%S %p", "%I:%M %p"];
 
 /// Parse a time of day.
-pub fn parse_time(cell: &Cell, text: &str, formats: &[String]) -> Result<NaiveTime, String> {
+pub fn parse_time(cell: CellRef<'_>, text: &str, formats: &[String]) -> Result<NaiveTime, String> {
     match cell {
-        Cell::DateTime(dt) => return Ok(dt.time()),
-        Cell::Number(n) if *n >= Decimal::ZERO && *n < Decimal::ONE => {
-            let secs = (*n * Decimal::from(86_400)).round();
+        CellRef::DateTime(dt) => return Ok(dt.time()),
+        CellRef::Number(n) if n >= Decimal::ZERO && n < Decimal::ONE => {
+            let secs = (n * Decimal::from(86_400)).round();
             let secs: u32 = secs.to_string().parse().unwrap_or(0);
             return NaiveTime::from_num_seconds_from_midnight_opt(secs.min(86_399), 0)
                 .ok_or_else(|| "not a time".to_string());
@@ -245,9 +245,9 @@ fn short_plain(s: &str) -> Option<Decimal> {
 }
 
 /// Parse a decimal number written by an ERP.
-pub fn parse_decimal(cell: &Cell, text: &str, style: &NumberStyle) -> Result<Decimal, String> {
-    if let Cell::Number(n) = cell {
-        return Ok(*n);
+pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Result<Decimal, String> {
+    if let CellRef::Number(n) = cell {
+        return Ok(n);
     }
     // The plain form `[-]digits[.digits]` with the default separators: what the general path
     // below would hand to `parse_exact`, without its allocations (and, when short, without
@@ -340,9 +340,9 @@ pub fn parse_decimal(cell: &Cell, text: &str, style: &NumberStyle) -> Result<Dec
 }
 
 /// Parse a percentage: `15`, `15%`, `15 %`, `VAT 15%` (the number next to `%`).
-pub fn parse_percent(cell: &Cell, text: &str, style: &NumberStyle) -> Result<Decimal, String> {
-    if let Cell::Number(n) = cell {
-        return Ok(*n);
+pub fn parse_percent(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Result<Decimal, String> {
+    if let CellRef::Number(n) = cell {
+        return Ok(n);
     }
     let t = ascii_digits(text.trimmed());
     if let Some(i) = t.find(['%', '٪']) {
@@ -352,15 +352,15 @@ pub fn parse_percent(cell: &Cell, text: &str, style: &NumberStyle) -> Result<Dec
             .map(|j| j + before[j..].chars().next().map_or(1, char::len_utf8))
             .unwrap_or(0);
         let number = &before[start..];
-        return parse_decimal(&Cell::Empty, number, style).map_err(|_| "not a percentage (like 15%)".to_string());
+        return parse_decimal(CellRef::Empty, number, style).map_err(|_| "not a percentage (like 15%)".to_string());
     }
-    parse_decimal(&Cell::Empty, &t, style).map_err(|_| "not a percentage (like 15%)".to_string())
+    parse_decimal(CellRef::Empty, &t, style).map_err(|_| "not a percentage (like 15%)".to_string())
 }
 
 /// Parse a yes/no value.
-pub fn parse_bool(cell: &Cell, text: &str) -> Result<bool, String> {
-    if let Cell::Bool(b) = cell {
-        return Ok(*b);
+pub fn parse_bool(cell: CellRef<'_>, text: &str) -> Result<bool, String> {
+    if let CellRef::Bool(b) = cell {
+        return Ok(b);
     }
     match text.trimmed().to_ascii_lowercase().as_str() {
         "true" | "yes" | "y" | "1" | "t" | "x" | "نعم" => Ok(true),
@@ -435,7 +435,7 @@ mod tests {
 
     #[test]
     fn dates_follow_the_mapping_format() {
-        let t = |s: &str, fmts: &[&str]| parse_date(&Cell::Text(s.into()), s, &f(fmts));
+        let t = |s: &str, fmts: &[&str]| parse_date(CellRef::Text(s), s, &f(fmts));
         assert_eq!(t("03/04/2026", &["%d/%m/%Y"]), Ok(d(2026, 4, 3)));
         assert_eq!(t("03/04/2026", &["%m/%d/%Y"]), Ok(d(2026, 3, 4)));
         assert_eq!(t("3/4/2026", &["%d/%m/%Y"]), Ok(d(2026, 4, 3)));
@@ -453,12 +453,12 @@ mod tests {
 
     #[test]
     fn spreadsheet_date_cells_and_serials() {
-        assert_eq!(parse_date(&Cell::Date(d(2026, 11, 5)), "", &[]), Ok(d(2026, 11, 5)));
-        assert_eq!(parse_date(&Cell::Number(dec!(46331)), "", &[]), Ok(d(2026, 11, 5)));
-        assert_eq!(parse_date(&Cell::Number(dec!(20261105)), "", &[]), Ok(d(2026, 11, 5)));
+        assert_eq!(parse_date(CellRef::Date(d(2026, 11, 5)), "", &[]), Ok(d(2026, 11, 5)));
+        assert_eq!(parse_date(CellRef::Number(dec!(46331)), "", &[]), Ok(d(2026, 11, 5)));
+        assert_eq!(parse_date(CellRef::Number(dec!(20261105)), "", &[]), Ok(d(2026, 11, 5)));
         assert_eq!(excel_serial_date(dec!(1)), Some(d(1900, 1, 1)));
         assert_eq!(excel_serial_date(dec!(61)), Some(d(1900, 3, 1)));
-        assert!(parse_date(&Cell::Number(dec!(-5)), "", &[]).is_err());
+        assert!(parse_date(CellRef::Number(dec!(-5)), "", &[]).is_err());
     }
 
     #[test]
@@ -474,7 +474,7 @@ mod tests {
 
     #[test]
     fn times() {
-        let t = |s: &str| parse_time(&Cell::Text(s.into()), s, &f(TIME_FORMATS));
+        let t = |s: &str| parse_time(CellRef::Text(s), s, &f(TIME_FORMATS));
         assert_eq!(t("10:30:00"), Ok(NaiveTime::from_hms_opt(10, 30, 0).unwrap()));
         assert_eq!(t("10:30"), Ok(NaiveTime::from_hms_opt(10, 30, 0).unwrap()));
         assert_eq!(t("2:05 PM"), Ok(NaiveTime::from_hms_opt(14, 5, 0).unwrap()));
@@ -488,7 +488,7 @@ mod tests {
             decimal_comma: true,
             thousands: None,
         };
-        let p = |s: &str, st: &NumberStyle| parse_decimal(&Cell::Text(s.into()), s, st);
+        let p = |s: &str, st: &NumberStyle| parse_decimal(CellRef::Text(s), s, st);
         assert_eq!(p(" 1,234.50 ", &us), Ok(dec!(1234.50)));
         assert_eq!(p("1234.5", &us), Ok(dec!(1234.5)));
         assert_eq!(p("-12.5", &us), Ok(dec!(-12.5)));
@@ -504,13 +504,13 @@ mod tests {
         assert!(p("abc", &us).is_err());
         assert!(p("1.2.3", &us).is_err());
         assert!(p("", &us).is_err());
-        assert_eq!(parse_decimal(&Cell::Number(dec!(3.3)), "", &us), Ok(dec!(3.3)));
+        assert_eq!(parse_decimal(CellRef::Number(dec!(3.3)), "", &us), Ok(dec!(3.3)));
     }
 
     #[test]
     fn percentages() {
         let us = NumberStyle::default();
-        let p = |s: &str| parse_percent(&Cell::Text(s.into()), s, &us);
+        let p = |s: &str| parse_percent(CellRef::Text(s), s, &us);
         assert_eq!(p("15%"), Ok(dec!(15)));
         assert_eq!(p("15 %"), Ok(dec!(15)));
         assert_eq!(p("VAT 15%"), Ok(dec!(15)));
@@ -521,9 +521,9 @@ mod tests {
 
     #[test]
     fn booleans() {
-        assert_eq!(parse_bool(&Cell::Empty, "TRUE"), Ok(true));
-        assert_eq!(parse_bool(&Cell::Empty, "no"), Ok(false));
-        assert_eq!(parse_bool(&Cell::Bool(true), ""), Ok(true));
-        assert!(parse_bool(&Cell::Empty, "maybe").is_err());
+        assert_eq!(parse_bool(CellRef::Empty, "TRUE"), Ok(true));
+        assert_eq!(parse_bool(CellRef::Empty, "no"), Ok(false));
+        assert_eq!(parse_bool(CellRef::Bool(true), ""), Ok(true));
+        assert!(parse_bool(CellRef::Empty, "maybe").is_err());
     }
 }

@@ -4,14 +4,12 @@
 
 use super::*;
 
-/// A row's part of the outcome: its cells moved out of the row (the row is done with once its
-/// document is evaluated; the result files spell each cell as they write it).
+/// A row's part of the outcome: the row itself, for the result files (they spell each cell as
+/// they write it).
 fn row_outcome(r: DraftRow, result: ResultRow) -> RowOutcome {
     let line = r.source().map(|s| s.line);
-    let (cells, joined) = r.row.map(|row| (row.cells, row.joined)).unwrap_or_default();
     RowOutcome {
-        cells,
-        joined,
+        row: r.row,
         result,
         line,
     }

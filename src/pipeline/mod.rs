@@ -15,7 +15,7 @@ use evaluate::evaluate;
 pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options};
 
 use crate::compute::compute_document_totals;
-use crate::ingest::{Cell, Row, SourceRef};
+use crate::ingest::{Row, SourceRef};
 use crate::mapping::{Bound, Built, DocDraft, DraftRow, ErpTotals, Issue, RowNote, Unit, build};
 use crate::model::{Document, Party};
 use crate::results::{
@@ -244,10 +244,8 @@ pub struct FileSummary {
 
 /// One input row's part of an [`Outcome`].
 struct RowOutcome {
-    /// Its cells, for the result files.
-    cells: Vec<Cell>,
-    /// Its cells as the result CSV writes them, when the reader had that ([`Row::joined`]).
-    joined: Option<Box<str>>,
+    /// The row (`None` for a record that could not be read), for the result files.
+    row: Option<Row>,
     /// Its status and findings.
     result: ResultRow,
     /// Its line (or sheet row) in the input.
@@ -336,14 +334,8 @@ fn record(
     summary: &mut FileSummary,
 ) -> std::io::Result<()> {
     for o in outcomes {
-        for RowOutcome {
-            cells,
-            joined,
-            result: rr,
-            line,
-        } in &o.rows
-        {
-            writer.write_joined_row(cells, joined.as_deref(), rr, *line)?;
+        for RowOutcome { row, result: rr, line } in &o.rows {
+            writer.write_input_row(row.as_ref(), rr, *line)?;
             summary.rows += 1;
             if rr.status == RowStatus::Invalid {
                 summary.rows_invalid += 1;

@@ -22,6 +22,12 @@ impl<T: AsRef<str> + ?Sized> CellText for T {
     }
 }
 
+impl CellText for crate::ingest::CellRef<'_> {
+    fn cell_text(&self) -> std::borrow::Cow<'_, str> {
+        self.as_text()
+    }
+}
+
 impl CellText for Cell {
     fn cell_text(&self) -> std::borrow::Cow<'_, str> {
         match self {

@@ -8,6 +8,7 @@ use super::documents::{DocumentRecord, DocumentsFile, documents_path};
 use super::summary::{Summary, SummaryBuilder};
 use super::xlsx::XlsxResult;
 use super::{CellText, ResultRow, ResultsError};
+use crate::ingest::{CellRef, Row};
 use crate::model::SubmissionResponse;
 use chrono::{NaiveDate, NaiveTime, SecondsFormat, Utc};
 use std::path::{Path, PathBuf};
@@ -151,6 +152,29 @@ impl ResultWriter {
         self.write_joined_row(cells, None, result, line)
     }
 
+    /// Write one input row ([`ResultWriter::write_row`]) as the reader made it: a spreadsheet's
+    /// cells, or a CSV record's text (written as it is when it is its own result line,
+    /// [`Row::joined`]). `None`: a record that could not be read, written with empty cells.
+    pub fn write_input_row(&mut self, row: Option<&Row>, result: &ResultRow, line: Option<u64>) -> std::io::Result<()> {
+        let Some(row) = row else {
+            return self.write_joined_row::<&str>(&[], None, result, line);
+        };
+        if let Some(cells) = row.cell_slice() {
+            return self.write_joined_row(cells, None, result, line);
+        }
+        if let (Some(joined), None) = (row.joined(), &self.xlsx) {
+            // The record is its own cells' line: no cell needs to be looked at.
+            let Some(csv) = self.csv.as_mut() else {
+                return Err(std::io::Error::other("result file already finished"));
+            };
+            csv.write_line(joined, result)?;
+            self.count_row(result);
+            return Ok(());
+        }
+        let cells: Vec<CellRef<'_>> = row.iter().collect();
+        self.write_joined_row(&cells, row.joined(), result, line)
+    }
+
     /// [`ResultWriter::write_row`], given also the cells' texts joined by `,` when none of them
     /// needs quotes (`ingest::Row::joined`): the CSV result then writes that text as it is.
     pub fn write_joined_row<S: CellText>(
@@ -167,6 +191,12 @@ impl ResultWriter {
         if let Some(x) = self.xlsx.as_mut() {
             x.write(cells, result, line)?;
         }
+        self.count_row(result);
+        Ok(())
+    }
+
+    /// Count a written row into the summary.
+    fn count_row(&mut self, result: &ResultRow) {
         self.summary.add_row(result.status);
         if result.document.is_empty() {
             let mut errors = Vec::new();
@@ -180,7 +210,6 @@ impl ResultWriter {
             self.summary.add_stray_codes(&errors, &warnings);
         }
         self.rows += 1;
-        Ok(())
     }
 
     /// Record one document in `X.documents.csv` and the summary (once per document, whatever

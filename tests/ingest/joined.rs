@@ -5,15 +5,19 @@ use super::*;
 use invoicedrop::results::{ResultRow, ResultWriter, RowStatus};
 use proptest::prelude::*;
 
-/// The result CSV of `rows`, written from their cells alone or with their joined lines too.
+/// The result CSV of `rows`, written from their cells alone or from the rows as read (with their
+/// joined lines).
 fn result_csv(headers: &[String], rows: &[Row], with_joined: bool) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let mut w = ResultWriter::create(dir.path(), Path::new("in/sales.csv"), headers).unwrap();
     for row in rows {
         let result = ResultRow::new(RowStatus::Valid, "2026-11-21T09:00:00Z");
-        let joined = if with_joined { row.joined.as_deref() } else { None };
-        w.write_joined_row(&row.cells, joined, &result, Some(row.source.line))
-            .unwrap();
+        if with_joined {
+            // As the pipeline writes it: the record's own line when it has one.
+            w.write_input_row(Some(row), &result, Some(row.source.line)).unwrap();
+        } else {
+            w.write_row(&row.to_cells(), &result, Some(row.source.line)).unwrap();
+        }
     }
     w.finish().unwrap();
     std::fs::read(dir.path().join("sales.result.csv")).unwrap()
@@ -35,7 +39,7 @@ fn record(fields: &[String], always: bool) -> Vec<u8> {
 }
 
 fn texts(row: &Row) -> Vec<String> {
-    row.cells.iter().map(Cell::to_text).collect()
+    row.to_cells().iter().map(Cell::to_text).collect()
 }
 
 #[test]
@@ -44,7 +48,7 @@ fn plain_records_carry_their_line_and_quoted_or_ragged_ones_do_not() {
     let (_d, p) = write("sales.csv", data.as_bytes());
     let mut reader = open(&p, &ReadOptions::default());
     let rows = rows(&mut reader);
-    let joined: Vec<Option<&str>> = rows.iter().map(|r| r.joined.as_deref()).collect();
+    let joined: Vec<Option<&str>> = rows.iter().map(|r| r.joined()).collect();
     assert_eq!(
         joined,
         vec![Some("A-1,شركة,10.50"), None, Some("A-3,,"), None, None, None],
@@ -59,7 +63,7 @@ fn other_delimiters_carry_no_line() {
     let (_d, p) = write("sales.csv", "No;Name\nA-1;x\nA-2;y\n".as_bytes());
     let rows = rows(&mut open(&p, &ReadOptions::default()));
     assert_eq!(rows.len(), 2);
-    assert!(rows.iter().all(|r| r.joined.is_none()));
+    assert!(rows.iter().all(|r| r.joined().is_none()));
 }
 
 proptest! {
@@ -95,10 +99,10 @@ proptest! {
         let opts = ReadOptions { delimiter: Some(b','), ..ReadOptions::default() };
         let mut reader = open(&p, &opts);
         let rows = rows(&mut reader);
-        let has: Vec<bool> = rows.iter().map(|r| r.joined.is_some()).collect();
+        let has: Vec<bool> = rows.iter().map(|r| r.joined().is_some()).collect();
         prop_assert_eq!(has, expected);
         for row in &rows {
-            if let Some(j) = &row.joined {
+            if let Some(j) = row.joined() {
                 prop_assert_eq!(j.to_string(), texts(row).join(","));
             }
         }
