@@ -405,6 +405,8 @@ impl SheetSource {
             let first_col = raw.lead;
             let cells = row.cells_mut();
             cells.clear();
+            // Room for the whole row at once (a fresh row's vector is empty).
+            cells.reserve((first_col as usize + raw.cells.len()).max(self.width));
             cells.resize(first_col as usize, Cell::Empty);
             for (c, data) in raw.cells.into_iter().enumerate() {
                 let (cell, problem) = convert_raw(data);
