@@ -2,9 +2,9 @@
 //!
 //! Memory does not grow with the file: one [`Record`] buffer is reused for every record, the
 //! input is read through a 64 KiB buffer (decoded on the fly for non-UTF-8 encodings) and the
-//! only allocations per row are the [`Row`]'s own cells (none when the caller reuses a row with
-//! [`super::RowReader::read_row`]) and, for a plain `,`-separated record, its line as the result
-//! file writes it ([`Row::joined`]).
+//! only allocations per row are the [`Row`]'s two blocks: the record's text and where its fields
+//! end. A plain `,`-separated record keeps its line as the result file writes it
+//! ([`Row::joined`]); other records keep their fields back to back.
 
 use super::encoding::{self, TextEncoding};
 use super::error::IngestError;

@@ -19,8 +19,9 @@
 //! - Quoted fields may hold delimiters, doubled quotes and newlines. [`SourceRef::line`] is the
 //!   1-based physical line where a record starts, counting header and blank lines (`\n`, `\r\n`;
 //!   files that end lines with a lone `\r` are read correctly but all their rows say line 1).
-//! - Cells are [`Cell::Text`] exactly as written (spaces kept; trimming is the mapping's
-//!   business), or [`Cell::Empty`] for an empty field. Rows of only blank fields are skipped.
+//! - Cells are [`CellRef::Text`] exactly as written (spaces kept; trimming is the mapping's
+//!   business), or [`CellRef::Empty`] for an empty field: a CSV row holds its record's text, and
+//!   [`Row::get`] borrows a cell from it. Rows of only blank fields are skipped.
 //! - A binary file (NUL bytes without a UTF-16 byte-order mark, or a workbook signature under
 //!   a text name) is a whole-file error, not garbage rows.
 //!
