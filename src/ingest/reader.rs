@@ -274,8 +274,8 @@ impl RowReader {
         )
     }
 
-    /// Reads the next data row into `row`, reusing its cells' strings (the allocation-free
-    /// alternative to the iterator). `Ok(true)` when a row was read, `Ok(false)` at the end;
+    /// Reads the next data row into `row` (a spreadsheet row refills its cells' vector; a CSV
+    /// row takes its record's text, two allocations). `Ok(true)` when a row was read, `Ok(false)` at the end;
     /// after a per-row error, call again for the next row.
     pub fn read_row(&mut self, row: &mut Row) -> Result<bool, IngestError> {
         if self.finished {

@@ -52,32 +52,17 @@ pub enum Cell {
 impl Cell {
     /// True when empty or only white space.
     pub fn is_blank(&self) -> bool {
-        match self {
-            Cell::Empty => true,
-            Cell::Text(t) => t.trimmed().is_empty(),
-            _ => false,
-        }
+        self.borrowed().is_blank()
     }
 
     /// [`Cell::to_text`], borrowed when the cell is text or empty.
     pub fn as_text(&self) -> std::borrow::Cow<'_, str> {
-        match self {
-            Cell::Empty => std::borrow::Cow::Borrowed(""),
-            Cell::Text(t) => std::borrow::Cow::Borrowed(t.as_str()),
-            other => std::borrow::Cow::Owned(other.to_text()),
-        }
+        self.borrowed().as_text()
     }
 
-    /// The cell as text, the way a person would read it.
+    /// The cell as text, the way a person would read it ([`CellRef::to_text`]).
     pub fn to_text(&self) -> String {
-        match self {
-            Cell::Empty => String::new(),
-            Cell::Text(t) => t.to_string(),
-            Cell::Number(d) => decimal_text(d),
-            Cell::Date(d) => date_text(*d),
-            Cell::DateTime(d) => d.format("%Y-%m-%d %H:%M:%S").to_string(),
-            Cell::Bool(b) => b.to_string(),
-        }
+        self.borrowed().to_text()
     }
 }
 

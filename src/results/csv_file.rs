@@ -91,27 +91,16 @@ impl CsvResult {
 
     /// Write one row: the same record as `record(width, cells, &result.cells())`, without
     /// copying the cells (the input's cells padded or cut to the header width, then the result
-    /// cells). `joined`, when given, is the cells' texts joined by `,`, none of them needing
-    /// quotes (`ingest::Row::joined`): it is written as it is when there is a cell per header.
-    pub(crate) fn write<S: CellText>(
-        &mut self,
-        cells: &[S],
-        joined: Option<&str>,
-        result: &ResultRow,
-    ) -> Result<(), ResultsError> {
+    /// cells).
+    pub(crate) fn write<S: CellText>(&mut self, cells: &[S], result: &ResultRow) -> Result<(), ResultsError> {
         let (width, line) = (self.width, &mut self.line);
         line.clear();
-        match joined {
-            Some(text) if cells.len() == width => line.extend_from_slice(text.as_bytes()),
-            _ => {
-                for i in 0..width {
-                    if i > 0 {
-                        line.push(b',');
-                    }
-                    if let Some(c) = cells.get(i) {
-                        push_field(line, c.cell_text().as_bytes());
-                    }
-                }
+        for i in 0..width {
+            if i > 0 {
+                line.push(b',');
+            }
+            if let Some(c) = cells.get(i) {
+                push_field(line, c.cell_text().as_bytes());
             }
         }
         self.finish_line(result)
@@ -212,7 +201,7 @@ mod tests {
             .collect();
         want.extend(by_the_crate(&header));
         for cells in rows {
-            csv.write(cells, None, &row).unwrap();
+            csv.write(cells, &row).unwrap();
             let record: Vec<String> = CsvResult::record(3, cells, &row.cells())
                 .into_iter()
                 .map(String::from)
@@ -244,8 +233,8 @@ mod tests {
             let target = dir.path().join(format!("{name}.result.csv"));
             let mut csv = CsvResult::create(&target, &headers).unwrap();
             match name {
-                "cells" => csv.write(&cells, None, &row).unwrap(),
-                _ => csv.write(&texts, None, &row).unwrap(),
+                "cells" => csv.write(&cells, &row).unwrap(),
+                _ => csv.write(&texts, &row).unwrap(),
             }
             csv.commit().unwrap();
             files.push(std::fs::read_to_string(&target).unwrap());

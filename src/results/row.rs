@@ -30,11 +30,7 @@ impl CellText for crate::ingest::CellRef<'_> {
 
 impl CellText for Cell {
     fn cell_text(&self) -> std::borrow::Cow<'_, str> {
-        match self {
-            Cell::Empty => "".into(),
-            Cell::Text(t) => t.as_str().into(),
-            other => other.to_text().into(),
-        }
+        self.as_text()
     }
 }
 

@@ -149,50 +149,43 @@ impl ResultWriter {
         result: &ResultRow,
         line: Option<u64>,
     ) -> std::io::Result<()> {
-        self.write_joined_row(cells, None, result, line)
-    }
-
-    /// Write one input row ([`ResultWriter::write_row`]) as the reader made it: a spreadsheet's
-    /// cells, or a CSV record's text (written as it is when it is its own result line,
-    /// [`Row::joined`]). `None`: a record that could not be read, written with empty cells.
-    pub fn write_input_row(&mut self, row: Option<&Row>, result: &ResultRow, line: Option<u64>) -> std::io::Result<()> {
-        let Some(row) = row else {
-            return self.write_joined_row::<&str>(&[], None, result, line);
-        };
-        if let Some(cells) = row.cell_slice() {
-            return self.write_joined_row(cells, None, result, line);
-        }
-        if let (Some(joined), None) = (row.joined(), &self.xlsx) {
-            // The record is its own cells' line: no cell needs to be looked at.
-            let Some(csv) = self.csv.as_mut() else {
-                return Err(std::io::Error::other("result file already finished"));
-            };
-            csv.write_line(joined, result)?;
-            self.count_row(result);
-            return Ok(());
-        }
-        let cells: Vec<CellRef<'_>> = row.iter().collect();
-        self.write_joined_row(&cells, row.joined(), result, line)
-    }
-
-    /// [`ResultWriter::write_row`], given also the cells' texts joined by `,` when none of them
-    /// needs quotes (`ingest::Row::joined`): the CSV result then writes that text as it is.
-    pub fn write_joined_row<S: CellText>(
-        &mut self,
-        cells: &[S],
-        joined: Option<&str>,
-        result: &ResultRow,
-        line: Option<u64>,
-    ) -> std::io::Result<()> {
-        let Some(csv) = self.csv.as_mut() else {
-            return Err(std::io::Error::other("result file already finished"));
-        };
-        csv.write(cells, joined, result)?;
+        self.csv_result()?.write(cells, result)?;
         if let Some(x) = self.xlsx.as_mut() {
             x.write(cells, result, line)?;
         }
         self.count_row(result);
         Ok(())
+    }
+
+    /// Write one input row ([`ResultWriter::write_row`]) as the reader made it: a spreadsheet's
+    /// cells, or a CSV record's text. A record that is its own result line ([`Row::joined`]) is
+    /// copied whole into the result CSV, without looking at its cells. `None`: a record that
+    /// could not be read, written with empty cells.
+    pub fn write_input_row(&mut self, row: Option<&Row>, result: &ResultRow, line: Option<u64>) -> std::io::Result<()> {
+        let Some(row) = row else {
+            return self.write_row::<&str>(&[], result, line);
+        };
+        if let Some(cells) = row.cell_slice() {
+            return self.write_row(cells, result, line);
+        }
+        let Some(joined) = row.joined() else {
+            let cells: Vec<CellRef<'_>> = row.iter().collect();
+            return self.write_row(&cells, result, line);
+        };
+        self.csv_result()?.write_line(joined, result)?;
+        if let Some(x) = self.xlsx.as_mut() {
+            let cells: Vec<CellRef<'_>> = row.iter().collect();
+            x.write(&cells, result, line)?;
+        }
+        self.count_row(result);
+        Ok(())
+    }
+
+    /// The result CSV, while it is being written.
+    fn csv_result(&mut self) -> std::io::Result<&mut CsvResult> {
+        self.csv
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("result file already finished"))
     }
 
     /// Count a written row into the summary.
