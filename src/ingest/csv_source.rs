@@ -195,7 +195,8 @@ pub(crate) fn open(
     })
 }
 
-/// The current record as text: all fields back to back, and their end offsets.
+/// The current record as text, its fields' end offsets and the gap between fields, as in
+/// [`Record::text`] (decoded from a legacy encoding: the fields back to back).
 fn record_text<'a>(
     rec: &'a Record,
     mode: &mut Mode,
@@ -203,14 +204,15 @@ fn record_text<'a>(
     scratch_ends: &'a mut Vec<usize>,
     notes: &mut Vec<String>,
     format: &mut FileFormat,
-) -> Result<(&'a str, &'a [usize]), String> {
+) -> Result<(&'a str, &'a [usize], usize), String> {
     if !matches!(mode, Mode::Legacy(_)) {
-        match std::str::from_utf8(rec.as_bytes()) {
+        let (bytes, ends, gap) = rec.text();
+        match std::str::from_utf8(bytes) {
             Ok(text) => {
                 if *mode == Mode::Utf8Tentative && !text.is_ascii() {
                     *mode = Mode::Utf8;
                 }
-                return Ok((text, rec.ends()));
+                return Ok((text, ends, gap));
             }
             Err(_) if *mode == Mode::Utf8Tentative => {
                 *mode = Mode::Legacy(WINDOWS_1256);
@@ -245,7 +247,16 @@ fn record_text<'a>(
         scratch.push_str(&text);
         scratch_ends.push(scratch.len());
     }
-    Ok((scratch.as_str(), scratch_ends.as_slice()))
+    Ok((scratch.as_str(), scratch_ends.as_slice(), 0))
+}
+
+/// True when a record's text ([`Record::text`]) holds only white space between its delimiters
+/// (a gap is a `,`: only `,`-separated lines keep their delimiters).
+fn is_blank(text: &str, gap: usize) -> bool {
+    match gap {
+        0 => text.trim().is_empty(),
+        _ => text.trim_matches(|c: char| c == ',' || c.is_whitespace()).is_empty(),
+    }
 }
 
 /// The record's text when it is its fields joined by `,` ([`Record::joined`]), as UTF-8, with
@@ -318,7 +329,7 @@ impl CsvSource {
                 }
                 Outcome::End => return Err(self.missing_headers(&rows, header_line, count)),
             }
-            let (text, ends) = record_text(
+            let (text, ends, gap) = record_text(
                 &self.rec,
                 &mut self.mode,
                 &mut self.scratch,
@@ -330,7 +341,7 @@ impl CsvSource {
                 file: self.file.to_string(),
                 detail: format!("header line {line}: {detail}"),
             })?;
-            if text.trim().is_empty() {
+            if is_blank(text, gap) {
                 continue;
             }
             if rows.is_empty() && explicit && line != header_line {
@@ -340,11 +351,12 @@ impl CsvSource {
             }
             let mut start = 0;
             let mut names = Vec::with_capacity(ends.len());
-            for &end in ends {
+            for (i, &end) in ends.iter().enumerate() {
+                let end = end + i * gap;
                 let name = text
                     .get(start..end)
                     .map_or_else(|| String::from_utf8_lossy(&text.as_bytes()[start..end]), Cow::Borrowed);
-                start = end;
+                start = end + gap;
                 names.push(name.trim_start_matches('\u{feff}').trim().to_owned());
             }
             // A trailing delimiter on the header line names no column.
@@ -428,7 +440,7 @@ impl CsvSource {
                     &mut self.notes,
                     &mut self.format,
                 ) {
-                    Ok((text, ends)) => (text, ends, 0),
+                    Ok(parts) => parts,
                     Err(detail) => {
                         return Err(IngestError::Record {
                             at: self.at(line),
@@ -437,11 +449,7 @@ impl CsvSource {
                     }
                 },
             };
-            let blank = match gap {
-                0 => text.trim().is_empty(),
-                _ => text.trim_matches(|c: char| c == ',' || c.is_whitespace()).is_empty(),
-            };
-            if blank {
+            if is_blank(text, gap) {
                 continue;
             }
             if self.mode == Mode::Decoded && text.contains('\u{FFFD}') {

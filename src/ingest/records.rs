@@ -8,6 +8,12 @@
 //!
 //! One [`Record`] buffer is reused for every record: reading allocates nothing once the buffer
 //! has grown to the longest record.
+//!
+//! Most records of a `,`-separated export are one line with no quote. Such a record, when its
+//! whole line is in the read buffer, is split here at each `,` (eight bytes at a time) instead of
+//! going through the parser byte by byte: without a quote, the parser's fields are exactly the
+//! pieces between the delimiters up to the first `\r` or `\n`. Its fields then stay in the line
+//! as written ([`Record::text`] gives them with a gap of one byte between them).
 
 use csv_core::{ReadRecordResult, Reader as CoreReader, ReaderBuilder as CoreReaderBuilder};
 use std::io::{self, BufRead};
@@ -18,11 +24,16 @@ pub(crate) const MAX_RECORD_BYTES: usize = 32 * 1024 * 1024;
 /// Same bound for the number of fields (a line of a million delimiters).
 pub(crate) const MAX_RECORD_FIELDS: usize = 1 << 20;
 
-/// One record's fields, stored back to back, reused between reads.
+/// One record's fields, reused between reads: stored back to back by the parser, or left in the
+/// record's line as written (`gap`).
 #[derive(Debug, Default)]
 pub(crate) struct Record {
     bytes: Vec<u8>,
+    /// Where each field ends, in the fields stored back to back (with `gap`, field `i` ends at
+    /// `ends[i] + i` in the line).
     ends: Vec<usize>,
+    /// The fields are in [`Record::raw`], one delimiter between each two (the plain line path).
+    gap: bool,
     len: usize,
     line: u64,
     /// The record's bytes as they were in the file (kept by a reader for `,`-separated text),
@@ -45,21 +56,39 @@ impl Record {
 
     /// Field `i` (which must be `< len()`), as raw bytes without quotes.
     pub(crate) fn field(&self, i: usize) -> &[u8] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.bytes[start..self.ends[i]]
-    }
-
-    /// All fields' bytes back to back (for validating the record's UTF-8 at once).
-    pub(crate) fn as_bytes(&self) -> &[u8] {
-        match self.len {
-            0 => &[],
-            n => &self.bytes[..self.ends[n - 1]],
+        let gap = usize::from(self.gap);
+        let start = if i == 0 { 0 } else { self.ends[i - 1] + i * gap };
+        let end = self.ends[i] + i * gap;
+        if self.gap {
+            &self.raw[start..end]
+        } else {
+            &self.bytes[start..end]
         }
     }
 
-    /// The fields' end offsets within [`Record::as_bytes`].
+    /// All fields as one text, for validating the record's UTF-8 at once: (bytes, ends, gap).
+    /// Field `i` ends at `ends[i] + i * gap` in the bytes, and the next one starts `gap` bytes
+    /// later (the gap is 0, or 1 for a delimiter).
+    pub(crate) fn text(&self) -> (&[u8], &[usize], usize) {
+        let ends = &self.ends[..self.len];
+        if self.gap {
+            return (&self.raw, ends, 1);
+        }
+        let bytes = match ends.last() {
+            None => &[][..],
+            Some(&end) => &self.bytes[..end],
+        };
+        (bytes, ends, 0)
+    }
+
+    /// The fields' end offsets, as in [`Record::text`].
     pub(crate) fn ends(&self) -> &[usize] {
         &self.ends[..self.len]
+    }
+
+    /// True when every field is empty or white space.
+    pub(crate) fn is_blank(&self) -> bool {
+        (0..self.len).all(|i| self.field(i).iter().all(u8::is_ascii_whitespace))
     }
 
     /// The record as it was in the file, without its line end, when that is simply its fields
@@ -99,6 +128,8 @@ pub(crate) struct RecordReader<R> {
     max_fields: usize,
     /// Keep each record's bytes as written ([`Record::joined`]): the delimiter is `,`.
     keep_raw: bool,
+    /// Split plain lines without the parser (see the module docs); off only in tests, to compare.
+    plain_lines: bool,
 }
 
 impl<R: BufRead> RecordReader<R> {
@@ -118,7 +149,15 @@ impl<R: BufRead> RecordReader<R> {
             max_bytes: MAX_RECORD_BYTES,
             max_fields: MAX_RECORD_FIELDS,
             keep_raw: delimiter == b',',
+            plain_lines: delimiter == b',',
         }
+    }
+
+    /// Reads every record through the parser (for tests comparing the plain line path with it).
+    #[cfg(test)]
+    fn parser_only(mut self) -> Self {
+        self.plain_lines = false;
+        self
     }
 
     /// Lowers the record limits (for tests).
@@ -140,11 +179,15 @@ impl<R: BufRead> RecordReader<R> {
         rec.len = 0;
         rec.raw.clear();
         rec.quoted = !self.keep_raw;
+        rec.gap = false;
         if self.done {
             return Ok(Outcome::End);
         }
         self.skip_line_ends()?;
         rec.line = self.core.line() + self.skipped_newlines;
+        if self.plain_lines && self.read_plain_line(rec)? {
+            return Ok(Outcome::Record);
+        }
         if rec.bytes.is_empty() {
             rec.bytes.resize(1024, 0);
         }
@@ -209,6 +252,55 @@ impl<R: BufRead> RecordReader<R> {
         }
     }
 
+    /// The record starting the buffer when it is a whole line with no quote: its fields are the
+    /// pieces of the line between delimiters, as the parser would find them. The line and its
+    /// `\r` or `\n` are consumed (a `\n` after a `\r` is left to the next read, as the parser
+    /// leaves it). False, with nothing consumed, for any other record (a quote, a line not
+    /// whole in the buffer, the last line without a line end, too many fields or bytes): the
+    /// parser reads those.
+    fn read_plain_line(&mut self, rec: &mut Record) -> io::Result<bool> {
+        let buf = self.input.fill_buf()?;
+        let Some(end) = memchr::memchr3(b'\n', b'\r', b'"', buf) else {
+            return Ok(false);
+        };
+        if buf[end] == b'"' || end >= self.max_bytes {
+            return Ok(false);
+        }
+        let line = &buf[..end];
+        if rec.ends.is_empty() {
+            rec.ends.resize(64, 0);
+        }
+        let max_fields = self.max_fields;
+        let mut n = 0;
+        let mut fits = true;
+        for_each_byte(line, b',', |at| {
+            if n == rec.ends.len() {
+                if n >= max_fields {
+                    fits = false;
+                    return;
+                }
+                rec.ends.resize(n * 2, 0);
+            }
+            // Offsets in the fields stored back to back: one delimiter less per field before.
+            rec.ends[n] = at - n;
+            n += 1;
+        });
+        if !fits || n >= max_fields {
+            return Ok(false);
+        }
+        if n == rec.ends.len() {
+            rec.ends.resize(n * 2, 0);
+        }
+        rec.ends[n] = end - n;
+        rec.len = n + 1;
+        rec.raw.extend_from_slice(line);
+        rec.quoted = false;
+        rec.gap = true;
+        self.skipped_newlines += u64::from(buf[end] == b'\n');
+        self.input.consume(end + 1);
+        Ok(true)
+    }
+
     /// Skips `\r` and `\n` bytes before a record, counting the newlines.
     fn skip_line_ends(&mut self) -> io::Result<()> {
         loop {
@@ -224,6 +316,31 @@ impl<R: BufRead> RecordReader<R> {
             if !whole {
                 return Ok(());
             }
+        }
+    }
+}
+
+/// Calls `f` with the offset of each `byte` in `bytes`, in order, testing eight bytes at a time.
+fn for_each_byte(bytes: &[u8], byte: u8, mut f: impl FnMut(usize)) {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const LOW7: u64 = u64::from_ne_bytes([0x7f; 8]);
+    let pattern = ONES * u64::from(byte);
+    let (words, rest) = bytes.as_chunks::<8>();
+    for (w, word) in words.iter().enumerate() {
+        let v = u64::from_le_bytes(*word) ^ pattern;
+        // The top bit of each byte of `v` that is zero, and no other bit: adding 0x7f to a
+        // byte's low seven bits carries into its top bit unless they are all zero, and never
+        // into the next byte.
+        let mut hits = !(((v & LOW7) + LOW7) | v | LOW7);
+        while hits != 0 {
+            f(w * 8 + hits.trailing_zeros() as usize / 8);
+            hits &= hits - 1;
+        }
+    }
+    let base = words.len() * 8;
+    for (i, &b) in rest.iter().enumerate() {
+        if b == byte {
+            f(base + i);
         }
     }
 }
@@ -309,6 +426,101 @@ mod tests {
         let mut r = RecordReader::new(&b"a;b\n"[..], b';');
         assert_eq!(r.read(&mut rec).ok(), Some(Outcome::Record));
         assert_eq!(rec.joined(), None, "only `,`-separated records are their result line");
+    }
+
+    proptest::proptest! {
+        /// Plain lines split without the parser give what the parser gives: the same fields,
+        /// start lines, joined lines and line count, in buffers small enough to cut records.
+        #[test]
+        fn plain_lines_read_as_the_parser_reads_them(
+            data in proptest::collection::vec(
+                proptest::sample::select(vec![b'a', b'b', b'7', b' ', b',', b';', b'"', b'\r', b'\n', 0xc3, 0xa9]),
+                0..300,
+            ),
+            capacity in 1usize..64,
+            delimiter in proptest::sample::select(vec![b',', b';']),
+            limits in proptest::option::of((1usize..40, 1usize..8)),
+        ) {
+            let read = |parser_only: bool| {
+                let input = std::io::BufReader::with_capacity(capacity, &data[..]);
+                let mut r = RecordReader::new(input, delimiter);
+                if let Some((bytes, fields)) = limits {
+                    r = r.with_limits(bytes, fields);
+                }
+                if parser_only {
+                    r = r.parser_only();
+                }
+                everything(r)
+            };
+            proptest::prop_assert_eq!(read(false), read(true));
+        }
+    }
+
+    /// A record as the tests compare it: (outcome, start line, fields, joined line).
+    type Seen = (Outcome, u64, Vec<Vec<u8>>, Option<Vec<u8>>);
+
+    /// Every record as read, then the lines seen.
+    fn everything<R: BufRead>(mut r: RecordReader<R>) -> (Vec<Seen>, u64) {
+        let mut rec = Record::default();
+        let mut out = Vec::new();
+        loop {
+            let outcome = r.read(&mut rec).expect("reading from memory");
+            if outcome == Outcome::End {
+                return (out, r.lines_seen());
+            }
+            let fields = (0..rec.len()).map(|i| rec.field(i).to_vec()).collect();
+            let (bytes, ends, gap) = rec.text();
+            let from_text: Vec<Vec<u8>> = (0..ends.len())
+                .map(|i| {
+                    let start = if i == 0 { 0 } else { ends[i - 1] + i * gap };
+                    bytes[start..ends[i] + i * gap].to_vec()
+                })
+                .collect();
+            assert_eq!(from_text, fields, "the record's text holds its fields");
+            out.push((outcome, rec.line(), fields, rec.joined().map(<[u8]>::to_vec)));
+        }
+    }
+
+    #[test]
+    fn plain_lines_keep_their_fields_in_the_line() {
+        let mut r = RecordReader::new(&b"a,,bc,\r\n\r\nd\n\"e\",f\n"[..], b',');
+        let mut rec = Record::default();
+        assert_eq!(r.read(&mut rec).ok(), Some(Outcome::Record));
+        assert_eq!(rec.text(), (&b"a,,bc,"[..], &[1, 1, 3, 3][..], 1));
+        assert_eq!((rec.line(), rec.joined()), (1, Some(&b"a,,bc,"[..])));
+        assert_eq!(r.read(&mut rec).ok(), Some(Outcome::Record));
+        assert_eq!(rec.text(), (&b"d"[..], &[1][..], 1));
+        assert_eq!(rec.line(), 3);
+        assert_eq!(r.read(&mut rec).ok(), Some(Outcome::Record));
+        assert_eq!(
+            rec.text(),
+            (&b"ef"[..], &[1, 2][..], 0),
+            "a quoted record goes through the parser"
+        );
+        assert_eq!(rec.line(), 4);
+        assert_eq!(r.read(&mut rec).ok(), Some(Outcome::End));
+        assert_eq!(r.lines_seen(), 4);
+    }
+
+    #[test]
+    fn eight_bytes_at_a_time_finds_every_delimiter() {
+        for len in 0..40 {
+            for pattern in [0u64, 0x5555_5555_5555, u64::MAX, 0x8421_0842_1084_2108] {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|i| {
+                        if pattern >> (i % 64) & 1 == 1 {
+                            b','
+                        } else {
+                            [b'a', 0xac, b'-', 0x2d][i % 4]
+                        }
+                    })
+                    .collect();
+                let mut found = Vec::new();
+                for_each_byte(&bytes, b',', |at| found.push(at));
+                let want: Vec<usize> = (0..len).filter(|&i| bytes[i] == b',').collect();
+                assert_eq!(found, want, "{bytes:?}");
+            }
+        }
     }
 
     #[test]

@@ -67,7 +67,7 @@ fn field_counts(sample: &[u8], delimiter: u8, complete: bool, from_line: u64) ->
 }
 
 fn is_blank(rec: &Record) -> bool {
-    rec.as_bytes().iter().all(u8::is_ascii_whitespace)
+    rec.is_blank()
 }
 
 /// The most common field count (if at least 2) and the share of records that have it, in
