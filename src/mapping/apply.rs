@@ -3,7 +3,7 @@
 
 use super::fields::{FIELDS, FieldId, FieldType, fid};
 use super::headers::HeaderIndex;
-use super::load::{FieldRule, Mapping, Part, Source, norm_eq, parse_invoice_type, parse_kind};
+use super::load::{FieldRule, Mapping, NormText, Part, Source, parse_invoice_type, parse_kind};
 use super::lookup::Table;
 use super::transform;
 use super::{Issue, MappingError};
@@ -412,7 +412,8 @@ impl Bound {
         for (rule, idx) in self.mapping.skip.iter().zip(&self.skip) {
             let Some(i) = idx else { continue };
             let text = v.get(*i).as_text();
-            if rule.equals.iter().any(|e| norm_eq(e, &text)) {
+            let norm = NormText::new(&text);
+            if rule.equals.iter().any(|e| norm.matches(e)) {
                 return Some((
                     rule.reason.replace("{value}", text.trimmed()),
                     self.column_name(*i),
@@ -498,7 +499,8 @@ impl Bound {
                 None => return Ok(None),
             }
         } else if !rule.map.is_empty() || rule.map_other.is_some() {
-            match rule.map.iter().find(|(mk, _)| norm_eq(mk, &trimmed)) {
+            let norm = NormText::new(&trimmed);
+            match rule.map.iter().find(|(mk, _)| norm.matches(mk)) {
                 Some((_, m)) => (CellRef::Text(m.as_str()), Cow::Borrowed(m.as_str()), label),
                 None => match &rule.map_other {
                     Some(m) => (CellRef::Text(m.as_str()), Cow::Borrowed(m.as_str()), label),
@@ -537,7 +539,8 @@ impl Bound {
     }
 
     fn tax(&self, cell: CellRef<'_>, text: &str, rule: &FieldRule) -> Result<TaxCategory, String> {
-        if let Some((_, cat)) = self.mapping.taxes.iter().find(|(code, _)| norm_eq(code, text)) {
+        let norm = NormText::new(text);
+        if let Some((_, cat)) = self.mapping.taxes.iter().find(|(code, _)| norm.matches(code)) {
             return Ok(cat.clone());
         }
         let known: Vec<&str> = self.mapping.taxes.iter().map(|(c, _)| c.as_str()).collect();

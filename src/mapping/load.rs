@@ -80,14 +80,38 @@ pub fn norm_value(s: &str) -> String {
     s.trim().to_lowercase()
 }
 
-/// `norm_value(raw) == key` for a key already normalised, without allocating when `raw` is
-/// ASCII (its lower case is then the ASCII one).
-pub fn norm_eq(key: &str, raw: &str) -> bool {
-    let t = crate::text::Trimmed::trimmed(raw);
-    if t.is_ascii() {
-        t.eq_ignore_ascii_case(key)
-    } else {
-        t.to_lowercase() == key
+/// A text to compare with normalised keys: `norm_value(raw) == key` for each key, with the
+/// text trimmed once, and lower-cased once only when it is not ASCII (an ASCII text is compared
+/// ignoring ASCII case, without allocating).
+pub struct NormText<'a> {
+    text: std::borrow::Cow<'a, str>,
+    ascii: bool,
+}
+
+impl<'a> NormText<'a> {
+    /// The text as a key would be compared with it.
+    pub fn new(raw: &'a str) -> NormText<'a> {
+        let t = crate::text::Trimmed::trimmed(raw);
+        if t.is_ascii() {
+            NormText {
+                text: t.into(),
+                ascii: true,
+            }
+        } else {
+            NormText {
+                text: t.to_lowercase().into(),
+                ascii: false,
+            }
+        }
+    }
+
+    /// `norm_value(raw) == key`, for a key already normalised.
+    pub fn matches(&self, key: &str) -> bool {
+        if self.ascii {
+            self.text.eq_ignore_ascii_case(key)
+        } else {
+            *self.text == *key
+        }
     }
 }
 
@@ -495,20 +519,20 @@ impl Mapping {
 
 #[cfg(test)]
 mod norm_tests {
-    use super::{norm_eq, norm_value};
+    use super::{NormText, norm_value};
     use proptest::prelude::*;
 
     proptest! {
         /// The allocation-free comparison says what comparing the normalised texts says.
         #[test]
-        fn norm_eq_agrees_with_norm_value(
+        fn norm_text_agrees_with_norm_value(
             key in "[ a-zA-Z0-9%()\u{212A}\u{130}\u{645}]{0,8}",
             raw in "[ a-zA-Z0-9%()\u{212A}\u{130}\u{645}\u{a0}]{0,8}",
         ) {
             let key = norm_value(&key);
-            prop_assert_eq!(norm_eq(&key, &raw), norm_value(&raw) == key);
+            prop_assert_eq!(NormText::new(&raw).matches(&key), norm_value(&raw) == key);
             // A text always matches its own key.
-            prop_assert!(norm_eq(&norm_value(&raw), &raw));
+            prop_assert!(NormText::new(&raw).matches(&norm_value(&raw)));
         }
     }
 }
