@@ -280,6 +280,50 @@ fn expected_net(line: &Line) -> Option<Decimal> {
         None => line.price.price_per_unit,
     };
     let gross = line.quantity.checked_mul(per_unit)?;
+    match net_in_thousandths(line, gross) {
+        Some(net) => Some(net),
+        None => formula_net(line, gross),
+    }
+}
+
+/// Below this many thousandths (10¹² in money), the formula's decimals are all exact, and
+/// [`net_in_thousandths`] computes the same value in whole numbers.
+const EXACT_THOUSANDTHS: i128 = 1_000_000_000_000_000;
+
+/// A decimal with at most 3 decimals as a whole number of thousandths, when below
+/// [`EXACT_THOUSANDTHS`].
+fn thousandths(d: Decimal) -> Option<i128> {
+    let t = d.mantissa().checked_mul(10i128.pow(3u32.checked_sub(d.scale())?))?;
+    (t.abs() < EXACT_THOUSANDTHS).then_some(t)
+}
+
+/// [`formula_net`] in whole thousandths, when the amounts allow it (charges and discounts with
+/// at most 3 decimals, everything below [`EXACT_THOUSANDTHS`]; `None` otherwise). The formula's
+/// "× 1000, floor, ÷ 10, + 10⁻¹¹, ÷ 100" is the floor `n` in thousandths plus 10⁻¹³; with
+/// the line's charges and discounts added, it is never halfway between two cents, so it
+/// rounds to the nearer: up when the last digit of `n` is 5 or more (from below for a
+/// negative `n`, which the 10⁻¹³ moves towards zero).
+fn net_in_thousandths(line: &Line, gross: Decimal) -> Option<Decimal> {
+    let unit = 10i128.pow(gross.scale().saturating_sub(3));
+    let floor = match gross.scale() {
+        0..=3 => gross.mantissa().checked_mul(10i128.pow(3 - gross.scale()))?,
+        _ => gross.mantissa().div_euclid(unit),
+    };
+    if floor.abs() >= EXACT_THOUSANDTHS {
+        return None;
+    }
+    let mut n = floor;
+    for ac in &line.allowance_charges {
+        let t = thousandths(ac.amount)?;
+        n += if ac.charge_indicator { t } else { -t };
+    }
+    let last = n.rem_euclid(10);
+    let cents = (n - last) / 10 + i128::from(last >= 5);
+    Some(Decimal::from_i128_with_scale(cents, 2))
+}
+
+/// The authority's formula in decimals, for any amounts (`None` on overflow).
+fn formula_net(line: &Line, gross: Decimal) -> Option<Decimal> {
     let truncated = gross
         .checked_mul(Decimal::ONE_THOUSAND)?
         .floor()

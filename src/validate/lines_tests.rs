@@ -133,3 +133,78 @@ fn line_ids_are_checked_alike_in_short_and_long_documents() {
     let f = assert_has(&check(&d), "INV-DUPLICATE-LINE-ID", crate::validate::Severity::Warning);
     assert_eq!(f.path, format!("invoice_lines[{last}].id"));
 }
+
+mod net {
+    use super::super::{formula_net, net_in_thousandths};
+    use crate::model::{Line, LineAllowanceCharge};
+    use proptest::prelude::*;
+    use rust_decimal::Decimal;
+    use rust_decimal_macros::dec;
+
+    fn line_with(acs: &[(bool, Decimal)]) -> Line {
+        let mut line = super::standard().invoice_lines[0].clone();
+        line.allowance_charges = acs
+            .iter()
+            .map(|&(charge, amount)| LineAllowanceCharge {
+                charge_indicator: charge,
+                reason: "r".into(),
+                reason_code: None,
+                amount,
+            })
+            .collect();
+        line
+    }
+
+    #[test]
+    fn halfway_thousandths_round_as_the_formula_does() {
+        for (gross, acs, want) in [
+            (dec!(2.665), vec![], dec!(2.67)),
+            (dec!(-2.665), vec![], dec!(-2.66)),
+            (dec!(2.6649), vec![], dec!(2.66)),
+            (dec!(-2.6641), vec![], dec!(-2.66)),
+            (dec!(-2.6651), vec![], dec!(-2.67)),
+            (dec!(10.0049999), vec![(true, dec!(0.001))], dec!(10.01)),
+            (dec!(1), vec![(false, dec!(3.005))], dec!(-2.00)),
+        ] {
+            let line = line_with(&acs);
+            assert_eq!(net_in_thousandths(&line, gross), Some(want), "{gross} {acs:?}");
+            assert_eq!(formula_net(&line, gross), Some(want), "{gross} {acs:?}");
+        }
+    }
+
+    #[test]
+    fn amounts_beyond_exact_whole_thousandths_take_the_formula() {
+        assert_eq!(net_in_thousandths(&line_with(&[]), dec!(1_000_000_000_000)), None);
+        assert_eq!(net_in_thousandths(&line_with(&[(true, dec!(0.0001))]), dec!(1)), None);
+        assert_eq!(
+            net_in_thousandths(&line_with(&[(true, dec!(1_000_000_000_000))]), dec!(1)),
+            None
+        );
+    }
+
+    /// Up to 15 digits, of which up to `max_scale` decimals: every size of amount, most of them
+    /// within the whole-thousandths range.
+    fn decimal(max_scale: u32) -> impl Strategy<Value = Decimal> {
+        (any::<i64>(), 1u32..=15, 0..=max_scale)
+            .prop_map(|(m, digits, scale)| Decimal::new(m % 10i64.pow(digits), scale))
+    }
+
+    proptest! {
+        /// Whole thousandths give what the formula gives, whenever they give anything.
+        #[test]
+        fn whole_thousandths_are_the_formula(
+            gross in decimal(12),
+            acs in proptest::collection::vec((any::<bool>(), decimal(4)), 0..4),
+        ) {
+            let line = line_with(&acs);
+            match net_in_thousandths(&line, gross) {
+                Some(net) => prop_assert_eq!(Some(net), formula_net(&line, gross)),
+                // Only amounts past the range, or charges with more than 3 decimals, go without.
+                None => prop_assert!(
+                    gross.abs() >= dec!(999_999_999_999)
+                        || acs.iter().any(|(_, a)| a.scale() > 3 || a.abs() >= dec!(1_000_000_000_000))
+                ),
+            }
+        }
+    }
+}
