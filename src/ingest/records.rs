@@ -4,7 +4,9 @@
 //! reason: the `csv` crate's record position is taken *before* the blank lines and the `\n` of a
 //! CRLF that precede a record, so its line number is off for CRLF files and after blank lines.
 //! Here the line terminators between records are skipped (and counted) by us, so the parser
-//! always starts on the record's first byte and the start line is exact.
+//! always starts on the record's first byte and the start line is exact. Lines are counted over
+//! every byte read, ended by `\n`, `\r\n` or a lone `\r` (the parser counts only `\n`, so
+//! every record of a file saved with old Mac line ends would be on line 1).
 //!
 //! One [`Record`] buffer is reused for every record: reading allocates nothing once the buffer
 //! has grown to the longest record.
@@ -121,8 +123,8 @@ pub(crate) enum Outcome {
 pub(crate) struct RecordReader<R> {
     input: R,
     core: CoreReader,
-    /// Newlines we skipped between records; the parser never saw them.
-    skipped_newlines: u64,
+    /// The line breaks in the bytes read so far.
+    lines: LineCount,
     done: bool,
     max_bytes: usize,
     max_fields: usize,
@@ -144,7 +146,7 @@ impl<R: BufRead> RecordReader<R> {
         RecordReader {
             input,
             core,
-            skipped_newlines: 0,
+            lines: LineCount::default(),
             done: false,
             max_bytes: MAX_RECORD_BYTES,
             max_fields: MAX_RECORD_FIELDS,
@@ -170,7 +172,7 @@ impl<R: BufRead> RecordReader<R> {
 
     /// The number of lines started so far (for error messages).
     pub(crate) fn lines_seen(&self) -> u64 {
-        self.core.line() - 1 + self.skipped_newlines
+        self.lines.breaks
     }
 
     /// Reads the next non-empty record into `rec`. Lines that hold nothing at all are skipped
@@ -184,7 +186,7 @@ impl<R: BufRead> RecordReader<R> {
             return Ok(Outcome::End);
         }
         self.skip_line_ends()?;
-        rec.line = self.core.line() + self.skipped_newlines;
+        rec.line = self.lines.breaks + 1;
         if self.plain_lines && self.read_plain_line(rec)? {
             return Ok(Outcome::Record);
         }
@@ -208,6 +210,7 @@ impl<R: BufRead> RecordReader<R> {
                     rec.raw.extend_from_slice(read);
                 }
             }
+            self.lines.add(&input[..nin]);
             self.input.consume(nin);
             out += nout;
             ends += nend;
@@ -296,12 +299,16 @@ impl<R: BufRead> RecordReader<R> {
         rec.raw.extend_from_slice(line);
         rec.quoted = false;
         rec.gap = true;
-        self.skipped_newlines += u64::from(buf[end] == b'\n');
+        // The line holds no `\r` or `\n` before its end: only the end is a break.
+        if end > 0 {
+            self.lines.after_cr = false;
+        }
+        self.lines.add(&buf[end..=end]);
         self.input.consume(end + 1);
         Ok(true)
     }
 
-    /// Skips `\r` and `\n` bytes before a record, counting the newlines.
+    /// Skips `\r` and `\n` bytes before a record, counting the line breaks.
     fn skip_line_ends(&mut self) -> io::Result<()> {
         loop {
             let buf = self.input.fill_buf()?;
@@ -309,13 +316,37 @@ impl<R: BufRead> RecordReader<R> {
                 return Ok(());
             }
             let n = buf.iter().take_while(|&&b| b == b'\n' || b == b'\r').count();
-            let newlines = buf[..n].iter().filter(|&&b| b == b'\n').count();
             let whole = n == buf.len();
+            self.lines.add(&buf[..n]);
             self.input.consume(n);
-            self.skipped_newlines += newlines as u64;
             if !whole {
                 return Ok(());
             }
+        }
+    }
+}
+
+/// Line breaks counted across reads: `\n`, `\r\n` and a lone `\r` are one each.
+#[derive(Debug, Default)]
+struct LineCount {
+    breaks: u64,
+    /// The last byte counted was a `\r` (a `\n` next is the same break).
+    after_cr: bool,
+}
+
+impl LineCount {
+    fn add(&mut self, bytes: &[u8]) {
+        for at in memchr::memchr2_iter(b'\r', b'\n', bytes) {
+            let after_cr = match at {
+                0 => self.after_cr,
+                _ => bytes[at - 1] == b'\r',
+            };
+            if bytes[at] == b'\r' || !after_cr {
+                self.breaks += 1;
+            }
+        }
+        if let Some(&last) = bytes.last() {
+            self.after_cr = last == b'\r';
         }
     }
 }
@@ -374,6 +405,26 @@ mod tests {
         assert_eq!(lines(b"a,b\r\n\r\n\r\nc,d\r\n"), vec![1, 4]);
         assert_eq!(lines(b"\n\na,b\n\"x\ny\",z\nq,r\n"), vec![3, 4, 6]);
         assert_eq!(lines(b"a,b\r\n\"x\r\ny\r\n\",z\r\nq,r\r\n"), vec![1, 2, 5]);
+    }
+
+    #[test]
+    fn a_lone_carriage_return_ends_a_line() {
+        assert_eq!(lines(b"a,b\rc,d\r\re,f\r"), vec![1, 2, 4]);
+        assert_eq!(lines(b"a,b\r\nc,d\re,f\n\ng,h"), vec![1, 2, 3, 5]);
+        assert_eq!(lines(b"\"x\ry\",z\rq,r"), vec![1, 3]);
+        // Cut anywhere by a small buffer, a `\r\n` is still one break.
+        for capacity in 1..8 {
+            let mut r = RecordReader::new(
+                std::io::BufReader::with_capacity(capacity, &b"a\r\nb\r\r\nc\r"[..]),
+                b',',
+            );
+            let mut rec = Record::default();
+            let mut starts = Vec::new();
+            while r.read(&mut rec).ok() == Some(Outcome::Record) {
+                starts.push(rec.line());
+            }
+            assert_eq!((starts, r.lines_seen()), (vec![1, 2, 4], 4), "buffer of {capacity}");
+        }
     }
 
     #[test]
@@ -452,7 +503,13 @@ mod tests {
                 }
                 everything(r)
             };
-            proptest::prop_assert_eq!(read(false), read(true));
+            let plain = read(false);
+            // Every byte is read by the end: the line count is the file's.
+            let breaks = (0..data.len())
+                .filter(|&i| data[i] == b'\r' || (data[i] == b'\n' && (i == 0 || data[i - 1] != b'\r')))
+                .count();
+            proptest::prop_assert_eq!(plain.1, breaks as u64);
+            proptest::prop_assert_eq!(plain, read(true));
         }
     }
 
