@@ -198,33 +198,36 @@ fn the_result_file_repeats_every_input_row_once_in_order() {
     lines.insert(6, &header);
     let again = lines[1].to_string();
     lines.push(&again);
-    let input = dir.path().join("messy.csv");
-    std::fs::write(&input, lines.join("\r\n")).unwrap();
-    let (code, r, _) = check_json(dir.path(), &["--mapping", "xero", input.to_str().unwrap()]);
-    assert_eq!(code, 1, "{r:#}");
-    let rows = result_rows(&dir.path().join("results/messy.result.csv"));
-    let input_rows: Vec<Vec<String>> = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(lines.join("\n").trim_start_matches('\u{feff}').as_bytes())
-        .records()
-        .map(|r| r.unwrap().iter().map(str::to_string).collect())
-        .filter(|r: &Vec<String>| r.iter().any(|c| !c.trim().is_empty()))
-        .collect();
-    assert_eq!(rows.len() - 1, input_rows.len());
-    let status = rows[0].iter().position(|h| h == "result_status").unwrap();
-    for (out, inp) in rows[1..].iter().zip(&input_rows) {
-        assert_eq!(&out[..inp.len()], &inp[..], "input columns unchanged and in order");
-        assert!(!out[status].is_empty());
+    // Windows line ends, and the lone `\r` of Excel for Mac's "CSV (Macintosh)".
+    for (name, end) in [("messy", "\r\n"), ("messy_mac", "\r")] {
+        let input = dir.path().join(format!("{name}.csv"));
+        std::fs::write(&input, lines.join(end)).unwrap();
+        let (code, r, _) = check_json(dir.path(), &["--mapping", "xero", input.to_str().unwrap()]);
+        assert_eq!(code, 1, "{r:#}");
+        let rows = result_rows(&dir.path().join(format!("results/{name}.result.csv")));
+        let input_rows: Vec<Vec<String>> = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .from_reader(lines.join("\n").trim_start_matches('\u{feff}').as_bytes())
+            .records()
+            .map(|r| r.unwrap().iter().map(str::to_string).collect())
+            .filter(|r: &Vec<String>| r.iter().any(|c| !c.trim().is_empty()))
+            .collect();
+        assert_eq!(rows.len() - 1, input_rows.len());
+        let status = rows[0].iter().position(|h| h == "result_status").unwrap();
+        for (out, inp) in rows[1..].iter().zip(&input_rows) {
+            assert_eq!(&out[..inp.len()], &inp[..], "input columns unchanged and in order");
+            assert!(!out[status].is_empty());
+        }
+        assert_eq!(rows[6][status], "skipped", "the repeated header line");
+        let last = rows.last().unwrap();
+        assert_eq!(last[status], "invalid");
+        let errors = rows[0].iter().position(|h| h == "result_errors").unwrap();
+        assert!(
+            last[errors].contains("INV-MAP-DUPLICATE") && last[errors].contains("line 2"),
+            "{}",
+            last[errors]
+        );
     }
-    assert_eq!(rows[6][status], "skipped", "the repeated header line");
-    let last = rows.last().unwrap();
-    assert_eq!(last[status], "invalid");
-    let errors = rows[0].iter().position(|h| h == "result_errors").unwrap();
-    assert!(
-        last[errors].contains("INV-MAP-DUPLICATE") && last[errors].contains("line 2"),
-        "{}",
-        last[errors]
-    );
 }
 
 #[test]
