@@ -299,11 +299,8 @@ impl<R: BufRead> RecordReader<R> {
         rec.raw.extend_from_slice(line);
         rec.quoted = false;
         rec.gap = true;
-        // The line holds no `\r` or `\n` before its end: only the end is a break.
-        if end > 0 {
-            self.lines.after_cr = false;
-        }
-        self.lines.add(&buf[end..=end]);
+        // The line holds no `\r` or `\n` before its end: counting from its last byte is enough.
+        self.lines.add(&buf[end.saturating_sub(1)..=end]);
         self.input.consume(end + 1);
         Ok(true)
     }
@@ -352,6 +349,8 @@ impl LineCount {
 }
 
 /// Calls `f` with the offset of each `byte` in `bytes`, in order, testing eight bytes at a time.
+/// (`memchr::memchr_iter` does the same, but its cost per hit is high for fields of a few bytes:
+/// 5.6 % more instructions for all of `check`.)
 fn for_each_byte(bytes: &[u8], byte: u8, mut f: impl FnMut(usize)) {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const LOW7: u64 = u64::from_ne_bytes([0x7f; 8]);

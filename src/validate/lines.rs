@@ -280,10 +280,7 @@ fn expected_net(line: &Line) -> Option<Decimal> {
         None => line.price.price_per_unit,
     };
     let gross = line.quantity.checked_mul(per_unit)?;
-    match net_in_thousandths(line, gross) {
-        Some(net) => Some(net),
-        None => formula_net(line, gross),
-    }
+    net_in_thousandths(line, gross).or_else(|| formula_net(line, gross))
 }
 
 /// Below this many thousandths (10¹² in money), the formula's decimals are all exact, and
@@ -304,10 +301,9 @@ fn thousandths(d: Decimal) -> Option<i128> {
 /// rounds to the nearer: up when the last digit of `n` is 5 or more (from below for a
 /// negative `n`, which the 10⁻¹³ moves towards zero).
 fn net_in_thousandths(line: &Line, gross: Decimal) -> Option<Decimal> {
-    let unit = 10i128.pow(gross.scale().saturating_sub(3));
     let floor = match gross.scale() {
-        0..=3 => gross.mantissa().checked_mul(10i128.pow(3 - gross.scale()))?,
-        _ => gross.mantissa().div_euclid(unit),
+        s @ 0..=3 => gross.mantissa().checked_mul(10i128.pow(3 - s))?,
+        s => gross.mantissa().div_euclid(10i128.pow(s - 3)),
     };
     if floor.abs() >= EXACT_THOUSANDTHS {
         return None;
