@@ -350,7 +350,7 @@ impl LineCount {
 
 /// Calls `f` with the offset of each `byte` in `bytes`, in order, testing eight bytes at a time.
 /// (`memchr::memchr_iter` does the same, but its cost per hit is high for fields of a few bytes:
-/// 5.6 % more instructions for all of `check`.)
+/// about 5 % more instructions for all of `check`.)
 fn for_each_byte(bytes: &[u8], byte: u8, mut f: impl FnMut(usize)) {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const LOW7: u64 = u64::from_ne_bytes([0x7f; 8]);
