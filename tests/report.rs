@@ -144,7 +144,7 @@ async fn build_results(dir: &Path) -> Vec<(Document, SubmissionResponse)> {
     .expect("the sandbox starts");
     let api = Api::new(handle.base_url()).await;
     let mut bad = issued(example::standard_invoice("BAD-5"), 1);
-    bad.supplier_info.vat_number = Some("311111111100003".into());
+    std::sync::Arc::make_mut(&mut bad.supplier_info).vat_number = Some("311111111100003".into());
     let docs = vec![
         issued(example::standard_invoice("INV/2026:1"), 1),
         issued(example::standard_invoice("INV-2"), 50),

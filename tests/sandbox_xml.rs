@@ -369,7 +369,11 @@ fn the_hash_survives_tricky_text_and_attribute_values() {
         doc.note = Some((*text).into());
         doc.invoice_lines[0].item.name = format!("{text} {i}");
         doc.invoice_lines[0].unit_code = attrs[i % attrs.len()].into();
-        doc.supplier_info.party_identification.as_mut().unwrap().scheme = attrs[(i + 1) % attrs.len()].into();
+        std::sync::Arc::make_mut(&mut doc.supplier_info)
+            .party_identification
+            .as_mut()
+            .unwrap()
+            .scheme = attrs[(i + 1) % attrs.len()].into();
         let issued = issue(
             &doc,
             uuid::Uuid::new_v4(),

@@ -378,8 +378,14 @@ impl Bound {
         self.labels.get(i).map_or("", |l| l)
     }
 
-    /// A template's text: its parts joined (each column's text trimmed), then trimmed.
-    fn render(&self, parts: &[RPart], v: &View<'_>) -> String {
+    /// A template's text: its parts joined (each column's text trimmed), then trimmed. Borrowed
+    /// when the template is one column of text (a lookup's usual key): no copy per row.
+    fn render<'a>(&self, parts: &[RPart], v: &View<'a>) -> Cow<'a, str> {
+        if let [RPart::Col(Some(i))] = parts
+            && let CellRef::Text(t) = v.get(*i)
+        {
+            return Cow::Borrowed(t.trimmed());
+        }
         let mut out = String::new();
         for p in parts {
             match p {
@@ -389,20 +395,26 @@ impl Bound {
             }
         }
         match out.trimmed() {
-            t if t.len() == out.len() => out,
-            t => t.to_string(),
+            t if t.len() == out.len() => Cow::Owned(out),
+            t => Cow::Owned(t.to_string()),
         }
     }
 
     /// The document key of a row: the group key column, else the `number` field's text.
-    pub fn key(&self, row: &Row, header: Option<&Row>) -> String {
+    /// Borrowed from the row when the key is a column's text, so the rows of an open document
+    /// are compared with it without a copy each.
+    pub fn key<'a>(&'a self, row: &'a Row, header: Option<&'a Row>) -> Cow<'a, str> {
+        let trim = |t: Cow<'a, str>| match t {
+            Cow::Borrowed(t) => Cow::Borrowed(t.trimmed()),
+            Cow::Owned(t) => Cow::Owned(t.trimmed().to_string()),
+        };
         let v = self.view(row, header);
         if let Some(i) = self.group_key {
-            return v.get(i).as_text().trimmed().to_string();
+            return trim(v.get(i).as_text());
         }
         match self.raw(fid!("number"), &v) {
-            Some((_, text, _)) => text.trimmed().to_string(),
-            None => String::new(),
+            Some((_, text, _)) => trim(text),
+            None => Cow::Borrowed(""),
         }
     }
 
@@ -429,7 +441,7 @@ impl Bound {
     /// lookup) comes with an empty cell: the text is all there is.
     fn raw<'s: 'a, 'a>(&'s self, f: FieldId, v: &View<'a>) -> Option<(CellRef<'a>, Cow<'a, str>, Option<Label<'s>>)> {
         let src = self.fields[f].as_ref()?;
-        let owned = |t: String, label: &'s str| (CellRef::Empty, Cow::Owned(t), Some(label));
+        let made = |t: Cow<'a, str>, label: &'s str| (CellRef::Empty, t, Some(label));
         Some(match src {
             RSource::Column(Some(i)) => {
                 let c = v.get(*i);
@@ -441,18 +453,18 @@ impl Bound {
                 Cow::Borrowed(s.as_str()),
                 Some(CONSTANT_LABEL),
             ),
-            RSource::Template(parts, label) => owned(self.render(parts, v), label),
+            RSource::Template(parts, label) => made(self.render(parts, v), label),
             RSource::Lookup { table, key, get, label } => {
                 let Some(ti) = table else {
                     return Some((CellRef::Empty, Cow::Borrowed(""), None));
                 };
                 let k = self.render(key, v);
                 let t = if k.is_empty() {
-                    String::new()
+                    ""
                 } else {
-                    self.tables[*ti].get(&k, *get).unwrap_or("").to_string()
+                    self.tables[*ti].get(&k, *get).unwrap_or("")
                 };
-                owned(t, label)
+                made(Cow::Borrowed(t), label)
             }
             RSource::DefaultOnly => (CellRef::Empty, Cow::Borrowed(""), None),
         })
@@ -467,7 +479,7 @@ impl Bound {
         {
             let k = self.render(key, &v);
             if !k.is_empty() && self.tables[*ti].get(&k, 0).is_none() {
-                return Some((k, self.tables[*ti].file_name()));
+                return Some((k.into_owned(), self.tables[*ti].file_name()));
             }
         }
         None

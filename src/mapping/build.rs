@@ -16,6 +16,7 @@ use crate::model::{
 use crate::text::Trimmed;
 use chrono::{NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
+use std::sync::Arc;
 
 /// The export's own figures, to be compared with the computed ones (not trusted).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -211,7 +212,7 @@ struct RawLine {
 }
 
 /// Build one document from its rows.
-pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Party) -> Built<'a> {
+pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Built<'a> {
     let lines_rows: Vec<(usize, &Row)> = draft
         .rows
         .iter()

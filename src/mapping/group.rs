@@ -193,6 +193,19 @@ impl Grouper {
             }
         };
         let key = self.bound.key(&row, header);
+        if !key.is_empty()
+            && let Some(doc) = &mut self.open
+            && doc.key == key
+        {
+            doc.rows.push(DraftRow {
+                source: None,
+                row: Some(row),
+                issues,
+                note: None,
+            });
+            return out;
+        }
+        let key = key.into_owned();
         let mut dr = DraftRow {
             source: None,
             row: Some(row),
@@ -217,13 +230,8 @@ impl Grouper {
             out.push(Unit::Stray(dr));
             return out;
         }
-        match &mut self.open {
-            Some(doc) if doc.key == key => doc.rows.push(dr),
-            _ => {
-                out.extend(self.close());
-                self.open(key, dr);
-            }
-        }
+        out.extend(self.close());
+        self.open(key, dr);
         out
     }
 

@@ -86,8 +86,8 @@ line.tax = { column = "Tax", default = "15%" }
 "Zero" = { category = "Z", reason_code = "VATEX-SA-32", reason = "Export" }
 "#;
 
-fn seller() -> crate::model::Party {
-    crate::model::example::seller()
+fn seller() -> std::sync::Arc<crate::model::Party> {
+    std::sync::Arc::new(crate::model::example::seller())
 }
 
 #[test]
@@ -369,4 +369,56 @@ fn a_buyer_missing_from_the_lookup_table_is_a_warning() {
     let w = &stranger.issues[0].1;
     assert_eq!(w.code, "INV-MAP-LOOKUP");
     assert!(!w.is_error() && w.message.contains("customers.csv"), "{w}");
+}
+
+#[test]
+fn keys_are_trimmed_whether_one_column_or_a_template() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("customers.csv"),
+        "name,vat_number\nKnown Co,310122393500003\nKnown Co Jeddah,300000000000003\n",
+    )
+    .unwrap();
+    // One column as the key (read in place), and a template of two (made per row).
+    let m = SIMPLE.replace(
+        "buyer.vat_number = { column = \"VAT\", optional = true }",
+        "buyer.vat_number = { lookup = \"customers\", key = \"Customer\", get = \"vat_number\" }\n\
+         buyer.id = { lookup = \"customers\", key = \"{Customer} {City}\", get = \"vat_number\" }",
+    ) + "\n[lookups.customers]\nfile = \"customers.csv\"\nkey_column = \"name\"\n";
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,City,Item,Qty,Price,Tax\n\
+         A1,05/11/2026,  known co ,Jeddah ,Pen,1,1,\n\
+         \" A1 \",05/11/2026,known co,Jeddah,Ink,1,2,\n\
+         A2,05/11/2026,Known Co,,Pen,1,1,\n\
+         A3,05/11/2026,  Stranger ,,Pen,1,1,\n",
+        1,
+    );
+    let mapping = Mapping::from_toml(&m, Origin::File("t.toml".into())).unwrap();
+    let b = Arc::new(Bound::new(Arc::new(mapping), &h, "t.csv", &[dir.path().to_path_buf()], None).unwrap());
+    assert_eq!(b.key(&rows[1], None), "A1");
+    assert!(matches!(b.key(&rows[0], None), std::borrow::Cow::Borrowed("A1")));
+    let miss = b.lookup_miss(super::fields::fid!("buyer.vat_number"), &rows[3], None);
+    assert_eq!(miss, Some(("Stranger".to_string(), "customers.csv".to_string())));
+    let units = group_all(&b, rows);
+    let ds = docs(&units);
+    assert_eq!(ds.len(), 3, "the number with spaces is the same document");
+    assert_eq!(ds[0].rows.len(), 2);
+    let a1 = build(ds[0], &b, &seller()).document.unwrap();
+    assert_eq!(a1.customer_info.vat_number.as_deref(), Some("310122393500003"));
+    let id = a1.customer_info.party_identification.as_ref().map(|p| p.id.as_str());
+    assert_eq!(
+        id,
+        Some("300000000000003"),
+        "the template key, trimmed: \"Known Co Jeddah\""
+    );
+    let a2 = build(ds[1], &b, &seller());
+    let a2_doc = a2.document.unwrap();
+    assert_eq!(a2_doc.customer_info.vat_number.as_deref(), Some("310122393500003"));
+    // "Known Co " (blank city) trims to "Known Co": the template is trimmed as a whole.
+    let id = a2_doc
+        .customer_info
+        .party_identification
+        .as_ref()
+        .map(|p| p.id.as_str());
+    assert_eq!(id, Some("310122393500003"));
 }

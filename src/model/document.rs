@@ -16,6 +16,7 @@ use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use std::sync::Arc;
 
 /// Which endpoint a document goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -508,8 +509,9 @@ pub struct Document {
     pub tax_currency_code: Code,
     /// Buyer.
     pub customer_info: Party,
-    /// Seller.
-    pub supplier_info: Party,
+    /// Seller: the same profile for every document of a run, shared rather than copied (its
+    /// strings were ten allocations a document). `Arc::make_mut` changes one document's copy.
+    pub supplier_info: Arc<Party>,
     /// UN/ECE 4461 code or alias (D13).
     pub payment_means: Option<String>,
     /// Free payment note; for notes, the reason (KSA-10, D10).
@@ -551,7 +553,7 @@ impl Serialize for Document {
         m.serialize_entry("doc_currency_code", &self.doc_currency_code)?;
         m.serialize_entry("tax_currency_code", &self.tax_currency_code)?;
         m.serialize_entry("customer_info", &self.customer_info)?;
-        m.serialize_entry("supplier_info", &self.supplier_info)?;
+        m.serialize_entry("supplier_info", &*self.supplier_info)?;
         if let Some(pm) = &self.payment_means {
             m.serialize_entry("payment_means", pm)?;
         }
@@ -628,7 +630,7 @@ impl<'de> Deserialize<'de> for Document {
             doc_currency_code: w.doc_currency_code,
             tax_currency_code: w.tax_currency_code,
             customer_info: w.customer_info,
-            supplier_info: w.supplier_info,
+            supplier_info: Arc::new(w.supplier_info),
             payment_means: w.payment_means,
             payment_means_instruction_note: w.payment_means_instruction_note,
             allowance_charge: w.allowance_charge,

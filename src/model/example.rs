@@ -120,7 +120,7 @@ pub fn standard_invoice(number: &str) -> Document {
         doc_currency_code: "SAR".into(),
         tax_currency_code: "SAR".into(),
         customer_info: buyer(),
-        supplier_info: seller(),
+        supplier_info: std::sync::Arc::new(seller()),
         payment_means: Some("10".into()),
         payment_means_instruction_note: None,
         allowance_charge: AllowanceCharges(vec![AllowanceCharge {

@@ -57,8 +57,8 @@ pub struct Input {
 pub struct CheckOptions {
     /// The clock of the checks (issue date not in the future, 24-hour window).
     pub now: DateTime<Utc>,
-    /// The seller profile.
-    pub seller: Party,
+    /// The seller profile, shared by every document built.
+    pub seller: Arc<Party>,
     /// Documents per parallel batch.
     pub batch: usize,
     /// Keep at most this many document briefs in the summary.
@@ -70,7 +70,7 @@ impl CheckOptions {
     pub fn new(now: DateTime<Utc>, seller: Party) -> Self {
         CheckOptions {
             now,
-            seller,
+            seller: Arc::new(seller),
             batch: BATCH_DOCUMENTS,
             max_briefs: 1000,
         }

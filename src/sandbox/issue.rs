@@ -336,12 +336,12 @@ mod tests {
         assert!(matches!(err, IssueError::UnknownPaymentMeans(_)), "{err}");
 
         let mut doc = computed(example::standard_invoice("X"));
-        doc.supplier_info.registration_name = "ش".repeat(130);
+        std::sync::Arc::make_mut(&mut doc.supplier_info).registration_name = "ش".repeat(130);
         let err = issue(&doc, uuid::Uuid::nil(), &chain(), identity(), time()).unwrap_err();
         assert!(matches!(err, IssueError::QrFieldTooLong { tag: 1, len: 260 }), "{err}");
 
         let mut doc = computed(example::standard_invoice("X"));
-        doc.supplier_info.vat_number = None;
+        std::sync::Arc::make_mut(&mut doc.supplier_info).vat_number = None;
         let err = issue(&doc, uuid::Uuid::nil(), &chain(), identity(), time()).unwrap_err();
         assert!(matches!(err, IssueError::MissingSellerVat), "{err}");
 

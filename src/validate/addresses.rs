@@ -146,17 +146,17 @@ mod tests {
     use super::super::testkit::{rule_test, *};
 
     rule_test!(br_ksa_09_seller_address, "BR-KSA-09", Warning, standard(),
-        pass: |d| d.supplier_info.address.country_subentity = String::new(),
-        fail: |d| d.supplier_info.address.city_subdivision_name = String::new(),
+        pass: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.country_subentity = String::new(),
+        fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.city_subdivision_name = String::new(),
         path: "supplier_info.address.city_subdivision_name");
     rule_test!(br_ksa_37_building_number, "BR-KSA-37", Warning, standard(),
-        pass: |d| d.supplier_info.address.building_number = "0001".into(),
-        fail: |d| d.supplier_info.address.building_number = "12".into());
+        pass: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.building_number = "0001".into(),
+        fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.building_number = "12".into());
     rule_test!(br_ksa_66_seller_postal_code, "BR-KSA-66", Warning, standard(),
-        pass: |d| d.supplier_info.address.postal_zone = "00000".into(),
-        fail: |d| d.supplier_info.address.postal_zone = "1234a".into());
+        pass: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.postal_zone = "00000".into(),
+        fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.postal_zone = "1234a".into());
     rule_test!(br_09_seller_country, "BR-09", Warning, standard(),
-        pass: |_| {}, fail: |d| d.supplier_info.address.country = String::new());
+        pass: |_| {}, fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.country = String::new());
     rule_test!(br_cl_14_country_code, "BR-CL-14", Warning, standard(),
         pass: |d| d.customer_info.address.country = "AE".into(),
         fail: |d| d.customer_info.address.country = "KSA".into(), path: "customer_info.address.country");

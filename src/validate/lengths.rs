@@ -282,20 +282,20 @@ mod tests {
     rule_test!(c2_note, "BR-KSA-F-06-C2", Warning, standard(),
         pass: |d| d.note = Some(text(1000)), fail: |d| d.note = Some(text(1001)));
     rule_test!(c4_seller_street, "BR-KSA-F-06-C4", Warning, standard(),
-        pass: |d| d.supplier_info.address.street_name = text(1000),
-        fail: |d| d.supplier_info.address.street_name = text(1001));
+        pass: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.street_name = text(1000),
+        fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.street_name = text(1001));
     rule_test!(c7_seller_city, "BR-KSA-F-06-C7", Warning, standard(),
-        pass: |d| d.supplier_info.address.city_name = text(127),
-        fail: |d| d.supplier_info.address.city_name = text(128));
+        pass: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.city_name = text(127),
+        fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.city_name = text(128));
     rule_test!(c8_seller_region, "BR-KSA-F-06-C8", Warning, standard(),
-        pass: |d| d.supplier_info.address.country_subentity = text(127),
-        fail: |d| d.supplier_info.address.country_subentity = text(128));
+        pass: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.country_subentity = text(127),
+        fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.country_subentity = text(128));
     rule_test!(c9_seller_district, "BR-KSA-F-06-C9", Warning, standard(),
-        pass: |d| d.supplier_info.address.city_subdivision_name = text(127),
-        fail: |d| d.supplier_info.address.city_subdivision_name = text(128));
+        pass: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.city_subdivision_name = text(127),
+        fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).address.city_subdivision_name = text(128));
     rule_test!(c10_seller_name, "BR-KSA-F-06-C10", Warning, standard(),
-        pass: |d| d.supplier_info.registration_name = text(1000),
-        fail: |d| d.supplier_info.registration_name = String::new());
+        pass: |d| std::sync::Arc::make_mut(&mut d.supplier_info).registration_name = text(1000),
+        fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).registration_name = String::new());
     rule_test!(c12_buyer_name_standard, "BR-KSA-F-06-C12", Warning, standard(),
         pass: |d| d.customer_info.registration_name = text(1000),
         fail: |d| d.customer_info.registration_name = text(1001));

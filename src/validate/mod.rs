@@ -172,7 +172,7 @@ mod tests {
     fn validate_all_equals_validate_per_document() {
         let mut docs: Vec<Document> = examples().into_iter().map(|(_, d)| d).collect();
         let mut broken = standard();
-        broken.supplier_info.vat_number = Some("123".into());
+        std::sync::Arc::make_mut(&mut broken.supplier_info).vat_number = Some("123".into());
         broken.invoice_lines[1].amount += rust_decimal_macros::dec!(1);
         docs.push(broken);
         for i in 0..40 {
@@ -193,7 +193,7 @@ mod tests {
     #[test]
     fn findings_are_deterministic_and_not_repeated() {
         let mut d = example::standard_invoice("X");
-        d.supplier_info.address.postal_zone = "12".into();
+        std::sync::Arc::make_mut(&mut d.supplier_info).address.postal_zone = "12".into();
         let a = check(&d);
         assert_eq!(a, check(&d));
         let mut keys: Vec<_> = a.iter().map(|f| (&f.code, &f.path, &f.value)).collect();

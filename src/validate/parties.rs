@@ -299,13 +299,13 @@ mod tests {
     }
 
     rule_test!(br_ksa_39_seller_vat, "BR-KSA-39", Error, standard(),
-        pass: |d| d.supplier_info.vat_number = Some("300000000000003".into()),
-        fail: |d| d.supplier_info.vat_number = None, path: "supplier_info.vat_number");
+        pass: |d| std::sync::Arc::make_mut(&mut d.supplier_info).vat_number = Some("300000000000003".into()),
+        fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).vat_number = None, path: "supplier_info.vat_number");
     rule_test!(br_ksa_39_seller_tax_scheme, "BR-KSA-39", Error, standard(),
-        pass: |_| {}, fail: |d| d.supplier_info.tax_type = "GST".into(), path: "supplier_info.tax_type");
+        pass: |_| {}, fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).tax_type = "GST".into(), path: "supplier_info.tax_type");
     rule_test!(br_ksa_40_seller_vat_shape, "BR-KSA-40", Error, standard(),
-        pass: |d| d.supplier_info.vat_number = Some("312345678901233".into()),
-        fail: |d| d.supplier_info.vat_number = Some("399999999900004".into()), path: "supplier_info.vat_number");
+        pass: |d| std::sync::Arc::make_mut(&mut d.supplier_info).vat_number = Some("312345678901233".into()),
+        fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).vat_number = Some("399999999900004".into()), path: "supplier_info.vat_number");
     rule_test!(br_ksa_44_buyer_vat_shape, "BR-KSA-44", Error, standard(),
         pass: |d| d.customer_info.vat_number = Some("310000000000003".into()),
         fail: |d| d.customer_info.vat_number = Some("31000000000003".into()), path: "customer_info.vat_number");
@@ -315,11 +315,11 @@ mod tests {
     rule_test!(br_custom_validation_01_same_vat, "BR-CUSTOM-VALIDATION-01", Error, standard(),
         pass: |_| {}, fail: |d| d.customer_info.vat_number = d.supplier_info.vat_number.clone());
     rule_test!(br_ksa_08_seller_scheme, "BR-KSA-08", Warning, standard(),
-        pass: |d| d.supplier_info.party_identification = id("MLS", "A12b"),
-        fail: |d| d.supplier_info.party_identification = id("NAT", "1010010000"),
+        pass: |d| std::sync::Arc::make_mut(&mut d.supplier_info).party_identification = id("MLS", "A12b"),
+        fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).party_identification = id("NAT", "1010010000"),
         path: "supplier_info.party_identification.scheme");
     rule_test!(br_ksa_08_seller_id_characters, "BR-KSA-08", Warning, standard(),
-        pass: |_| {}, fail: |d| d.supplier_info.party_identification = id("OTH", "10-100"),
+        pass: |_| {}, fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).party_identification = id("OTH", "10-100"),
         path: "supplier_info.party_identification.id");
     rule_test!(br_ksa_14_buyer_scheme, "BR-KSA-14", Error, standard(),
         pass: |d| d.customer_info.party_identification = id("PAS", "X1234"),
@@ -329,11 +329,11 @@ mod tests {
         fail: |d| d.customer_info.party_identification = id("TIN", "1101010101"));
     rule_test!(br_ksa_f_08_crn, "BR-KSA-F-08", Warning, standard(),
         pass: |d| d.customer_info.party_identification = id("CRN", "4030201011"),
-        fail: |d| d.supplier_info.party_identification = id("CRN", "101001000"),
+        fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).party_identification = id("CRN", "101001000"),
         path: "supplier_info.party_identification.id");
     rule_test!(br_ksa_f_09_700, "BR-KSA-F-09", Warning, standard(),
-        pass: |d| d.supplier_info.party_identification = id("700", "7001010101"),
-        fail: |d| d.supplier_info.party_identification = id("700", "1001010101"));
+        pass: |d| std::sync::Arc::make_mut(&mut d.supplier_info).party_identification = id("700", "7001010101"),
+        fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).party_identification = id("700", "1001010101"));
     rule_test!(br_ksa_f_10_nat, "BR-KSA-F-10", Warning, standard(),
         pass: |d| d.customer_info.party_identification = id("NAT", "1010101019"),
         fail: |d| d.customer_info.party_identification = id("NAT", "2010101019"));
@@ -341,13 +341,13 @@ mod tests {
         pass: |d| d.customer_info.party_identification = id("IQA", "2010101019"),
         fail: |d| d.customer_info.party_identification = id("IQA", "201010101"));
     rule_test!(br_ksa_f_12_scheme_spaces, "BR-KSA-F-12", Warning, standard(),
-        pass: |_| {}, fail: |d| d.supplier_info.party_identification = id(" CRN", "1010010000"));
+        pass: |_| {}, fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).party_identification = id(" CRN", "1010010000"));
     rule_test!(br_ksa_f_13_made_up_id, "BR-KSA-F-13", Warning, standard(),
         pass: |d| d.customer_info.party_identification = id("NAT", "1098765431"),
         fail: |d| d.customer_info.party_identification = id("NAT", "1234567891"));
     rule_test!(br_06_seller_name, "BR-06", Warning, standard(),
-        pass: |d| d.supplier_info.registration_name = "X".into(),
-        fail: |d| d.supplier_info.registration_name = " ".into());
+        pass: |d| std::sync::Arc::make_mut(&mut d.supplier_info).registration_name = "X".into(),
+        fail: |d| std::sync::Arc::make_mut(&mut d.supplier_info).registration_name = " ".into());
     rule_test!(br_ksa_42_buyer_name, "BR-KSA-42", Warning, standard(),
         pass: |d| d.customer_info.registration_name = "X".into(),
         fail: |d| d.customer_info.registration_name = String::new(), path: "customer_info.registration_name");

@@ -313,7 +313,7 @@ async fn submit_422_carries_every_error_as_a_message_object() {
     let api = Api::new(&s);
     let (token, id) = api.device("till-1").await;
     let mut doc = ready(example::standard_invoice("BAD-1"));
-    doc.supplier_info.vat_number = Some("311111111100003".into());
+    std::sync::Arc::make_mut(&mut doc.supplier_info).vat_number = Some("311111111100003".into());
     doc.legal_monitory_total.tax_inclusive_amount += rust_decimal::Decimal::ONE;
     let (status, bytes) = api.submit(&token, &id, &doc, None).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
