@@ -66,6 +66,9 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 pub struct HeaderIndex {
     rows: Vec<Vec<String>>,
     normalized: Vec<Vec<String>>,
+    /// The named columns (index, normalised name) of each header row naming more than one,
+    /// which is what a repeated header line is compared with.
+    repeat: Vec<Vec<(usize, String)>>,
     width: usize,
 }
 
@@ -73,9 +76,22 @@ impl HeaderIndex {
     /// Index the header rows of a file (one or more rows).
     pub fn new(rows: &[Vec<String>]) -> Self {
         let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+        let normalized: Vec<Vec<String>> = rows.iter().map(|r| r.iter().map(|h| normalize(h)).collect()).collect();
+        let repeat = normalized
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .enumerate()
+                    .filter(|(_, h)| !h.is_empty())
+                    .map(|(i, h)| (i, h.clone()))
+                    .collect::<Vec<_>>()
+            })
+            .filter(|named| named.len() > 1)
+            .collect();
         HeaderIndex {
             rows: rows.to_vec(),
-            normalized: rows.iter().map(|r| r.iter().map(|h| normalize(h)).collect()).collect(),
+            normalized,
+            repeat,
             width,
         }
     }
@@ -118,16 +134,11 @@ impl HeaderIndex {
     /// True when a data row repeats the headers (concatenated exports). Cheap for ordinary rows:
     /// the first named column is compared before any other.
     pub fn is_header_repeat(&self, data: &Row) -> bool {
-        self.normalized.iter().any(|row| {
-            row.iter().filter(|h| !h.is_empty()).count() > 1
-                && row
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, h)| !h.is_empty())
-                    .all(|(i, h)| match data.get(i) {
-                        CellRef::Text(t) => normalizes_to(t, h),
-                        _ => false,
-                    })
+        self.repeat.iter().any(|named| {
+            named.iter().all(|(i, h)| match data.get(*i) {
+                CellRef::Text(t) => normalizes_to(t, h),
+                _ => false,
+            })
         })
     }
 }
