@@ -214,7 +214,8 @@ impl Row {
     }
 
     /// A row of a record's text, whose field `i` ends at `ends[i]` plus `gap` bytes per field
-    /// before it (`gap` 0: the fields back to back; 1: joined by a delimiter). Trailing empty
+    /// before it (`gap` 0: the fields back to back; 1: joined by a one-byte ASCII delimiter, so
+    /// a field ending elsewhere than at an ASCII byte or the end of the text is refused). Trailing empty
     /// fields beyond `width` (the header count) are dropped; a short row is padded with empty
     /// cells. `None` when a field boundary splits a character (bytes that are not UTF-8 around
     /// a delimiter) or the record is over 4 GiB.
@@ -240,14 +241,31 @@ impl Row {
         // `str::is_char_boundary`, for an offset known to be at most the length.
         let boundary = |i: usize| bytes.get(i).is_none_or(|&b| (b as i8) >= -0x40);
         let mut at = Vec::with_capacity(keep);
-        let mut start = 0;
-        for (i, &end) in ends[..keep].iter().enumerate() {
-            let end = end + i * gap;
-            if end < start || end > bytes.len() || !boundary(start) || !boundary(end) {
+        if gap == 1 {
+            // The record as written: each field ends at a delimiter or at the end of the text.
+            // Where the byte there is ASCII, both it and the byte after it start characters, so
+            // every field of a valid text is whole (one check a field, in one pass).
+            let mut ok = true;
+            let mut start = 0;
+            at.extend(ends[..keep].iter().enumerate().map(|(i, &end)| {
+                let end = end + i;
+                ok &= end >= start && bytes.get(end).is_none_or(u8::is_ascii) && end <= bytes.len();
+                start = end + 1;
+                end as u32
+            }));
+            if !ok {
                 return None;
             }
-            at.push(end as u32);
-            start = end + gap;
+        } else {
+            let mut start = 0;
+            for (i, &end) in ends[..keep].iter().enumerate() {
+                let end = end + i * gap;
+                if end < start || end > bytes.len() || !boundary(start) || !boundary(end) {
+                    return None;
+                }
+                at.push(end as u32);
+                start = end + gap;
+            }
         }
         let text_end = if gap == 0 {
             at.last().map_or(0, |&e| e as usize)
@@ -373,6 +391,18 @@ mod tests {
         assert!(Row::from_text(src(), "é", &[1, 2], 2, 0).is_none());
         assert!(Row::from_text(src(), "é,b", &[1, 2], 2, 1).is_none());
         assert!(Row::from_text(src(), "é,b", &[2, 3], 2, 1).is_some());
+        // Joined text: a field ends at its delimiter (ASCII) or at the end of the text, not
+        // before a character of the text, even one that starts there.
+        assert!(Row::from_text(src(), "aé", &[1, 2], 2, 1).is_none());
+        assert!(Row::from_text(src(), "a,é", &[1, 3], 2, 1).is_some());
+        assert!(
+            Row::from_text(src(), "a,b", &[1, 0], 2, 1).is_none(),
+            "an end before its start"
+        );
+        assert!(
+            Row::from_text(src(), "a,b", &[1, 3], 2, 1).is_none(),
+            "an end past the text"
+        );
     }
 
     #[test]
