@@ -485,6 +485,14 @@ impl Bound {
         None
     }
 
+    /// True when the mapping gives field `f` a source: a field that is not is never read
+    /// ([`Bound::field`] gives `Ok(None)` for it), so callers reading many fields per row can
+    /// skip it without a call.
+    #[inline]
+    pub fn maps(&self, f: FieldId) -> bool {
+        self.fields.get(f).is_some_and(Option::is_some) && self.mapping.fields.get(f).is_some_and(Option::is_some)
+    }
+
     /// Read one field of a row. `Ok(None)`: not mapped, or blank with no default.
     pub fn field(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Result<Option<Sourced<'_>>, Issue> {
         let v = self.view(row, header);

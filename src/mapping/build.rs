@@ -157,6 +157,9 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     /// A document field of the first row, recording its provenance.
     fn get(&mut self, f: FieldId, row: &Row, header: Option<&Row>, idx: usize) -> Option<Value> {
+        if !self.bound.maps(f) {
+            return None;
+        }
         match self.bound.field(f, row, header) {
             Ok(Some(Sourced { value, label })) => {
                 self.prov.add(Prefix::Document(f), idx, label);
@@ -272,15 +275,20 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
     for (n, &(idx, row)) in lines_rows.iter().enumerate() {
         let h = header(row);
         cx.prov.add(Prefix::Line(n), idx, None);
-        let mut get = |f: FieldId| match bound.field(f, row, h) {
-            Ok(Some(Sourced { value, label })) => {
-                cx.prov.add(Prefix::LineField(n, f), idx, label);
-                Some(value)
+        let mut get = |f: FieldId| {
+            if !bound.maps(f) {
+                return None;
             }
-            Ok(None) => None,
-            Err(e) => {
-                cx.issues.push((Some(idx), e));
-                None
+            match bound.field(f, row, h) {
+                Ok(Some(Sourced { value, label })) => {
+                    cx.prov.add(Prefix::LineField(n, f), idx, label);
+                    Some(value)
+                }
+                Ok(None) => None,
+                Err(e) => {
+                    cx.issues.push((Some(idx), e));
+                    None
+                }
             }
         };
         let mut tax = match get(fid!("line.tax")) {

@@ -422,3 +422,39 @@ fn keys_are_trimmed_whether_one_column_or_a_template() {
         .map(|p| p.id.as_str());
     assert_eq!(id, Some("310122393500003"));
 }
+
+#[test]
+fn a_field_not_mapped_reads_as_nothing() {
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax\nA1,05/11/2026,Al Ofuq,,Pen,x,10.00,\n",
+        1,
+    );
+    let b = bound(SIMPLE, &h);
+    let mapped: Vec<&str> = super::fields::FIELDS
+        .iter()
+        .enumerate()
+        .filter(|(f, _)| b.maps(*f))
+        .map(|(_, d)| d.name)
+        .collect();
+    assert_eq!(
+        mapped,
+        [
+            "number",
+            "issue_date",
+            "buyer.name",
+            "buyer.vat_number",
+            "line.item_name",
+            "line.quantity",
+            "line.unit_price",
+            "line.tax"
+        ]
+    );
+    for (f, def) in super::fields::FIELDS.iter().enumerate() {
+        let read = b.field(f, &rows[0], None);
+        if !b.maps(f) {
+            assert_eq!(read, Ok(None), "{}", def.name);
+        }
+    }
+    // A mapped field is read, value or error: the quantity "x" is an error, not nothing.
+    assert!(b.field(super::fields::fid!("line.quantity"), &rows[0], None).is_err());
+}
