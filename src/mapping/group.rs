@@ -14,6 +14,7 @@
 use super::Issue;
 use super::apply::{Bound, Value};
 use super::fields::fid;
+use super::headers::RepeatMemo;
 use crate::ingest::{Row, SourceRef};
 use chrono::NaiveDate;
 use std::collections::HashMap;
@@ -93,6 +94,7 @@ pub struct Grouper {
     open: Option<DocDraft>,
     open_date: Option<NaiveDate>,
     seen: HashMap<u64, Seen>,
+    repeat_memo: RepeatMemo,
 }
 
 fn hash(key: &str) -> u64 {
@@ -109,6 +111,7 @@ impl Grouper {
             open: None,
             open_date: None,
             seen: HashMap::new(),
+            repeat_memo: RepeatMemo::default(),
         }
     }
 
@@ -166,7 +169,7 @@ impl Grouper {
     /// Feed one row; returns the units it completes (zero, one or two), in order.
     pub fn push(&mut self, row: Row) -> Vec<Unit> {
         let mut out = Vec::new();
-        if self.bound.headers.is_header_repeat(&row) {
+        if self.bound.headers.is_header_repeat(&row, &mut self.repeat_memo) {
             let dr = DraftRow {
                 source: None,
                 row: Some(row),

@@ -132,15 +132,45 @@ impl HeaderIndex {
     }
 
     /// True when a data row repeats the headers (concatenated exports). Cheap for ordinary rows:
-    /// the first named column is compared before any other.
-    pub fn is_header_repeat(&self, data: &Row) -> bool {
-        self.repeat.iter().any(|named| {
-            named.iter().all(|(i, h)| match data.get(*i) {
-                CellRef::Text(t) => normalizes_to(t, h),
+    /// the first named column is compared before any other, and its answer is kept in `memo`
+    /// for the next row (the rows of one document repeat it).
+    pub fn is_header_repeat(&self, data: &Row, memo: &mut RepeatMemo) -> bool {
+        memo.0.resize_with(self.repeat.len(), Default::default);
+        self.repeat.iter().zip(&mut memo.0).any(|(named, last)| {
+            let Some(((first, header), rest)) = named.split_first() else {
+                return false;
+            };
+            let first = match data.get(*first) {
+                CellRef::Text(t) if last.known && last.text == t => last.matches,
+                CellRef::Text(t) => {
+                    last.text.clear();
+                    last.text.push_str(t);
+                    last.matches = normalizes_to(t, header);
+                    last.known = true;
+                    last.matches
+                }
                 _ => false,
-            })
+            };
+            first
+                && rest.iter().all(|(i, h)| match data.get(*i) {
+                    CellRef::Text(t) => normalizes_to(t, h),
+                    _ => false,
+                })
         })
     }
+}
+
+/// For each header row, the last text compared with its first named column and the answer.
+/// Rows of one document usually repeat that column (a Xero export's customer name), and
+/// comparing a name written in Arabic looks every character up in Unicode's tables.
+#[derive(Debug, Default)]
+pub struct RepeatMemo(Vec<LastFirst>);
+
+#[derive(Debug, Default)]
+struct LastFirst {
+    text: String,
+    matches: bool,
+    known: bool,
 }
 
 #[cfg(test)]
@@ -200,7 +230,8 @@ mod tests {
                 cells,
             )
         };
-        assert!(h.is_header_repeat(&cells(&["a", "B", "c"])));
+        let fresh = |row: &Row| h.is_header_repeat(row, &mut RepeatMemo::default());
+        assert!(fresh(&cells(&["a", "B", "c"])));
         for (raw, n) in [
             (" *Contact Name", "contactname"),
             ("ab", "abc"),
@@ -210,6 +241,30 @@ mod tests {
         ] {
             assert_eq!(normalizes_to(raw, n), normalize(raw) == n, "{raw:?} {n:?}");
         }
-        assert!(!h.is_header_repeat(&cells(&["1", "B", "c"])));
+        assert!(!fresh(&cells(&["1", "B", "c"])));
+        // With the answer for the first column kept from row to row: the same answers as
+        // without, whether the first column repeats, changes, or repeats with the rest changed.
+        let mut memo = RepeatMemo::default();
+        for row in [
+            ["1", "B", "c"],
+            ["1", "x", "y"],
+            ["a", "x", "y"],
+            ["a", "b", "c"],
+            ["a", "b", "c"],
+            ["A ", "b", "1"],
+            ["*A", "b", "c"],
+            ["", "b", "c"],
+            ["a", "b", "c"],
+        ] {
+            let row = cells(&row);
+            assert_eq!(h.is_header_repeat(&row, &mut memo), fresh(&row), "{row:?}");
+        }
+        let two = idx(&[&["A", "B"], &["C", "D"]]);
+        let mut memo = RepeatMemo::default();
+        for row in [["c", "d"], ["a", "b"], ["c", "x"], ["c", "d"]] {
+            let row = cells(&row);
+            let expected = two.is_header_repeat(&row, &mut RepeatMemo::default());
+            assert_eq!(two.is_header_repeat(&row, &mut memo), expected, "{row:?}");
+        }
     }
 }
