@@ -20,6 +20,11 @@ pub struct Table {
     rows: Vec<Vec<String>>,
     /// Key form to row.
     index: HashMap<String, usize>,
+    /// Every key as the file writes it (trimmed) to the row its key form finds: an export
+    /// usually writes a key exactly as its master data does, and such a key is then found
+    /// without being put in its comparable form (for an Arabic name, Unicode's lower case of
+    /// every character).
+    exact: HashMap<String, usize>,
     /// Tells this table's entry in [`LAST`] from another's.
     id: usize,
 }
@@ -130,15 +135,24 @@ impl Table {
                     .unwrap_or_default()
             ))
         })?;
-        let (mut rows, mut index) = (Vec::new(), HashMap::new());
+        let (mut rows, mut index, mut exact) = (Vec::new(), HashMap::new(), HashMap::new());
         for (i, rec) in rdr.records().enumerate() {
             let rec = rec.map_err(|e| err(format!("record {}: {e}", i + 2)))?;
             let cells: Vec<String> = rec.iter().map(|c| c.trim().to_string()).collect();
-            let key = key_form(cells.get(key_idx).map(String::as_str).unwrap_or(""));
-            if !key.is_empty() && !index.contains_key(&key) {
-                index.insert(key, rows.len());
-                rows.push(cells);
+            let written = cells.get(key_idx).cloned().unwrap_or_default();
+            let key = key_form(&written);
+            if key.is_empty() {
+                continue;
             }
+            let row = match index.get(&key) {
+                Some(&row) => row,
+                None => {
+                    index.insert(key, rows.len());
+                    rows.push(cells);
+                    rows.len() - 1
+                }
+            };
+            exact.entry(written).or_insert(row);
         }
         Ok(Some(Table {
             name: name.to_string(),
@@ -146,6 +160,7 @@ impl Table {
             headers,
             rows,
             index,
+            exact,
             id: TABLES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }))
     }
@@ -168,7 +183,10 @@ impl Table {
     pub fn get(&self, key: &str, column: usize) -> Option<&str> {
         let row = LAST.with_borrow_mut(|(id, last, row)| {
             if *id != self.id || last != key {
-                *row = self.index.get(key_form_inline(key).as_str()).copied();
+                *row = match self.exact.get(key) {
+                    Some(&row) => Some(row),
+                    None => self.index.get(key_form_inline(key).as_str()).copied(),
+                };
                 *id = self.id;
                 last.clear();
                 last.push_str(key);
@@ -278,7 +296,8 @@ mod tests {
             };
             Table::load("t", &spec, &[dir.path().to_path_buf()])?.ok_or_else(|| "no table".into())
         };
-        let a = load("a.csv", "name,vat\nAcme,1\nZeta,2\n")?;
+        // A key written twice (once in another case): the first row, however it is asked for.
+        let a = load("a.csv", "name,vat\nAcme,1\nZeta,2\n ACME ,3\n")?;
         let b = load("b.csv", "name,vat\nAcme,9\n")?;
         for _ in 0..2 {
             assert_eq!(a.get("Acme", 1), Some("1"));
@@ -288,6 +307,8 @@ mod tests {
             assert_eq!(a.get("Zeta", 1), Some("2"));
             assert_eq!(a.get("Zeta", 0), Some("Zeta"));
             assert_eq!(a.get("", 1), None);
+            assert_eq!(a.get("ACME", 1), Some("1"));
+            assert_eq!(a.get("ACME  ", 1), Some("1"));
         }
         Ok(())
     }
