@@ -233,6 +233,9 @@ pub(super) fn evaluate(
     let mut files_out = Vec::new();
     let files = expand(args.paths, &side_files, &mut skipped_files, &mut files_out);
     let mut opts = CheckOptions::new(now, seller);
+    if dispatch.is_none() {
+        opts.batch = pipeline::CHECK_BATCH_DOCUMENTS;
+    }
     if let Some(b) = batch {
         opts.batch = b.max(1);
     }
