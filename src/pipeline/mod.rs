@@ -36,8 +36,8 @@ pub const BATCH_DOCUMENTS: usize = 1000;
 
 /// Documents per parallel batch when nothing is sent (`check`): a batch of about a thousand rows
 /// is still in the caches when the evaluating threads read it and when the writing thread writes
-/// it. Against [`BATCH_DOCUMENTS`] on 1,000,000 rows: 6-8 % less CPU and a third less memory
-/// (BENCHMARKS.md, "2026-11-25").
+/// it. Against [`BATCH_DOCUMENTS`] on 1,000,000 rows: about 5 % less CPU (median of 32 runs)
+/// and a third less memory (BENCHMARKS.md, "2026-11-25").
 pub const CHECK_BATCH_DOCUMENTS: usize = 200;
 
 /// A record the reader could not read.
