@@ -1,17 +1,31 @@
-//! The size of the pipeline's batches changes nothing in what a check writes: `check` uses
-//! smaller batches than `run` (pipeline::CHECK_BATCH_DOCUMENTS), and `watch` smaller still.
+//! Neither the size of the pipeline's batches nor the way its work is shared out changes what a
+//! check writes: `check` uses smaller batches than `run` (pipeline::CHECK_BATCH_DOCUMENTS), and
+//! `watch` other sizes again; without a dispatcher each thread reads, checks and writes whole
+//! batches in turn, with one (`run`) the batches go through reading, checking and writing stages.
 
 use invoicedrop::config::Config;
 use invoicedrop::mapping::bundled;
-use invoicedrop::pipeline::{self, CheckOptions, FileSummary};
+use invoicedrop::model::Document;
+use invoicedrop::pipeline::{self, CheckOptions, Dispatch, FileSummary, Verdict};
 use invoicedrop::results::ResultWriter;
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
+/// A dispatcher that sends nothing and answers nothing: the documents keep their `check`
+/// status, but go through `run`'s stages.
+struct Nowhere;
+
+impl Dispatch for Nowhere {
+    fn dispatch(&mut self, docs: Vec<Document>) -> Vec<Verdict> {
+        vec![Verdict::default(); docs.len()]
+    }
+}
+
 /// Check `input` with the Xero mapping in batches of `batch` documents: the result CSV, the
-/// documents CSV, and the summary's counts and first problems.
-fn check(input: &Path, results: &Path, batch: usize) -> (Vec<u8>, Vec<u8>, String) {
+/// documents CSV, and the summary's counts and first problems. `staged`: through the stages
+/// `run` uses (with a dispatcher that sends nothing).
+fn check(input: &Path, results: &Path, batch: usize, staged: bool) -> (Vec<u8>, Vec<u8>, String) {
     let mapping = Arc::new(bundled::get("xero").unwrap().unwrap());
     let prepared = pipeline::prepare(input, mapping, &Config::default()).unwrap();
     let mut opts = CheckOptions::new(
@@ -24,7 +38,17 @@ fn check(input: &Path, results: &Path, batch: usize) -> (Vec<u8>, Vec<u8>, Strin
     let headers = prepared.bound.headers.names();
     let mut writer = ResultWriter::create(results, input, &headers).unwrap();
     let mut summary = FileSummary::default();
-    pipeline::check_stream(prepared.input, prepared.bound, &opts, &mut writer, &mut summary, None).unwrap();
+    let mut nowhere = Nowhere;
+    let dispatch: Option<&mut dyn Dispatch> = if staged { Some(&mut nowhere) } else { None };
+    pipeline::check_stream(
+        prepared.input,
+        prepared.bound,
+        &opts,
+        &mut writer,
+        &mut summary,
+        dispatch,
+    )
+    .unwrap();
     let finished = writer.finish().unwrap();
     let counts = format!(
         "rows {} invalid {} documents {:?} kinds {:?} codes {:?} problems {:?}",
@@ -37,10 +61,11 @@ fn check(input: &Path, results: &Path, batch: usize) -> (Vec<u8>, Vec<u8>, Strin
     )
 }
 
-#[test]
-fn results_are_the_same_whatever_the_batch_size() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("xero.csv");
+/// A 3,000-row Xero export with a document number used again 3,000 rows after its first line
+/// (found by the grouper, whatever batch either copy is in), an unknown currency, and a blank
+/// line between rows.
+fn export(dir: &Path) -> std::path::PathBuf {
+    let input = dir.join("xero.csv");
     let ok = Command::new(env!("CARGO_BIN_EXE_invoicedrop"))
         .args(["generate", "--layout", "xero", "--rows", "3000", "--seed", "9"])
         .args(["--today", "2026-11-21", "--out"])
@@ -49,8 +74,6 @@ fn results_are_the_same_whatever_the_batch_size() {
         .status()
         .unwrap();
     assert!(ok.success());
-    // A document number used again 3,000 rows after its first line (found by the grouper,
-    // whatever batch either copy is in), an unknown currency, and a blank line between rows.
     let text = std::fs::read_to_string(&input).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
@@ -59,14 +82,63 @@ fn results_are_the_same_whatever_the_batch_size() {
     assert!(out[1500].contains(",XYZ,"), "no currency to change in {}", out[1500]);
     out.insert(700, String::new());
     std::fs::write(&input, out.join("\n") + "\n").unwrap();
+    input
+}
 
-    let (csv, docs, counts) = check(&input, &dir.path().join("r1000"), 1000);
+#[test]
+fn results_are_the_same_whatever_the_batch_size_and_the_stages() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = export(dir.path());
+    // The reference: run's stages, run's batch size.
+    let (csv, docs, counts) = check(&input, &dir.path().join("staged"), 1000, true);
     assert!(counts.contains("INV-MAP-DUPLICATE"), "{counts}");
     assert!(counts.contains("rows 3001 "), "{counts}");
-    for batch in [1, 7, pipeline::CHECK_BATCH_DOCUMENTS] {
-        let (c, d, n) = check(&input, &dir.path().join(format!("r{batch}")), batch);
-        assert_eq!(n, counts, "summary, batches of {batch}");
-        assert!(c == csv, "result CSV differs with batches of {batch}");
-        assert!(d == docs, "documents CSV differs with batches of {batch}");
+    for (batch, staged) in [
+        (1, false),
+        (7, false),
+        (pipeline::CHECK_BATCH_DOCUMENTS, false),
+        (1000, false),
+        (7, true),
+    ] {
+        let (c, d, n) = check(&input, &dir.path().join(format!("r{batch}{staged}")), batch, staged);
+        let how = format!("batches of {batch}, staged {staged}");
+        assert_eq!(n, counts, "summary, {how}");
+        assert!(c == csv, "result CSV differs with {how}");
+        assert!(d == docs, "documents CSV differs with {how}");
+    }
+}
+
+/// `check` shares its batches out among as many threads as rayon's pool has
+/// (`RAYON_NUM_THREADS`): one thread, or more threads than cores, write the same files.
+#[test]
+fn results_are_the_same_whatever_the_number_of_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = export(dir.path());
+    let mut first: Option<(String, Vec<u8>, Vec<u8>)> = None;
+    for threads in ["1", "2", "7"] {
+        let results = dir.path().join(format!("t{threads}"));
+        let out = Command::new(env!("CARGO_BIN_EXE_invoicedrop"))
+            .env("RAYON_NUM_THREADS", threads)
+            .args(["check", "--now", "2026-11-21T09:00:00Z", "-q", "--results"])
+            .arg(&results)
+            .arg(&input)
+            .output()
+            .unwrap();
+        // Exit 1: some documents are invalid (the duplicate, the unknown currency).
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        let files = (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            std::fs::read(results.join("xero.result.csv")).unwrap(),
+            std::fs::read(results.join("xero.documents.csv")).unwrap(),
+        );
+        assert!(files.1.len() > 3000 * 200, "a result line per row");
+        match &first {
+            None => first = Some(files),
+            Some(f) => {
+                assert!(f.0 == files.0, "the printed summary differs with {threads} threads");
+                assert!(f.1 == files.1, "result CSV differs with {threads} threads");
+                assert!(f.2 == files.2, "documents CSV differs with {threads} threads");
+            }
+        }
     }
 }

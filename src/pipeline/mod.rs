@@ -8,6 +8,7 @@
 
 mod dispatch;
 mod evaluate;
+mod local;
 pub mod open;
 
 use dispatch::{Dispatched, dispatch_batch, finish_batch};
@@ -34,11 +35,12 @@ use std::sync::Arc;
 /// sent together).
 pub const BATCH_DOCUMENTS: usize = 1000;
 
-/// Documents per parallel batch when nothing is sent (`check`): a batch of about a thousand rows
-/// is still in the caches when the evaluating threads read it and when the writing thread writes
-/// it. Against [`BATCH_DOCUMENTS`] on 1,000,000 rows: about 5 % less CPU (median of 32 runs)
-/// and a third less memory (BENCHMARKS.md, "2026-11-25").
-pub const CHECK_BATCH_DOCUMENTS: usize = 200;
+/// Documents per batch when nothing is sent (`check`), where one thread reads, checks and writes
+/// each batch (`local.rs`): a batch of about 250 rows stays in that core's caches from the
+/// reading to the writing. On 1,000,000 rows, 50 against 200 was about 2 % faster with a
+/// quarter less memory; 10 and 25 were slower, 100 the same (BENCHMARKS.md, "2026-11-25
+/// (afternoon)").
+pub const CHECK_BATCH_DOCUMENTS: usize = 50;
 
 /// A record the reader could not read.
 #[derive(Debug, Clone)]
@@ -387,13 +389,13 @@ const BATCHES_IN_FLIGHT: usize = 2;
 /// documents to `dispatch` (none for `check`; `run` sends them), and write every row's result.
 /// Fails only when the result file cannot be written.
 ///
-/// Three stages overlap: a thread reads and groups rows into batches of documents, a thread has
-/// the batches evaluated in parallel (rayon, one document per task), and the calling thread
-/// writes the outcomes. With a `dispatch`, the calling thread dispatches each batch and a fourth
-/// stage writes its artefacts and outcomes while the next batch is dispatched. Channels between
-/// them are bounded ([`BATCHES_IN_FLIGHT`]) and carry batches in input order, so the result
-/// file's rows are in input order, and `dispatch` sees each batch once it is evaluated while the
-/// next is.
+/// Without a `dispatch`, each thread reads a batch in turn, evaluates it and writes it in input
+/// order (see `local.rs`). With one, the stages overlap: a thread reads and groups rows into
+/// batches of documents, a thread has the batches evaluated in parallel (rayon, one document
+/// per task), the calling thread dispatches each batch, and a fourth stage writes its artefacts
+/// and outcomes while the next batch is dispatched. Channels between them are bounded
+/// ([`BATCHES_IN_FLIGHT`]) and carry batches in input order, so the result file's rows are in
+/// input order, and `dispatch` sees each batch once it is evaluated while the next is.
 pub fn check_stream(
     input: Input,
     bound: Arc<Bound>,
@@ -402,16 +404,15 @@ pub fn check_stream(
     summary: &mut FileSummary,
     dispatch: Option<&mut (dyn Dispatch + '_)>,
 ) -> std::io::Result<()> {
+    let Some(d) = dispatch else {
+        return local::check_local(input, bound, opts, writer, summary);
+    };
     let time = opts.now.to_rfc3339_opts(SecondsFormat::Secs, true);
     let file = input.path.display().to_string();
     let per_batch = opts.batch.max(1);
     let (batch_tx, batch_rx) = std::sync::mpsc::sync_channel::<Vec<Unit>>(BATCHES_IN_FLIGHT);
     let (out_tx, out_rx) = std::sync::mpsc::sync_channel::<Vec<Outcome>>(BATCHES_IN_FLIGHT);
     let grouper_bound = bound.clone();
-    // Without a dispatcher nothing needs the valid documents after the checks: they are dropped
-    // where they were built (freeing memory on the thread that allocated it is the cheap case),
-    // not on the writing thread.
-    let keep_documents = dispatch.is_some();
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let mut grouper = crate::mapping::Grouper::new(grouper_bound);
@@ -445,51 +446,32 @@ pub fn check_stream(
         let time = &time;
         let evaluator = scope.spawn(move || {
             for units in batch_rx {
-                let outcomes: Vec<Outcome> = units
-                    .into_par_iter()
-                    .map(|u| {
-                        let mut o = evaluate(u, &bound, opts, time);
-                        if !keep_documents {
-                            o.document = None;
-                        }
-                        o
-                    })
-                    .collect();
+                let outcomes: Vec<Outcome> = units.into_par_iter().map(|u| evaluate(u, &bound, opts, time)).collect();
                 if out_tx.send(outcomes).is_err() {
                     // The writer stopped; dropping `batch_rx` stops the reader.
                     return;
                 }
             }
         });
-        let written = match dispatch {
-            None => (|| {
-                for outcomes in &out_rx {
-                    record(outcomes, &file, opts, writer, summary)?;
-                }
-                Ok::<(), std::io::Error>(())
-            })(),
-            // A fourth stage: while one batch's artefacts and result rows are written, the next
-            // batch is being sent.
-            Some(d) => {
-                let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Dispatched>(1);
-                let file = &file;
-                let finisher = scope.spawn(move || {
-                    for batch in done_rx {
-                        let outcomes = finish_batch(batch, writer);
-                        record(outcomes, file, opts, writer, summary)?;
-                    }
-                    Ok::<(), std::io::Error>(())
-                });
-                for outcomes in &out_rx {
-                    if done_tx.send(dispatch_batch(outcomes, d)).is_err() {
-                        // The finisher stopped on a write error.
-                        break;
-                    }
-                }
-                drop(done_tx);
-                finisher.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+        // A fourth stage: while one batch's artefacts and result rows are written, the next
+        // batch is being sent.
+        let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Dispatched>(1);
+        let file = &file;
+        let finisher = scope.spawn(move || {
+            for batch in done_rx {
+                let outcomes = finish_batch(batch, writer);
+                record(outcomes, file, opts, writer, summary)?;
             }
-        };
+            Ok::<(), std::io::Error>(())
+        });
+        for outcomes in &out_rx {
+            if done_tx.send(dispatch_batch(outcomes, d)).is_err() {
+                // The finisher stopped on a write error.
+                break;
+            }
+        }
+        drop(done_tx);
+        let written = finisher.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         // On a write error, the evaluator's next send fails, then the reader's: both stop. A
         // panic in either thread is passed on, never turned into a short result file.
         drop(out_rx);
