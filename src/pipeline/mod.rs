@@ -39,7 +39,7 @@ pub const BATCH_DOCUMENTS: usize = 1000;
 /// each batch (`local.rs`): a batch of about 250 rows stays in that core's caches from the
 /// reading to the writing. On 1,000,000 rows, 50 against 200 was about 2 % faster with a
 /// quarter less memory; 10 and 25 were slower, 100 the same (BENCHMARKS.md, "2026-11-25
-/// (afternoon)").
+/// afternoon").
 pub const CHECK_BATCH_DOCUMENTS: usize = 50;
 
 /// A record the reader could not read.
