@@ -334,6 +334,21 @@ pub fn kind_name(kind: crate::model::DocumentKind) -> &'static str {
         crate::model::DocumentKind::DebitNote => "debit_note",
     }
 }
+/// Count one document under `kind/type`; the key is made inline (up to 24 bytes, which every
+/// `kind/type` fits) and allocated only the first time it is counted.
+fn count_kind(by_kind: &mut BTreeMap<String, u64>, kind: &str, invoice_type: &str) {
+    let mut key = compact_str::CompactString::const_new("");
+    key.push_str(kind);
+    key.push('/');
+    key.push_str(invoice_type);
+    match by_kind.get_mut(key.as_str()) {
+        Some(n) => *n += 1,
+        None => {
+            by_kind.insert(key.into_string(), 1);
+        }
+    }
+}
+
 /// Write one batch's outcomes, in input order, and count them into the summary.
 fn record(
     outcomes: Vec<Outcome>,
@@ -368,10 +383,7 @@ fn record(
         if let Some(b) = o.brief {
             summary.documents.add(b.status);
             if b.status != RowStatus::Skipped {
-                *summary
-                    .by_kind
-                    .entry(format!("{}/{}", b.kind, b.invoice_type))
-                    .or_default() += 1;
+                count_kind(&mut summary.by_kind, &b.kind, &b.invoice_type);
             }
             if summary.document_list.len() < opts.max_briefs {
                 summary.document_list.push(b);
