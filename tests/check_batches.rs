@@ -62,8 +62,8 @@ fn check(input: &Path, results: &Path, batch: usize, staged: bool) -> (Vec<u8>, 
 }
 
 /// A 3,000-row Xero export with a document number used again 3,000 rows after its first line
-/// (found by the grouper, whatever batch either copy is in), an unknown currency, and a blank
-/// line between rows.
+/// (found by the grouper, whatever batch either copy is in), a document in an unknown currency
+/// (every row of it), and a blank line between rows.
 fn export(dir: &Path) -> std::path::PathBuf {
     let input = dir.join("xero.csv");
     let ok = Command::new(env!("CARGO_BIN_EXE_invoicedrop"))
@@ -78,8 +78,15 @@ fn export(dir: &Path) -> std::path::PathBuf {
     let lines: Vec<&str> = text.lines().collect();
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     out.push(lines[1].to_string());
-    out[1500] = out[1500].replacen(",SAR,", ",XYZ,", 1);
-    assert!(out[1500].contains(",XYZ,"), "no currency to change in {}", out[1500]);
+    let column = lines[0].split(',').position(|h| h == "InvoiceNumber").unwrap();
+    let number = out[1500].split(',').nth(column).unwrap().to_string();
+    let rows_of = format!(",{number},");
+    let mut changed = 0;
+    for line in out.iter_mut().skip(1).filter(|l| l.contains(&rows_of)) {
+        *line = line.replacen(",SAR,", ",XYZ,", 1);
+        changed += usize::from(line.contains(",XYZ,"));
+    }
+    assert!(changed > 0, "no currency to change in document {number}");
     out.insert(700, String::new());
     std::fs::write(&input, out.join("\n") + "\n").unwrap();
     input
@@ -92,6 +99,7 @@ fn results_are_the_same_whatever_the_batch_size_and_the_stages() {
     // The reference: run's stages, run's batch size.
     let (csv, docs, counts) = check(&input, &dir.path().join("staged"), 1000, true);
     assert!(counts.contains("INV-MAP-DUPLICATE"), "{counts}");
+    assert!(counts.contains("BR-CL-04"), "the unknown currency: {counts}");
     assert!(counts.contains("rows 3001 "), "{counts}");
     for (batch, staged) in [
         (1, false),

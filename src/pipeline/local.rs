@@ -21,8 +21,9 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 /// Batches handed in and waiting for an earlier one before a thread stops reading more.
 const AHEAD: usize = 4;
 
-/// The rows still to read and the grouper that makes them into units, in input order.
-struct Reading {
+/// The rows still to read and the grouper that makes them into units, in input order: the
+/// batches of both layouts (`run`'s reading thread takes them too).
+pub(super) struct Reading {
     rows: Box<dyn Iterator<Item = Result<Row, RowError>> + Send>,
     grouper: Grouper,
     /// The number of the next batch read.
@@ -33,9 +34,24 @@ struct Reading {
 }
 
 impl Reading {
+    /// The rows of `input`, grouped for `bound`, the first batch with room for `per_batch` units.
+    pub(super) fn new(
+        rows: Box<dyn Iterator<Item = Result<Row, RowError>> + Send>,
+        bound: Arc<Bound>,
+        per_batch: usize,
+    ) -> Self {
+        Reading {
+            rows,
+            grouper: Grouper::new(bound),
+            next: 0,
+            room: per_batch.max(1),
+            done: false,
+        }
+    }
+
     /// The next batch and its number: units up to `per_batch` documents (with the rows outside
     /// any document among them), the last one with whatever the grouper still holds.
-    fn batch(&mut self, per_batch: usize) -> Option<(u64, Vec<Unit>)> {
+    pub(super) fn batch(&mut self, per_batch: usize) -> Option<(u64, Vec<Unit>)> {
         if self.done {
             return None;
         }
@@ -187,13 +203,7 @@ pub(super) fn check_local(
     let time = opts.now.to_rfc3339_opts(SecondsFormat::Secs, true);
     let file = input.path.display().to_string();
     let shared = Shared {
-        reading: Mutex::new(Reading {
-            rows: input.rows,
-            grouper: Grouper::new(bound.clone()),
-            next: 0,
-            room: opts.batch.max(1),
-            done: false,
-        }),
+        reading: Mutex::new(Reading::new(input.rows, bound.clone(), opts.batch)),
         writing: Mutex::new(Writing {
             next: 0,
             waiting: BTreeMap::new(),

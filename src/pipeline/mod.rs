@@ -424,36 +424,15 @@ pub fn check_stream(
     let per_batch = opts.batch.max(1);
     let (batch_tx, batch_rx) = std::sync::mpsc::sync_channel::<Vec<Unit>>(BATCHES_IN_FLIGHT);
     let (out_tx, out_rx) = std::sync::mpsc::sync_channel::<Vec<Outcome>>(BATCHES_IN_FLIGHT);
-    let grouper_bound = bound.clone();
+    let mut reading = local::Reading::new(input.rows, bound.clone(), per_batch);
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
-            let mut grouper = crate::mapping::Grouper::new(grouper_bound);
-            // Each batch starts at the size of the one before (documents plus the strays among
-            // them), not empty: growing it step by step was a dozen reallocations a batch.
-            let mut batch: Vec<Unit> = Vec::with_capacity(per_batch);
-            let mut docs_in_batch = 0usize;
-            for item in input.rows {
-                let units = match item {
-                    Ok(row) => grouper.push(row),
-                    Err(e) => grouper.push_error(e.source, e.message),
-                };
-                for u in units {
-                    if matches!(u, Unit::Document(_)) {
-                        docs_in_batch += 1;
-                    }
-                    batch.push(u);
-                }
-                if docs_in_batch >= per_batch {
-                    let next = Vec::with_capacity(batch.len());
-                    if batch_tx.send(std::mem::replace(&mut batch, next)).is_err() {
-                        // The writer stopped (a write error): nothing more to do.
-                        return;
-                    }
-                    docs_in_batch = 0;
+            while let Some((_, batch)) = reading.batch(per_batch) {
+                if batch_tx.send(batch).is_err() {
+                    // The writer stopped (a write error): nothing more to do.
+                    return;
                 }
             }
-            batch.extend(grouper.finish());
-            let _ = batch_tx.send(batch);
         });
         let time = &time;
         let evaluator = scope.spawn(move || {
