@@ -306,6 +306,58 @@ fn a_bad_date_or_number_invalidates_that_document_only() {
 }
 
 #[test]
+fn a_row_that_contradicts_its_documents_first_row_is_invalid_and_says_both_values() {
+    // Line 6 of the Xero sample is the second row of INV-0102 (Walk-in Customer, 10/11/2026):
+    // another buyer and another date there, as when two invoices end up sharing a number.
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(samples().join("xero_sales_invoices.csv")).unwrap();
+    let mut lines: Vec<String> = src.lines().map(str::to_string).collect();
+    assert!(lines[5].starts_with("Walk-in Customer,") && lines[5].contains(",INV-0102,,10/11/2026,"));
+    lines[5] = lines[5]
+        .replacen("Walk-in Customer,", "Gulf Medical Supplies LLC,", 1)
+        .replacen(",10/11/2026,", ",11/11/2026,", 1);
+    std::fs::write(dir.path().join("xero.csv"), lines.join("\n") + "\n").unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    let out = run(dir.path(), &["check", "--now", NOW, "xero.csv"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "xero.csv line 6: INV-MAP-CONFLICT ContactName \"Gulf Medical Supplies LLC\": line 5, this document's \
+             first row, says \"Walk-in Customer\""
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("xero.csv line 6: INV-MAP-CONFLICT InvoiceDate \"11/11/2026\": line 5"),
+        "{stdout}"
+    );
+    let rows = result_rows(&dir.path().join("results/xero.result.csv"));
+    let status = rows[0].iter().position(|h| h == "result_status").unwrap();
+    let errors = rows[0].iter().position(|h| h == "result_errors").unwrap();
+    // The whole document is held back; the documents around it are not.
+    let of: Vec<(&str, &str)> = rows[3..7]
+        .iter()
+        .map(|r| (r[18].as_str(), r[status].as_str()))
+        .collect();
+    assert_eq!(
+        of,
+        [
+            ("INV-0101", "valid"),
+            ("INV-0102", "invalid"),
+            ("INV-0102", "invalid"),
+            ("INV-0103", "skipped")
+        ]
+    );
+    assert!(
+        rows[5][errors].contains("INV-MAP-CONFLICT ContactName"),
+        "{:?}",
+        rows[5]
+    );
+    assert!(!rows[4][errors].contains("INV-MAP-CONFLICT"), "{:?}", rows[4]);
+}
+
+#[test]
 fn whole_file_errors_exit_2_and_the_other_files_go_on() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("empty.csv"), "").unwrap();

@@ -108,6 +108,9 @@ pub struct Bound {
     tables: Vec<Table>,
     /// The label of every column (the file's, then the joined header file's), made once.
     labels: Vec<Box<str>>,
+    /// The file's columns that feed document fields and no line field (see
+    /// [`Bound::document_columns`]).
+    doc_columns: Box<[(usize, Box<[FieldId]>)]>,
     /// Things the user should know (a lookup file not found, a column absent).
     pub notes: Vec<String>,
 }
@@ -312,11 +315,58 @@ impl Bound {
             group_key,
             tables,
             labels: Vec::new(),
+            doc_columns: Box::default(),
             notes,
         };
         let columns = bound.headers.width() + bound.join_headers.as_ref().map_or(0, HeaderIndex::width);
         bound.labels = (0..columns).map(|i| bound.column_name(i).into()).collect();
+        bound.doc_columns = bound.find_document_columns();
         Ok(bound)
+    }
+
+    /// The columns of the file itself (not of a joined header file) read by a document field
+    /// and by no line field, in column order, each with the document fields it feeds.
+    fn find_document_columns(&self) -> Box<[(usize, Box<[FieldId]>)]> {
+        let width = self.headers.width();
+        let mut doc: Vec<Vec<FieldId>> = vec![Vec::new(); width];
+        let mut line = vec![false; width];
+        for (f, src) in self.fields.iter().enumerate() {
+            let cols: Vec<usize> = match src {
+                Some(RSource::Column(Some(i))) => vec![*i],
+                Some(RSource::Template(parts, _) | RSource::Lookup { key: parts, .. }) => parts
+                    .iter()
+                    .filter_map(|p| match p {
+                        RPart::Col(i) => *i,
+                        RPart::Text(_) => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for i in cols.into_iter().filter(|&i| i < width) {
+                if FIELDS[f].line {
+                    line[i] = true;
+                } else if self.maps(f) {
+                    doc[i].push(f);
+                }
+            }
+        }
+        doc.into_iter()
+            .enumerate()
+            .filter(|(i, fields)| !fields.is_empty() && !line[*i])
+            .map(|(i, fields)| (i, fields.into_boxed_slice()))
+            .collect()
+    }
+
+    /// The file's columns that feed document fields (read from a document's first row) and no
+    /// line field, each with the fields it feeds: the rows of one document repeat them or leave
+    /// them blank, so a row that says something else there contradicts its document.
+    pub fn document_columns(&self) -> &[(usize, Box<[FieldId]>)] {
+        &self.doc_columns
+    }
+
+    /// The name of column `i`, as messages show it.
+    pub fn column_label(&self, i: usize) -> &str {
+        self.label(i)
     }
 
     /// The lookup tables loaded.

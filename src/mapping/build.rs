@@ -258,6 +258,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             erp: ErpTotals::default(),
         };
     };
+    super::agree::check(bound, &lines_rows, &mut cx.issues);
     let header = |row: &Row| bound.header_row(row).ok().flatten();
     let h0 = header(first);
     let mut docv: Vec<Option<Value>> = Vec::with_capacity(FIELDS.len());

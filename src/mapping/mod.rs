@@ -12,7 +12,10 @@
 //! 4. [`build`] turns a document's rows into a [`Document`](crate::model::Document), with the
 //!    export's own totals ([`ErpTotals`]) and a [`Provenance`] that maps a finding's JSON path back
 //!    to the source row and column.
+//!    Its later rows must agree with its first on every document field (`agree`:
+//!    `INV-MAP-CONFLICT` otherwise).
 
+mod agree;
 mod apply;
 mod build;
 pub mod bundled;

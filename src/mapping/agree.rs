@@ -1,0 +1,238 @@
+//! The rows of one document must agree on its document fields.
+//!
+//! A document's fields (number, date, buyer, currency, the export's totals...) are read from its
+//! first row. Exports either repeat them on every line row (Xero, QuickBooks, Zoho, Sage) or leave
+//! them blank on continuation rows (Odoo, ERPNext). A later row that says something else in such a
+//! column is an export the tool cannot read safely: two invoices sharing a number, a line moved
+//! into the wrong invoice, an edited cell. Taking the first row's value silently would issue a
+//! document the export does not describe, so the row gets an error naming the column, both values
+//! and the first row's line, and the document is not sent.
+
+use super::Issue;
+use super::apply::Bound;
+use super::fields::FieldId;
+use crate::ingest::{CellRef, Row};
+use crate::text::Trimmed;
+
+/// True when two cells hold the same text: equal, or equal once trimmed (a spreadsheet's number
+/// and the same number typed as text included). The cheap test, made for every cell.
+fn same_text(a: CellRef<'_>, b: CellRef<'_>) -> bool {
+    match (a, b) {
+        (CellRef::Text(x), CellRef::Text(y)) => x == y || x.trimmed() == y.trimmed(),
+        (x, y) if x == y => true,
+        (x, y) => x.as_text().trimmed() == y.as_text().trimmed(),
+    }
+}
+
+/// True when the two rows give every field in `fields` the same value: texts that differ only in
+/// how they are written (`2026-11-03` and `11/03/2026` where the mapping reads both formats,
+/// `15` and `15.00`, two spellings the mapping's `map` turns into one code) agree.
+fn same_values(bound: &Bound, fields: &[FieldId], a: &Row, b: &Row) -> bool {
+    let header = |r: &Row| bound.header_row(r).ok().flatten();
+    let (ha, hb) = (header(a), header(b));
+    fields.iter().all(|&f| {
+        let value = |r: &Row, h: Option<&Row>| bound.field(f, r, h).map(|s| s.map(|s| s.value));
+        match (value(a, ha), value(b, hb)) {
+            (Ok(x), Ok(y)) => x == y,
+            // The first row's value cannot be read: that is reported on the first row, which is
+            // the row to correct, not this one.
+            (Err(_), _) => true,
+            // This row's cannot: nothing else reports it.
+            (Ok(_), Err(_)) => false,
+        }
+    })
+}
+
+/// One error per row and column where a line row after the first (`rows`: index in the
+/// document's rows, the row) gives a document field another value than its first row does.
+pub(super) fn check(bound: &Bound, rows: &[(usize, &Row)], issues: &mut Vec<(Option<usize>, Issue)>) {
+    let Some(((_, first), rest)) = rows.split_first() else {
+        return;
+    };
+    let columns = bound.document_columns();
+    if rest.is_empty() || columns.is_empty() {
+        return;
+    }
+    let firsts: Vec<CellRef<'_>> = columns.iter().map(|(c, _)| first.get(*c)).collect();
+    for &(idx, row) in rest {
+        for ((c, fields), &there) in columns.iter().zip(&firsts) {
+            let here = row.get(*c);
+            // Equal cells first: the usual case, one comparison.
+            if here == there || here.is_blank() || same_text(here, there) || same_values(bound, fields, first, row) {
+                continue;
+            }
+            let was = there.as_text();
+            let was = was.trimmed();
+            let said = if was.is_empty() {
+                "leaves it blank".to_string()
+            } else {
+                format!("says {was:?}")
+            };
+            issues.push((
+                Some(idx),
+                Issue::error(
+                    "INV-MAP-CONFLICT",
+                    Some(bound.column_label(*c).to_string()),
+                    Some(here.as_text().trimmed().to_string()),
+                    format!(
+                        "line {}, this document's first row, {said}; a document's fields are read from its first row, \
+                         so its other rows must repeat them or leave them blank: correct the export, or give these \
+                         rows a document number of their own",
+                        first.source.line
+                    ),
+                ),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mapping::tests::{bound, group_all, rows_from_csv};
+    use crate::mapping::{Unit, build};
+    use rust_decimal::Decimal;
+
+    #[test]
+    fn cells_with_the_same_text() {
+        assert!(same_text(CellRef::Text("SAR"), CellRef::Text("SAR")));
+        assert!(same_text(CellRef::Text(" SAR "), CellRef::Text("SAR")));
+        assert!(same_text(CellRef::Number(Decimal::new(15, 0)), CellRef::Text("15")));
+        assert!(same_text(
+            CellRef::Number(Decimal::new(15, 0)),
+            CellRef::Number(Decimal::new(1500, 2))
+        ));
+        assert!(same_text(CellRef::Empty, CellRef::Text("  ")));
+        assert!(!same_text(CellRef::Text("SAR"), CellRef::Text("USD")));
+        assert!(!same_text(CellRef::Text("sar"), CellRef::Text("SAR")));
+        assert!(!same_text(
+            CellRef::Number(Decimal::new(15, 0)),
+            CellRef::Number(Decimal::new(16, 0))
+        ));
+    }
+
+    const MAPPING: &str = r#"
+[defaults]
+date_format = ["%d/%m/%Y", "%Y-%m-%d"]
+[fields]
+number = "No"
+issue_date = "Date"
+currency = { column = "Cur", default = "SAR", map = { "Riyal" = "SAR" } }
+buyer.name = "Customer"
+erp.total = { column = "Total", optional = true }
+line.item_name = "Item"
+line.quantity = "Qty"
+line.unit_price = "Price"
+line.tax = { column = "Tax", default = "15%" }
+"#;
+
+    /// The conflicts of the first document of `csv`: (row index in the document, column, value,
+    /// message).
+    fn conflicts(csv: &str) -> Vec<(usize, String, String, String)> {
+        let (h, rows) = rows_from_csv(csv, 1);
+        let b = bound(MAPPING, &h);
+        let units = group_all(&b, rows);
+        let Some(Unit::Document(d)) = units.first() else {
+            panic!("no document in {units:?}");
+        };
+        let built = build(d, &b, &std::sync::Arc::new(crate::model::example::seller()));
+        built
+            .issues
+            .into_iter()
+            .filter(|(_, i)| i.code == "INV-MAP-CONFLICT")
+            .map(|(r, i)| {
+                assert_eq!(i.severity, crate::validate::Severity::Error);
+                (r.unwrap(), i.column.unwrap(), i.value.unwrap(), i.message)
+            })
+            .collect()
+    }
+
+    const HEAD: &str = "No,Date,Cur,Customer,Total,Item,Qty,Price,Tax\n";
+
+    #[test]
+    fn repeated_or_blank_document_fields_agree() {
+        let csv = format!(
+            "{HEAD}A1,05/11/2026,SAR,Al Ofuq,34.50,Pen,2,10,\n\
+             A1,05/11/2026,SAR,Al Ofuq,34.50,Cup,1,10,\n\
+             A1,,,,,Mug,1,10,\n\
+             A1, 05/11/2026 ,SAR ,Al Ofuq,34.5,Box,1,0,\n"
+        );
+        assert_eq!(conflicts(&csv), vec![]);
+    }
+
+    #[test]
+    fn the_same_value_written_another_way_agrees() {
+        // Another date format the mapping reads, a code its `map` gives, the same amount.
+        let csv = format!(
+            "{HEAD}A1,05/11/2026,SAR,Al Ofuq,34.50,Pen,2,10,\n\
+             A1,2026-11-05,Riyal,Al Ofuq,34.500,Cup,1,10,\n"
+        );
+        assert_eq!(conflicts(&csv), vec![]);
+    }
+
+    #[test]
+    fn a_row_that_contradicts_its_first_row_is_an_error_naming_both_values() {
+        let csv = format!(
+            "{HEAD}A1,05/11/2026,SAR,Al Ofuq,34.50,Pen,2,10,\n\
+             A1,05/11/2026,USD,Al Ofuq,34.50,Cup,1,10,\n\
+             A1,06/11/2026,SAR,Gulf Co,34.50,Mug,1,10,\n"
+        );
+        let found = conflicts(&csv);
+        let short: Vec<(usize, &str, &str)> = found.iter().map(|(r, c, v, _)| (*r, c.as_str(), v.as_str())).collect();
+        assert_eq!(
+            short,
+            vec![(1, "Cur", "USD"), (2, "Date", "06/11/2026"), (2, "Customer", "Gulf Co")]
+        );
+        assert!(
+            found[0].3.contains("line 2, this document's first row, says \"SAR\""),
+            "{}",
+            found[0].3
+        );
+        assert!(found[0].3.contains("correct the export"), "{}", found[0].3);
+    }
+
+    #[test]
+    fn a_value_where_the_first_row_is_blank_is_a_conflict() {
+        let csv = format!(
+            "{HEAD}A1,05/11/2026,SAR,Al Ofuq,,Pen,2,10,\n\
+             A1,05/11/2026,SAR,Al Ofuq,99.00,Cup,1,10,\n"
+        );
+        let found = conflicts(&csv);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].1.as_str(), found[0].2.as_str()), ("Total", "99.00"));
+        assert!(found[0].3.contains("leaves it blank"), "{}", found[0].3);
+    }
+
+    #[test]
+    fn an_unreadable_value_is_reported_where_it_is() {
+        // On the first row: its own error, and the rows repeating the right date are not blamed.
+        let csv = format!(
+            "{HEAD}A1,31/02/2026,SAR,Al Ofuq,,Pen,2,10,\n\
+             A1,05/11/2026,SAR,Al Ofuq,,Cup,1,10,\n"
+        );
+        assert_eq!(conflicts(&csv), vec![]);
+        // On a later row: a conflict, as nothing else reads that cell.
+        let csv = format!(
+            "{HEAD}A1,05/11/2026,SAR,Al Ofuq,,Pen,2,10,\n\
+             A1,31/02/2026,SAR,Al Ofuq,,Cup,1,10,\n"
+        );
+        let found = conflicts(&csv);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].0, found[0].2.as_str()), (1, "31/02/2026"));
+    }
+
+    #[test]
+    fn columns_that_also_feed_a_line_field_are_not_compared() {
+        // `Item` names the line and is also the document's note here: it differs on every row
+        // by design.
+        let m = MAPPING.replace(
+            "line.item_name = \"Item\"",
+            "line.item_name = \"Item\"\nnote = \"Item\"",
+        );
+        let (h, _) = rows_from_csv(HEAD, 1);
+        let b = bound(&m, &h);
+        let cols: Vec<usize> = b.document_columns().iter().map(|(c, _)| *c).collect();
+        // No, Date, Cur, Customer, Total; not Item (5).
+        assert_eq!(cols, vec![0, 1, 2, 3, 4]);
+    }
+}
