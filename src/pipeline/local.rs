@@ -191,8 +191,19 @@ impl Shared<'_> {
     }
 }
 
+/// As many threads as rayon's pool would have (`RAYON_NUM_THREADS` when it is a positive number,
+/// else one per core), without starting that pool: these threads do all the work, and asking
+/// rayon its size would start its threads only for them to wait.
+fn threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
+
 /// [`check_stream`] without a dispatcher: the same result files, rows and counts, with each
-/// batch read, evaluated and written by one thread (as many threads as rayon's pool has).
+/// batch read, evaluated and written by one thread (as many threads as [`threads`] says).
 pub(super) fn check_local(
     input: Input,
     bound: Arc<Bound>,
@@ -214,7 +225,7 @@ pub(super) fn check_local(
         turn: Condvar::new(),
         sink: Mutex::new(Sink { writer, summary }),
     };
-    let threads = rayon::current_num_threads().max(1);
+    let threads = threads();
     std::thread::scope(|scope| {
         let helpers: Vec<_> = (1..threads)
             .map(|_| scope.spawn(|| shared.work(&bound, opts, &file, &time)))
