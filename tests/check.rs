@@ -358,6 +358,74 @@ fn a_row_that_contradicts_its_documents_first_row_is_invalid_and_says_both_value
 }
 
 #[test]
+fn a_result_file_that_cannot_be_written_stops_that_input_and_keeps_the_earlier_results() {
+    // Writes past a file size limit fail (EFBIG, with SIGXFSZ ignored) in the middle of the
+    // result file, with one thread or several writing in turn; `timeout` turns a hang into a
+    // failure.
+    let dir = tempfile::tempdir().unwrap();
+    let made = bin()
+        .current_dir(dir.path())
+        .args([
+            "generate",
+            "--layout",
+            "xero",
+            "--rows",
+            "8000",
+            "--seed",
+            "4",
+            "--today",
+            "2026-11-21",
+        ])
+        .args(["--out", "x.csv", "-q"])
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let before = run(dir.path(), &["check", "--now", NOW, "x.csv", "-q"]);
+    assert!(
+        matches!(before.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&before.stderr)
+    );
+    let results = dir.path().join("results");
+    let files = |d: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let kept = files(&results);
+    assert!(kept.iter().any(|(n, b)| n == "x.result.csv" && b.len() > 1_000_000));
+    for threads in ["1", "2", "5"] {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(r#"trap "" XFSZ; ulimit -f 1000; exec timeout 120 "$0" "$@""#)
+            .arg(env!("CARGO_BIN_EXE_invoicedrop"))
+            .args(["check", "--now", NOW, "x.csv"])
+            .env("RAYON_NUM_THREADS", threads)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{threads} threads: {stderr}");
+        assert!(stderr.contains("File too large"), "{stderr}");
+        assert!(
+            stderr.contains("the result files of this input were not written") && stderr.contains("try again"),
+            "{stderr}"
+        );
+        // No half-written file, no temporary left behind: the earlier results as they were.
+        assert!(files(&results) == kept, "{threads} threads: the results folder changed");
+    }
+}
+
+#[test]
 fn whole_file_errors_exit_2_and_the_other_files_go_on() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("empty.csv"), "").unwrap();

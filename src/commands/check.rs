@@ -159,7 +159,13 @@ fn check_one(
         &mut summary,
         dispatch,
     )
-    .map_err(|e| format!("cannot write {}: {e}", writer.target().display()))?;
+    .map_err(|e| {
+        format!(
+            "{e}: the result files of this input were not written (whatever {} held before is kept); \
+             free some space (or raise the file size limit) and try again",
+            results.display()
+        )
+    })?;
     let finished = writer
         .finish()
         .map_err(|e| format!("cannot finish the result files: {e}"))?;
