@@ -34,8 +34,9 @@ pub enum Value {
     Kind(DocumentKind),
     /// A document type.
     Type(InvoiceType),
-    /// A VAT category.
-    Tax(TaxCategory),
+    /// A VAT category (boxed: the other values are a few words, and a field's value is moved
+    /// several times on its way into a line).
+    Tax(Box<TaxCategory>),
 }
 
 /// Where a value came from, for messages: a column, template, lookup or the mapping itself.
@@ -544,7 +545,7 @@ impl Bound {
     }
 
     /// Read one field of a row. `Ok(None)`: not mapped, or blank with no default.
-    pub fn field(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Result<Option<Sourced<'_>>, Issue> {
+    pub fn field(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Result<Option<Sourced<'_>>, Box<Issue>> {
         let v = self.view(row, header);
         let Some((cell, text, label)) = self.raw(f, &v) else {
             return Ok(None);
@@ -587,7 +588,7 @@ impl Bound {
             } else {
                 text.to_string()
             };
-            Issue::error(code, label.map(str::to_string), Some(shown), msg)
+            Box::new(Issue::error(code, label.map(str::to_string), Some(shown), msg))
         };
         let fail = |msg: String| issue("INV-MAP-VALUE", msg);
         let value = match def.ty {
@@ -603,7 +604,9 @@ impl Bound {
             FieldType::Bool => Value::Bool(transform::parse_bool(cell, text).map_err(fail)?),
             FieldType::Kind => Value::Kind(parse_kind(text).map_err(fail)?),
             FieldType::InvoiceType => Value::Type(parse_invoice_type(text).map_err(fail)?),
-            FieldType::Tax => Value::Tax(self.tax(cell, text, rule).map_err(|m| issue("INV-MAP-TAX", m))?),
+            FieldType::Tax => Value::Tax(Box::new(
+                self.tax(cell, text, rule).map_err(|m| issue("INV-MAP-TAX", m))?,
+            )),
         };
         Ok(Some(Sourced { value, label }))
     }

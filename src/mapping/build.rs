@@ -167,7 +167,7 @@ impl Ctx<'_> {
             }
             Ok(None) => None,
             Err(e) => {
-                self.issues.push((Some(idx), e));
+                self.issues.push((Some(idx), *e));
                 None
             }
         }
@@ -287,13 +287,13 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
                 }
                 Ok(None) => None,
                 Err(e) => {
-                    cx.issues.push((Some(idx), e));
+                    cx.issues.push((Some(idx), *e));
                     None
                 }
             }
         };
         let mut tax = match get(fid!("line.tax")) {
-            Some(Value::Tax(t)) => Some(t),
+            Some(Value::Tax(t)) => Some(*t),
             _ => None,
         };
         let cat = text(get(fid!("line.tax_category")));
