@@ -132,6 +132,13 @@ fn check_typed(ty: FieldType, text: &str, style: &NumberStyle, formats: &[String
 /// `invoice`, `credit_note`, `debit_note` (also `credit note`, `credit-note`).
 pub fn parse_kind(text: &str) -> Result<crate::model::DocumentKind, String> {
     use crate::model::DocumentKind::*;
+    // The words themselves (what a `map` gives): no normalising, no allocation.
+    match text {
+        "invoice" => return Ok(Invoice),
+        "credit_note" => return Ok(CreditNote),
+        "debit_note" => return Ok(DebitNote),
+        _ => {}
+    }
     match norm_value(text).replace([' ', '-'], "_").as_str() {
         "invoice" => Ok(Invoice),
         "credit_note" | "credit" => Ok(CreditNote),
