@@ -9,6 +9,11 @@
 #   BIN_UNDER_TEST=/path/to/invoicedrop scripts/bench_instructions.sh   # another build, same data
 #
 # Needs valgrind (apt-get install -y valgrind). Figures and their history: BENCHMARKS.md.
+#
+# One thread (RAYON_NUM_THREADS=1, unless set): with two, how the batches fall between the
+# threads changes from run to run and so does the count, by up to 0.5 % (counts before
+# 2026-11-25 evening were taken with two threads).
+export RAYON_NUM_THREADS="${RAYON_NUM_THREADS:-1}"
 source "$(dirname "$0")/bench_lib.sh"
 ROWS="${ROWS:-20000}"
 if ! command -v valgrind >/dev/null; then
