@@ -7,10 +7,15 @@
 //! into the wrong invoice, an edited cell. Taking the first row's value silently would issue a
 //! document the export does not describe, so the row gets an error naming the column, both values
 //! and the first row's line, and the document is not sent.
+//!
+//! The columns a skip rule reads are compared too (their texts, ignoring case, as the rule
+//! does): a document whose first row says `Paid` and another row `Voided` is not sent on the
+//! first row's word.
 
 use super::Issue;
 use super::apply::Bound;
 use super::fields::FieldId;
+use super::load::norm_value;
 use crate::ingest::{CellRef, Row};
 use crate::text::Trimmed;
 
@@ -24,10 +29,16 @@ fn same_text(a: CellRef<'_>, b: CellRef<'_>) -> bool {
     }
 }
 
-/// True when the two rows give every field in `fields` the same value: texts that differ only in
+/// True when the two rows give every field in `fields` the same value (for a column only a skip
+/// rule reads, the same text but for case): texts that differ only in
 /// how they are written (`2026-11-03` and `11/03/2026` where the mapping reads both formats,
 /// `15` and `15.00`, two spellings the mapping's `map` turns into one code) agree.
-fn same_values(bound: &Bound, fields: &[FieldId], a: &Row, b: &Row) -> bool {
+fn same_values(bound: &Bound, fields: &[FieldId], a: &Row, b: &Row, column: usize) -> bool {
+    if fields.is_empty() {
+        // A skip rule's column: its rule compares texts ignoring case, so do these.
+        let norm = |r: &Row| norm_value(&r.get(column).as_text());
+        return norm(a) == norm(b);
+    }
     let header = |r: &Row| bound.header_row(r).ok().flatten();
     let (ha, hb) = (header(a), header(b));
     fields.iter().all(|&f| {
@@ -58,7 +69,8 @@ pub(super) fn check(bound: &Bound, rows: &[(usize, &Row)], issues: &mut Vec<(Opt
         for ((c, fields), &there) in columns.iter().zip(&firsts) {
             let here = row.get(*c);
             // Equal cells first: the usual case, one comparison.
-            if here == there || here.is_blank() || same_text(here, there) || same_values(bound, fields, first, row) {
+            if here == there || here.is_blank() || same_text(here, there) || same_values(bound, fields, first, row, *c)
+            {
                 continue;
             }
             let was = there.as_text();
@@ -75,9 +87,9 @@ pub(super) fn check(bound: &Bound, rows: &[(usize, &Row)], issues: &mut Vec<(Opt
                     Some(bound.column_label(*c).to_string()),
                     Some(here.as_text().trimmed().to_string()),
                     format!(
-                        "line {}, this document's first row, {said}; a document's fields are read from its first row, \
-                         so its other rows must repeat them or leave them blank: correct the export, or give these \
-                         rows a document number of their own",
+                        "line {}, this document's first row, {said}; a document is read from its first row, so its \
+                         other rows must repeat what it says in this column or leave it blank: correct the export, or \
+                         give these rows a document number of their own",
                         first.source.line
                     ),
                 ),
@@ -219,6 +231,31 @@ line.tax = { column = "Tax", default = "15%" }
         let found = conflicts(&csv);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!((found[0].0, found[0].2.as_str()), (1, "31/02/2026"));
+    }
+
+    #[test]
+    fn a_skip_rules_column_is_compared_ignoring_case() {
+        let m = format!("{MAPPING}\n[[skip]]\ncolumn = \"Status\"\nequals = [\"Voided\"]\nreason = \"voided\"\n");
+        let csv = "No,Date,Cur,Customer,Total,Item,Qty,Price,Tax,Status\n\
+                   A1,05/11/2026,SAR,Al Ofuq,,Pen,2,10,,Paid\n\
+                   A1,05/11/2026,SAR,Al Ofuq,,Cup,1,10,,PAID\n\
+                   A1,05/11/2026,SAR,Al Ofuq,,Mug,1,10,,Voided\n\
+                   A1,05/11/2026,SAR,Al Ofuq,,Box,1,10,,\n";
+        let (h, rows) = rows_from_csv(csv, 1);
+        let b = bound(&m, &h);
+        let units = group_all(&b, rows);
+        let Some(Unit::Document(d)) = units.first() else {
+            panic!("no document in {units:?}");
+        };
+        assert!(d.skip.is_none(), "the first row decides: {:?}", d.skip);
+        let built = build(d, &b, &std::sync::Arc::new(crate::model::example::seller()));
+        let found: Vec<(Option<usize>, &str, Option<&str>)> = built
+            .issues
+            .iter()
+            .filter(|(_, i)| i.code == "INV-MAP-CONFLICT")
+            .map(|(r, i)| (*r, i.column.as_deref().unwrap_or(""), i.value.as_deref()))
+            .collect();
+        assert_eq!(found, vec![(Some(2), "Status", Some("Voided"))]);
     }
 
     #[test]

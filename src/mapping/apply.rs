@@ -325,12 +325,19 @@ impl Bound {
         Ok(bound)
     }
 
-    /// The columns of the file itself (not of a joined header file) read by a document field
-    /// and by no line field, in column order, each with the document fields it feeds.
+    /// The columns of the file itself (not of a joined header file) read by a document field or
+    /// a skip rule and by no line field, in column order, each with the document fields it
+    /// feeds (none for a column only a skip rule reads).
     fn find_document_columns(&self) -> Box<[(usize, Box<[FieldId]>)]> {
         let width = self.headers.width();
         let mut doc: Vec<Vec<FieldId>> = vec![Vec::new(); width];
         let mut line = vec![false; width];
+        let mut skip = vec![false; width];
+        for &i in self.skip.iter().flatten() {
+            if let Some(s) = skip.get_mut(i) {
+                *s = true;
+            }
+        }
         for (f, src) in self.fields.iter().enumerate() {
             let cols: Vec<usize> = match src {
                 Some(RSource::Column(Some(i))) => vec![*i],
@@ -353,14 +360,15 @@ impl Bound {
         }
         doc.into_iter()
             .enumerate()
-            .filter(|(i, fields)| !fields.is_empty() && !line[*i])
+            .filter(|(i, fields)| (!fields.is_empty() || skip[*i]) && !line[*i])
             .map(|(i, fields)| (i, fields.into_boxed_slice()))
             .collect()
     }
 
-    /// The file's columns that feed document fields (read from a document's first row) and no
-    /// line field, each with the fields it feeds: the rows of one document repeat them or leave
-    /// them blank, so a row that says something else there contradicts its document.
+    /// The file's columns that feed document fields or skip rules (read from a document's first
+    /// row) and no line field, each with the fields it feeds (none: a skip rule's column only):
+    /// the rows of one document repeat them or leave them blank, so a row that says something
+    /// else there contradicts its document.
     pub fn document_columns(&self) -> &[(usize, Box<[FieldId]>)] {
         &self.doc_columns
     }
