@@ -87,9 +87,11 @@ pub(super) fn check(bound: &Bound, rows: &[(usize, &Row)], issues: &mut Vec<(Opt
                     Some(bound.column_label(*c).to_string()),
                     Some(here.as_text().trimmed().to_string()),
                     format!(
-                        "line {}, this document's first row, {said}; a document is read from its first row, so its \
+                        "{} {}, this document's first row, {said}; a document is read from its first row, so its \
                          other rows must repeat what it says in this column or leave it blank: correct the export, or \
                          give these rows a document number of their own",
+                        // As the file's other messages name it: a line of text, a row of a sheet.
+                        if first.source.sheet.is_some() { "row" } else { "line" },
                         first.source.line
                     ),
                 ),
@@ -201,6 +203,31 @@ line.tax = { column = "Tax", default = "15%" }
             found[0].3
         );
         assert!(found[0].3.contains("correct the export"), "{}", found[0].3);
+    }
+
+    #[test]
+    fn a_sheets_first_row_is_named_as_a_row() {
+        let (h, mut rows) = rows_from_csv(
+            &format!("{HEAD}A1,05/11/2026,SAR,Al Ofuq,,Pen,2,10,\nA1,05/11/2026,USD,Al Ofuq,,Cup,1,10,\n"),
+            1,
+        );
+        for r in &mut rows {
+            r.source.sheet = Some("Invoices".into());
+        }
+        let b = bound(MAPPING, &h);
+        let units = group_all(&b, rows);
+        let Some(Unit::Document(d)) = units.first() else {
+            panic!("no document in {units:?}");
+        };
+        let built = build(d, &b, &std::sync::Arc::new(crate::model::example::seller()));
+        let (_, issue) = built.issues.iter().find(|(_, i)| i.code == "INV-MAP-CONFLICT").unwrap();
+        assert!(
+            issue
+                .message
+                .starts_with("row 2, this document's first row, says \"SAR\""),
+            "{}",
+            issue.message
+        );
     }
 
     #[test]
