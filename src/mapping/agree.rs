@@ -68,7 +68,8 @@ pub(super) fn check(bound: &Bound, rows: &[(usize, &Row)], issues: &mut Vec<(Opt
     for &(idx, row) in rest {
         for ((c, fields), &there) in columns.iter().zip(&firsts) {
             let here = row.get(*c);
-            // Equal cells first: the usual case, one comparison.
+            // Equal cells first (the usual case: the derived comparison, inlined; starting with
+            // `same_text` instead cost 0.3 % more instructions), then blanks, then values.
             if here == there || here.is_blank() || same_text(here, there) || same_values(bound, fields, first, row, *c)
             {
                 continue;
@@ -140,15 +141,15 @@ line.unit_price = "Price"
 line.tax = { column = "Tax", default = "15%" }
 "#;
 
-    /// The conflicts of the first document of `csv`: (row index in the document, column, value,
-    /// message).
-    fn conflicts(csv: &str) -> Vec<(usize, String, String, String)> {
-        let (h, rows) = rows_from_csv(csv, 1);
-        let b = bound(MAPPING, &h);
+    /// The conflicts found in the first document of `rows` (made by `rows_from_csv` from
+    /// `header`) read with `mapping`: (row index in the document, column, value, message).
+    fn conflicts_in(mapping: &str, header: &[Vec<String>], rows: Vec<Row>) -> Vec<(usize, String, String, String)> {
+        let b = bound(mapping, header);
         let units = group_all(&b, rows);
         let Some(Unit::Document(d)) = units.first() else {
             panic!("no document in {units:?}");
         };
+        assert!(d.skip.is_none(), "the first row decides: {:?}", d.skip);
         let built = build(d, &b, &std::sync::Arc::new(crate::model::example::seller()));
         built
             .issues
@@ -159,6 +160,12 @@ line.tax = { column = "Tax", default = "15%" }
                 (r.unwrap(), i.column.unwrap(), i.value.unwrap(), i.message)
             })
             .collect()
+    }
+
+    /// [`conflicts_in`] a CSV text read with [`MAPPING`].
+    fn conflicts(csv: &str) -> Vec<(usize, String, String, String)> {
+        let (h, rows) = rows_from_csv(csv, 1);
+        conflicts_in(MAPPING, &h, rows)
     }
 
     const HEAD: &str = "No,Date,Cur,Customer,Total,Item,Qty,Price,Tax\n";
@@ -214,19 +221,12 @@ line.tax = { column = "Tax", default = "15%" }
         for r in &mut rows {
             r.source.sheet = Some("Invoices".into());
         }
-        let b = bound(MAPPING, &h);
-        let units = group_all(&b, rows);
-        let Some(Unit::Document(d)) = units.first() else {
-            panic!("no document in {units:?}");
-        };
-        let built = build(d, &b, &std::sync::Arc::new(crate::model::example::seller()));
-        let (_, issue) = built.issues.iter().find(|(_, i)| i.code == "INV-MAP-CONFLICT").unwrap();
+        let found = conflicts_in(MAPPING, &h, rows);
+        assert_eq!(found.len(), 1, "{found:?}");
         assert!(
-            issue
-                .message
-                .starts_with("row 2, this document's first row, says \"SAR\""),
+            found[0].3.starts_with("row 2, this document's first row, says \"SAR\""),
             "{}",
-            issue.message
+            found[0].3
         );
     }
 
@@ -263,26 +263,17 @@ line.tax = { column = "Tax", default = "15%" }
     #[test]
     fn a_skip_rules_column_is_compared_ignoring_case() {
         let m = format!("{MAPPING}\n[[skip]]\ncolumn = \"Status\"\nequals = [\"Voided\"]\nreason = \"voided\"\n");
-        let csv = "No,Date,Cur,Customer,Total,Item,Qty,Price,Tax,Status\n\
-                   A1,05/11/2026,SAR,Al Ofuq,,Pen,2,10,,Paid\n\
-                   A1,05/11/2026,SAR,Al Ofuq,,Cup,1,10,,PAID\n\
-                   A1,05/11/2026,SAR,Al Ofuq,,Mug,1,10,,Voided\n\
-                   A1,05/11/2026,SAR,Al Ofuq,,Box,1,10,,\n";
-        let (h, rows) = rows_from_csv(csv, 1);
-        let b = bound(&m, &h);
-        let units = group_all(&b, rows);
-        let Some(Unit::Document(d)) = units.first() else {
-            panic!("no document in {units:?}");
-        };
-        assert!(d.skip.is_none(), "the first row decides: {:?}", d.skip);
-        let built = build(d, &b, &std::sync::Arc::new(crate::model::example::seller()));
-        let found: Vec<(Option<usize>, &str, Option<&str>)> = built
-            .issues
-            .iter()
-            .filter(|(_, i)| i.code == "INV-MAP-CONFLICT")
-            .map(|(r, i)| (*r, i.column.as_deref().unwrap_or(""), i.value.as_deref()))
-            .collect();
-        assert_eq!(found, vec![(Some(2), "Status", Some("Voided"))]);
+        let (h, rows) = rows_from_csv(
+            "No,Date,Cur,Customer,Total,Item,Qty,Price,Tax,Status\n\
+             A1,05/11/2026,SAR,Al Ofuq,,Pen,2,10,,Paid\n\
+             A1,05/11/2026,SAR,Al Ofuq,,Cup,1,10,,PAID\n\
+             A1,05/11/2026,SAR,Al Ofuq,,Mug,1,10,,Voided\n\
+             A1,05/11/2026,SAR,Al Ofuq,,Box,1,10,,\n",
+            1,
+        );
+        let found = conflicts_in(&m, &h, rows);
+        let short: Vec<(usize, &str, &str)> = found.iter().map(|(r, c, v, _)| (*r, c.as_str(), v.as_str())).collect();
+        assert_eq!(short, vec![(2, "Status", "Voided")]);
     }
 
     #[test]

@@ -341,12 +341,7 @@ fn count_kind(by_kind: &mut BTreeMap<String, u64>, kind: &str, invoice_type: &st
     key.push_str(kind);
     key.push('/');
     key.push_str(invoice_type);
-    match by_kind.get_mut(key.as_str()) {
-        Some(n) => *n += 1,
-        None => {
-            by_kind.insert(key.into_string(), 1);
-        }
-    }
+    *crate::results::summary::entry(by_kind, &key) += 1;
 }
 
 /// Write one batch's outcomes, in input order, and count them into the summary.

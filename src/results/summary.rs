@@ -162,7 +162,7 @@ fn unknown_if_empty<'a>(s: &'a str, unknown: &'a str) -> &'a str {
 
 /// The entry of `key` in `map`, made (and the key copied) only when it is not there yet: a
 /// summary has few keys and is added to for every document.
-fn entry<'m, V: Default>(map: &'m mut BTreeMap<String, V>, key: &str) -> &'m mut V {
+pub(crate) fn entry<'m, V: Default>(map: &'m mut BTreeMap<String, V>, key: &str) -> &'m mut V {
     if !map.contains_key(key) {
         map.insert(key.to_string(), V::default());
     }
