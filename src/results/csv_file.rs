@@ -16,6 +16,10 @@ pub(crate) struct CsvResult {
     target: PathBuf,
     width: usize,
     line: Vec<u8>,
+    /// The result cells of the last row written and their text (from the `,` before the first
+    /// to the `\n`): the next row of the same document usually has the same, and then copies
+    /// the text instead of spelling and quoting ten cells again.
+    last: Option<(ResultRow, Vec<u8>)>,
 }
 
 /// A field the csv crate would quote (its `QuoteStyle::Necessary` with the default delimiter,
@@ -29,10 +33,25 @@ fn needs_quotes(field: &[u8]) -> bool {
 
 /// Append one field as the csv crate writes it.
 fn push_field(line: &mut Vec<u8>, field: &[u8]) {
+    // Most result cells are empty or a few bytes (a status, a number, a time): those are copied
+    // a byte at a time, without the set-up of the wide scan and of a `memcpy` call.
+    if field.len() <= 24 {
+        if field.iter().any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r')) {
+            push_quoted(line, field);
+        } else {
+            line.extend(field.iter().copied());
+        }
+        return;
+    }
     if !needs_quotes(field) {
         line.extend_from_slice(field);
         return;
     }
+    push_quoted(line, field);
+}
+
+/// Append one field in quotes, each quote in it doubled.
+fn push_quoted(line: &mut Vec<u8>, field: &[u8]) {
     line.push(b'"');
     // Copy the runs between quotes whole, doubling each quote.
     let mut rest = field;
@@ -78,6 +97,7 @@ impl CsvResult {
             target: target.to_path_buf(),
             width: headers.len(),
             line,
+            last: None,
         })
     }
 
@@ -117,15 +137,25 @@ impl CsvResult {
     /// Append the result cells to the line and write it.
     fn finish_line(&mut self, result: &ResultRow) -> Result<(), ResultsError> {
         let (width, line) = (self.width, &mut self.line);
-        result.with_texts(|results| {
-            for (j, r) in results.iter().enumerate() {
-                if width > 0 || j > 0 {
-                    line.push(b',');
-                }
-                push_field(line, r.as_bytes());
+        match &mut self.last {
+            Some((cells, text)) if cells.same_cells(result) => line.extend_from_slice(text),
+            last => {
+                let start = line.len();
+                result.with_texts(|results| {
+                    for (j, r) in results.iter().enumerate() {
+                        if width > 0 || j > 0 {
+                            line.push(b',');
+                        }
+                        push_field(line, r.as_bytes());
+                    }
+                    line.push(b'\n');
+                });
+                let (cells, text) = last.get_or_insert_with(|| (ResultRow::new(result.status, ""), Vec::new()));
+                cells.copy_cells(result);
+                text.clear();
+                text.extend_from_slice(&line[start..]);
             }
-            line.push(b'\n');
-        });
+        }
         self.out
             .write_all(&self.line)
             .map_err(|e| ResultsError::io(&self.target, e))
@@ -210,6 +240,57 @@ mod tests {
         }
         csv.commit().unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), want);
+    }
+
+    /// Result rows that differ from the first in one result cell each (and one the same).
+    fn result_rows() -> Vec<ResultRow> {
+        let base = ResultRow::new(super::super::RowStatus::Valid, "2026-11-21T09:00:00Z");
+        let mut rows = vec![base.clone(), base.clone()];
+        let changes: [fn(&mut ResultRow); 10] = [
+            |r| r.status = super::super::RowStatus::Invalid,
+            |r| r.document = "INV-2".into(),
+            |r| r.uuid = "u-1".into(),
+            |r| r.qr = "QR==".into(),
+            |r| r.xml_file = "a, b.xml".into(),
+            |r| r.qr_file = "q.png".into(),
+            |r| r.errors = vec!["E1 column \"x\": bad".into()],
+            |r| r.warnings = vec!["W1: a".into(), "W2: b".into()],
+            |r| r.attempts = 3,
+            |r| r.time = "2026-11-21T09:00:01Z".into(),
+        ];
+        for change in changes {
+            let mut r = base.clone();
+            change(&mut r);
+            rows.push(r);
+        }
+        rows
+    }
+
+    proptest::proptest! {
+        /// Rows in any order, the same result as the row before or not, are each written with
+        /// their own result cells (the text of the last row's is reused only when they agree).
+        #[test]
+        fn each_row_has_its_own_result_cells(order in proptest::collection::vec(0usize..12, 1..30)) {
+            let rows = result_rows();
+            let dir = tempfile::tempdir().unwrap();
+            let target = dir.path().join("x.result.csv");
+            let headers = vec!["A".to_string()];
+            let mut csv = CsvResult::create(&target, &headers).unwrap();
+            let header: Vec<String> = headers.iter().cloned().chain(RESULT_COLUMNS.map(String::from)).collect();
+            let mut want = "\u{feff}".as_bytes().to_vec();
+            want.extend(by_the_crate(&header));
+            for (n, &i) in order.iter().enumerate() {
+                let cells = [n.to_string()];
+                csv.write(&cells, &rows[i]).unwrap();
+                let record: Vec<String> = CsvResult::record(1, &cells, &rows[i].cells())
+                    .into_iter()
+                    .map(String::from)
+                    .collect();
+                want.extend(by_the_crate(&record));
+            }
+            csv.commit().unwrap();
+            proptest::prop_assert_eq!(std::fs::read(&target).unwrap(), want);
+        }
     }
 
     #[test]
