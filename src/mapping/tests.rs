@@ -458,3 +458,74 @@ fn a_field_not_mapped_reads_as_nothing() {
     // A mapped field is read, value or error: the quantity "x" is an error, not nothing.
     assert!(b.field(super::fields::fid!("line.quantity"), &rows[0], None).is_err());
 }
+
+/// A field read straight from its column and one read through the general path (a default, a
+/// value map, an untrimmed column, a spreadsheet's typed cell) give what the mapping says, on a
+/// CSV row (text cells) and on a spreadsheet row (cells) alike.
+#[test]
+fn fields_read_the_same_from_text_and_from_cells() {
+    let toml = r#"
+[defaults]
+date_format = "%d/%m/%Y"
+[fields]
+number = "No"
+issue_date = "Date"
+line.item_name = "Name"
+buyer.name = "Name"
+buyer.city = { column = "City", trim = false }
+line.quantity = { column = "Qty", default = "1" }
+line.unit_price = "Price"
+kind = { column = "Kind", map = { "CN" = "credit_note", "*" = "invoice" } }
+"#;
+    let headers = vec![
+        ["No", "Name", "City", "Qty", "Price", "Kind", "Date"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    let b = bound(toml, &headers);
+    let texts = [" A1 ", "  Al Ofuq ", "  ", "", " 2.50 ", "cn", "05/11/2026"];
+    let source = SourceRef {
+        file: Arc::from("test.csv"),
+        sheet: None,
+        line: 2,
+    };
+    let mut text = String::new();
+    let mut ends = Vec::new();
+    for t in texts {
+        text.push_str(t);
+        ends.push(text.len());
+    }
+    let csv_row = Row::from_text(source.clone(), &text, &ends, texts.len(), 0).unwrap();
+    let mut cells: Vec<Cell> = texts
+        .iter()
+        .map(|t| {
+            if t.is_empty() {
+                Cell::Empty
+            } else {
+                Cell::Text((*t).into())
+            }
+        })
+        .collect();
+    let sheet_row = Row::new(source.clone(), cells.clone());
+    cells[4] = Cell::Number(dec!(2.50));
+    let typed_row = Row::new(source, cells);
+    let value = |row: &Row, name: &str| {
+        b.field(fields::field_id(name).unwrap(), row, None)
+            .unwrap()
+            .map(|s| s.value)
+    };
+    for row in [&csv_row, &sheet_row, &typed_row] {
+        assert_eq!(value(row, "number"), Some(Value::Text("A1".into())));
+        assert_eq!(value(row, "buyer.name"), Some(Value::Text("Al Ofuq".into())));
+        // Not trimmed: white space is the value.
+        assert_eq!(value(row, "buyer.city"), Some(Value::Text("  ".into())));
+        // Blank: the default.
+        assert_eq!(value(row, "line.quantity"), Some(Value::Decimal(dec!(1))));
+        assert_eq!(value(row, "line.unit_price"), Some(Value::Decimal(dec!(2.50))));
+        assert_eq!(value(row, "kind"), Some(Value::Kind(DocumentKind::CreditNote)));
+        assert_eq!(
+            value(row, "issue_date"),
+            Some(Value::Date(chrono::NaiveDate::from_ymd_opt(2026, 11, 5).unwrap()))
+        );
+    }
+}
