@@ -564,14 +564,20 @@ impl Bound {
             && *i < self.headers.width()
             && rule.map.is_empty()
             && rule.map_other.is_none()
-            && let CellRef::Text(t) = row.get(*i)
         {
-            let text = if rule.trim { t.trimmed() } else { t };
-            if !text.is_empty() {
-                let cell = CellRef::Text(t);
-                return self
-                    .value(FIELDS[f].ty, rule, cell, text, Some(self.label(*i)))
-                    .map(Some);
+            match row.get(*i) {
+                CellRef::Text(t) => {
+                    let text = if rule.trim { t.trimmed() } else { t };
+                    if !text.is_empty() {
+                        let cell = CellRef::Text(t);
+                        return self
+                            .value(FIELDS[f].ty, rule, cell, text, Some(self.label(*i)))
+                            .map(Some);
+                    }
+                }
+                // Blank with no default: nothing to read.
+                CellRef::Empty if rule.default.is_none() => return Ok(None),
+                _ => {}
             }
         }
         let v = self.view(row, header);

@@ -472,18 +472,19 @@ number = "No"
 issue_date = "Date"
 line.item_name = "Name"
 buyer.name = "Name"
+buyer.vat_number = "VAT"
 buyer.city = { column = "City", trim = false }
 line.quantity = { column = "Qty", default = "1" }
 line.unit_price = "Price"
 kind = { column = "Kind", map = { "CN" = "credit_note", "*" = "invoice" } }
 "#;
     let headers = vec![
-        ["No", "Name", "City", "Qty", "Price", "Kind", "Date"]
+        ["No", "Name", "City", "Qty", "Price", "Kind", "Date", "VAT"]
             .map(String::from)
             .to_vec(),
     ];
     let b = bound(toml, &headers);
-    let texts = [" A1 ", "  Al Ofuq ", "  ", "", " 2.50 ", "cn", "05/11/2026"];
+    let texts = [" A1 ", "  Al Ofuq ", "  ", "", " 2.50 ", "cn", "05/11/2026", ""];
     let source = SourceRef {
         file: Arc::from("test.csv"),
         sheet: None,
@@ -519,8 +520,9 @@ kind = { column = "Kind", map = { "CN" = "credit_note", "*" = "invoice" } }
         assert_eq!(value(row, "buyer.name"), Some(Value::Text("Al Ofuq".into())));
         // Not trimmed: white space is the value.
         assert_eq!(value(row, "buyer.city"), Some(Value::Text("  ".into())));
-        // Blank: the default.
+        // Blank: the default, or nothing.
         assert_eq!(value(row, "line.quantity"), Some(Value::Decimal(dec!(1))));
+        assert_eq!(value(row, "buyer.vat_number"), None);
         assert_eq!(value(row, "line.unit_price"), Some(Value::Decimal(dec!(2.50))));
         assert_eq!(value(row, "kind"), Some(Value::Kind(DocumentKind::CreditNote)));
         assert_eq!(
