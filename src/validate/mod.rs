@@ -142,9 +142,25 @@ pub fn validate_computed(
     categories::check(doc, &mut out);
     totals::check(doc, &computed, &mut out);
     erp::check(doc, ctx, &computed, &mut out);
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|f| seen.insert((f.code.clone(), f.path.clone(), f.value.clone())));
+    drop_repeated(&mut out);
     out
+}
+
+/// The same finding (code, path and value) found by two rules is reported once, where it was
+/// first found. Most documents have no finding or one: nothing to compare, no set made,
+/// nothing copied.
+fn drop_repeated(out: &mut Vec<Finding>) {
+    if out.len() < 2 {
+        return;
+    }
+    let repeated: Vec<bool> = {
+        let mut seen = std::collections::HashSet::with_capacity(out.len());
+        out.iter().map(|f| !seen.insert((&f.code, &f.path, &f.value))).collect()
+    };
+    if repeated.contains(&true) {
+        let mut repeated = repeated.into_iter();
+        out.retain(|_| !repeated.next().unwrap_or(false));
+    }
 }
 
 /// [`validate`] for many documents, one document per rayon task; results in input order.
@@ -200,6 +216,37 @@ mod tests {
         let n = keys.len();
         keys.dedup();
         assert_eq!(keys.len(), n);
+    }
+
+    #[test]
+    fn a_finding_made_twice_is_kept_once_where_it_was_first() {
+        let f =
+            |code: &str, path: &str, value: Option<&str>| Finding::error(code, path, value.map(str::to_string), "m");
+        let mut out = vec![
+            f("A", "x", Some("1")),
+            f("B", "x", Some("1")),
+            f("A", "x", Some("1")),
+            f("A", "y", Some("1")),
+            f("A", "x", None),
+            f("B", "x", Some("1")),
+        ];
+        drop_repeated(&mut out);
+        let kept: Vec<_> = out
+            .iter()
+            .map(|f| (f.code.as_str(), f.path.as_str(), f.value.as_deref()))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("A", "x", Some("1")),
+                ("B", "x", Some("1")),
+                ("A", "y", Some("1")),
+                ("A", "x", None)
+            ]
+        );
+        let mut one = vec![f("A", "x", None)];
+        drop_repeated(&mut one);
+        assert_eq!(one.len(), 1);
     }
 
     #[test]
