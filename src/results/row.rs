@@ -180,36 +180,6 @@ impl ResultRow {
         out
     }
 
-    /// True when `other` has the same result cells (everything [`with_texts`](Self::with_texts)
-    /// spells; the structured findings are not compared): the rows of one document usually do.
-    pub(crate) fn same_cells(&self, other: &ResultRow) -> bool {
-        self.status == other.status
-            && self.attempts == other.attempts
-            && self.document == other.document
-            && self.time == other.time
-            && self.errors == other.errors
-            && self.warnings == other.warnings
-            && self.uuid == other.uuid
-            && self.qr == other.qr
-            && self.xml_file == other.xml_file
-            && self.qr_file == other.qr_file
-    }
-
-    /// Make the result cells those of `other` (reusing this row's allocations; the structured
-    /// findings are left out).
-    pub(crate) fn copy_cells(&mut self, other: &ResultRow) {
-        self.status = other.status;
-        self.attempts = other.attempts;
-        self.document.clone_from(&other.document);
-        self.time.clone_from(&other.time);
-        self.errors.clone_from(&other.errors);
-        self.warnings.clone_from(&other.warnings);
-        self.uuid.clone_from(&other.uuid);
-        self.qr.clone_from(&other.qr);
-        self.xml_file.clone_from(&other.xml_file);
-        self.qr_file.clone_from(&other.qr_file);
-    }
-
     /// The cells of the result columns, in [`RESULT_COLUMNS`] order.
     pub fn cells(&self) -> [String; RESULT_COLUMNS.len()] {
         self.with_texts(|t| t.map(str::to_string))
