@@ -4,6 +4,8 @@
 # few per cent (below this VM's ±30 % drift in wall time) can be compared. Cycles are not
 # counted (no hardware counters in this VM): a change that saves cache misses or contention
 # rather than instructions shows only in wall and CPU time (scripts/bench_check.sh).
+# The reverse happens too: a change that saved 1.1 % of the instructions cost 7 % more CPU
+# (ten short memcmp calls a row; BENCHMARKS.md, 2026-11-25 night), so time a change as well.
 #
 #   scripts/bench_instructions.sh             # the release build of this tree
 #   BIN_UNDER_TEST=/path/to/invoicedrop scripts/bench_instructions.sh   # another build, same data
