@@ -53,14 +53,7 @@ pub fn push_decimal_plain(out: &mut String, d: &Decimal) {
         }
     };
     let scale = d.scale() as usize;
-    let mut buf = [0u8; 20];
-    let mut at = buf.len();
-    let mut n = m;
-    while n > 0 {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-    }
+    let (buf, at) = decimal_digits(m);
     // ASCII digits: always UTF-8.
     let digits = std::str::from_utf8(&buf[at..]).unwrap_or_default();
     out.reserve(digits.len() + scale + 3);
@@ -81,19 +74,24 @@ pub fn push_decimal_plain(out: &mut String, d: &Decimal) {
     }
 }
 
-/// `n` in decimal digits, appended to `out` (without the formatting machinery).
-pub fn push_u64(out: &mut String, n: u64) {
+/// `n` in decimal ASCII digits, without going through `format!`: the digits are `buf[from..]`.
+pub fn decimal_digits(mut n: u64) -> ([u8; 20], usize) {
     let mut buf = [0u8; 20];
     let mut at = buf.len();
-    let mut n = n;
     loop {
         at -= 1;
         buf[at] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
-            break;
+            return (buf, at);
         }
     }
+}
+
+/// `n` in decimal digits, appended to `out` (without the formatting machinery).
+pub fn push_u64(out: &mut String, n: u64) {
+    let (buf, at) = decimal_digits(n);
+    // ASCII digits: always UTF-8.
     out.push_str(std::str::from_utf8(&buf[at..]).unwrap_or_default());
 }
 
@@ -147,6 +145,14 @@ pub fn time_text(t: NaiveTime) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn decimal_digits_match_to_string() {
+        for n in [0u64, 1, 9, 10, 99, 100, 12345, u64::from(u32::MAX), u64::MAX] {
+            let (buf, from) = decimal_digits(n);
+            assert_eq!(std::str::from_utf8(&buf[from..]).unwrap(), n.to_string());
+        }
+    }
+
     proptest::proptest! {
         /// The same text as `Decimal::to_string` and chrono's `%Y-%m-%d`.
         #[test]
@@ -159,6 +165,8 @@ mod tests {
                 let mut n = String::new();
                 push_u64(&mut n, m.unsigned_abs());
                 proptest::prop_assert_eq!(n, m.unsigned_abs().to_string());
+                let (buf, from) = decimal_digits(m.unsigned_abs());
+                proptest::prop_assert_eq!(std::str::from_utf8(&buf[from..]).unwrap(), m.unsigned_abs().to_string());
             }
             let date = NaiveDate::from_num_days_from_ce_opt(days).unwrap_or_default();
             proptest::prop_assert_eq!(date_text(date), date.format("%Y-%m-%d").to_string());

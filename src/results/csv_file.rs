@@ -162,20 +162,6 @@ pub(crate) fn csv_error(path: &Path, e: csv::Error) -> ResultsError {
     }
 }
 
-/// `n` in decimal ASCII digits, without going through `format!`: the digits are `buf[from..]`.
-pub(crate) fn decimal_digits(mut n: u32) -> ([u8; 10], usize) {
-    let mut buf = [0u8; 10];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return (buf, i);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,13 +300,5 @@ mod tests {
             "{}",
             files[0]
         );
-    }
-
-    #[test]
-    fn decimal_digits_match_to_string() {
-        for n in [0u32, 1, 9, 10, 99, 100, 12345, u32::MAX] {
-            let (buf, from) = decimal_digits(n);
-            assert_eq!(std::str::from_utf8(&buf[from..]).unwrap(), n.to_string());
-        }
     }
 }
