@@ -34,29 +34,16 @@ fn solid(b: u8) -> bool {
 /// A decimal as `to_string()` writes it (its scale kept: `12.50`), in one pass over its digits
 /// when the mantissa fits a `u64`, as every amount of an export does.
 pub fn decimal_plain(d: &Decimal) -> String {
-    let mut out = String::new();
-    push_decimal_plain(&mut out, d);
-    out
-}
-
-/// [`decimal_plain`], appended to `out` (the digits spelled on the stack: no allocation of
-/// their own).
-pub fn push_decimal_plain(out: &mut String, d: &Decimal) {
     let mantissa = d.mantissa();
-    let m = match u64::try_from(mantissa.unsigned_abs()) {
-        Ok(m) if m != 0 => m,
-        _ => {
-            use std::fmt::Write;
-            // Writing into a String cannot fail.
-            let _ = write!(out, "{d}");
-            return;
-        }
+    let Ok(m) = u64::try_from(mantissa.unsigned_abs()) else {
+        return d.to_string();
     };
+    if m == 0 {
+        return d.to_string();
+    }
     let scale = d.scale() as usize;
-    let (buf, at) = decimal_digits(m);
-    // ASCII digits: always UTF-8.
-    let digits = std::str::from_utf8(&buf[at..]).unwrap_or_default();
-    out.reserve(digits.len() + scale + 3);
+    let digits = m.to_string();
+    let mut out = String::with_capacity(digits.len() + scale + 3);
     if mantissa < 0 {
         out.push('-');
     }
@@ -70,29 +57,9 @@ pub fn push_decimal_plain(out: &mut String, d: &Decimal) {
     } else {
         out.push_str("0.");
         out.extend(std::iter::repeat_n('0', scale - digits.len()));
-        out.push_str(digits);
+        out.push_str(&digits);
     }
-}
-
-/// `n` in decimal ASCII digits, without going through `format!`: the digits are `buf[from..]`.
-pub fn decimal_digits(mut n: u64) -> ([u8; 20], usize) {
-    let mut buf = [0u8; 20];
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return (buf, at);
-        }
-    }
-}
-
-/// `n` in decimal digits, appended to `out` (without the formatting machinery).
-pub fn push_u64(out: &mut String, n: u64) {
-    let (buf, at) = decimal_digits(n);
-    // ASCII digits: always UTF-8.
-    out.push_str(std::str::from_utf8(&buf[at..]).unwrap_or_default());
+    out
 }
 
 /// A date as `%Y-%m-%d`, without parsing the format each time (years 0 to 9999; chrono's own
@@ -145,28 +112,12 @@ pub fn time_text(t: NaiveTime) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn decimal_digits_match_to_string() {
-        for n in [0u64, 1, 9, 10, 99, 100, 12345, u64::from(u32::MAX), u64::MAX] {
-            let (buf, from) = decimal_digits(n);
-            assert_eq!(std::str::from_utf8(&buf[from..]).unwrap(), n.to_string());
-        }
-    }
-
     proptest::proptest! {
         /// The same text as `Decimal::to_string` and chrono's `%Y-%m-%d`.
         #[test]
         fn decimal_and_date_texts_are_the_crates(m in proptest::num::i64::ANY, wide in proptest::num::i128::ANY, scale in 0u32..29, days in -1_000_000i32..4_000_000) {
             for d in [Decimal::new(m, scale.min(20)), Decimal::from_i128_with_scale(wide >> 32, scale)] {
                 proptest::prop_assert_eq!(decimal_plain(&d), d.to_string());
-                let mut pushed = "x".to_string();
-                push_decimal_plain(&mut pushed, &d);
-                proptest::prop_assert_eq!(pushed, format!("x{d}"));
-                let mut n = String::new();
-                push_u64(&mut n, m.unsigned_abs());
-                proptest::prop_assert_eq!(n, m.unsigned_abs().to_string());
-                let (buf, from) = decimal_digits(m.unsigned_abs());
-                proptest::prop_assert_eq!(std::str::from_utf8(&buf[from..]).unwrap(), m.unsigned_abs().to_string());
             }
             let date = NaiveDate::from_num_days_from_ce_opt(days).unwrap_or_default();
             proptest::prop_assert_eq!(date_text(date), date.format("%Y-%m-%d").to_string());

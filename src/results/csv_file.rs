@@ -29,25 +29,10 @@ fn needs_quotes(field: &[u8]) -> bool {
 
 /// Append one field as the csv crate writes it.
 fn push_field(line: &mut Vec<u8>, field: &[u8]) {
-    // Most result cells are empty or a few bytes (a status, a number, a time): those are copied
-    // a byte at a time, without the set-up of the wide scan and of a `memcpy` call.
-    if field.len() <= 24 {
-        if field.iter().any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r')) {
-            push_quoted(line, field);
-        } else {
-            line.extend(field.iter().copied());
-        }
-        return;
-    }
     if !needs_quotes(field) {
         line.extend_from_slice(field);
         return;
     }
-    push_quoted(line, field);
-}
-
-/// Append one field in quotes, each quote in it doubled.
-fn push_quoted(line: &mut Vec<u8>, field: &[u8]) {
     line.push(b'"');
     // Copy the runs between quotes whole, doubling each quote.
     let mut rest = field;
@@ -159,6 +144,20 @@ pub(crate) fn csv_error(path: &Path, e: csv::Error) -> ResultsError {
     match e.into_kind() {
         csv::ErrorKind::Io(io) => ResultsError::io(path, io),
         other => ResultsError::malformed(path, format!("{other:?}")),
+    }
+}
+
+/// `n` in decimal ASCII digits, without going through `format!`: the digits are `buf[from..]`.
+pub(crate) fn decimal_digits(mut n: u32) -> ([u8; 10], usize) {
+    let mut buf = [0u8; 10];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return (buf, i);
+        }
     }
 }
 
@@ -300,5 +299,12 @@ mod tests {
             "{}",
             files[0]
         );
+    }
+    #[test]
+    fn decimal_digits_match_to_string() {
+        for n in [0u32, 1, 9, 10, 99, 100, 12345, u32::MAX] {
+            let (buf, from) = decimal_digits(n);
+            assert_eq!(std::str::from_utf8(&buf[from..]).unwrap(), n.to_string());
+        }
     }
 }

@@ -190,25 +190,10 @@ impl DocumentRecord {
 
     /// `f` of the record's cells as texts, in [`DOCUMENT_COLUMNS`] order.
     fn with_texts<T>(&self, f: impl FnOnce([&str; DOCUMENT_COLUMNS.len()]) -> T) -> T {
-        // The five amounts, the first line and the row count spelled into one buffer (one
-        // allocation a record instead of one or two a number): `ends[i]` is where number `i`
-        // ends in it.
-        let mut numbers = String::with_capacity(96);
-        let mut ends = [0usize; 7];
-        let amounts = [self.net, self.vat, self.vat_sar, self.gross, self.payable];
-        for (i, a) in amounts.iter().enumerate() {
-            if let Some(d) = a {
-                crate::text::push_decimal_plain(&mut numbers, d);
-            }
-            ends[i] = numbers.len();
-        }
-        if let Some(l) = self.first_line {
-            crate::text::push_u64(&mut numbers, l);
-        }
-        ends[5] = numbers.len();
-        crate::text::push_u64(&mut numbers, self.rows);
-        ends[6] = numbers.len();
-        let number = |i: usize| &numbers[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
+        let amount = |d: Option<Decimal>| d.map(|d| crate::text::decimal_plain(&d)).unwrap_or_default();
+        let amounts = [self.net, self.vat, self.vat_sar, self.gross, self.payable].map(amount);
+        let first_line = self.first_line.map(|l| l.to_string()).unwrap_or_default();
+        let rows = self.rows.to_string();
         let (errors, warnings) = (joined(&self.errors), joined(&self.warnings));
         f([
             &self.document,
@@ -218,16 +203,16 @@ impl DocumentRecord {
             &self.issue_time,
             self.status.as_str(),
             &self.currency,
-            number(0),
-            number(1),
-            number(2),
-            number(3),
-            number(4),
+            &amounts[0],
+            &amounts[1],
+            &amounts[2],
+            &amounts[3],
+            &amounts[4],
             &self.uuid,
             &self.xml_file,
             &self.qr_file,
-            number(5),
-            number(6),
+            &first_line,
+            &rows,
             &errors,
             &warnings,
         ])

@@ -189,7 +189,7 @@ impl ResultRow {
     /// there is one), the attempts spelled without an allocation. What both result files write.
     pub(crate) fn with_texts<T>(&self, f: impl FnOnce([&str; RESULT_COLUMNS.len()]) -> T) -> T {
         let (errors, warnings) = (listed(&self.errors), listed(&self.warnings));
-        let (digits, from) = crate::text::decimal_digits(u64::from(self.attempts));
+        let (digits, from) = super::csv_file::decimal_digits(self.attempts);
         // ASCII digits: always UTF-8.
         let attempts = std::str::from_utf8(&digits[from..]).unwrap_or_default();
         f([

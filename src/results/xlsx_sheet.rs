@@ -9,7 +9,7 @@
 //! rewound, with the range of cells written and the CRC and sizes of the XML, for the workbook to
 //! be put together around it (`xlsx_zip.rs`).
 
-use crate::text::decimal_digits;
+use super::csv_file::decimal_digits;
 use flate2::{Compress, Compression, FlushCompress, Status};
 use std::borrow::Cow;
 use std::fs::File;
@@ -109,7 +109,7 @@ impl SheetBody {
         self.close();
         self.spill()?;
         self.row_digits.clear();
-        let (digits, from) = decimal_digits(u64::from(r));
+        let (digits, from) = decimal_digits(r);
         self.row_digits.extend_from_slice(&digits[from..]);
         self.xml.extend_from_slice(b"<row r=\"");
         self.xml.extend_from_slice(&self.row_digits);
@@ -146,7 +146,7 @@ impl SheetBody {
         self.xml.extend_from_slice(&self.row_digits);
         if xf > 0 {
             self.xml.extend_from_slice(b"\" s=\"");
-            let (digits, from) = decimal_digits(u64::from(xf));
+            let (digits, from) = decimal_digits(xf);
             self.xml.extend_from_slice(&digits[from..]);
         }
         self.xml.push(b'"');
