@@ -124,6 +124,53 @@ fn a_wrong_secret_stops_before_anything_is_sent() {
 }
 
 #[test]
+fn results_that_cannot_be_written_still_count_what_was_sent_and_the_rerun_sends_nothing() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    onboard(dir.path(), &env);
+    xero_export(&dir.path().join("a.csv"), 4);
+    // A folder with a file in it where the result file goes: every document is sent and
+    // answered, then renaming the finished result file into place fails.
+    let blocker = dir.path().join("results").join("a.result.csv");
+    std::fs::create_dir_all(&blocker).unwrap();
+    std::fs::write(blocker.join("in the way"), "x").unwrap();
+    let o = run(dir.path(), &env, &["run", "--json", "a.csv"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let file = &report["files"][0];
+    let error = file["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("a.result.csv") && error.contains("ledger") && error.contains("does not send them again"),
+        "{error}"
+    );
+    let sent = server.accepted();
+    assert_eq!(sent, 4, "{}", text(&o));
+    assert_eq!(file["documents"]["accepted"], 4, "{file}");
+    assert_eq!(file["rows"], 4, "{file}");
+    assert_eq!(report["rows"], 4, "{report}");
+    // The human summary says the same.
+    std::fs::remove_dir_all(&blocker).unwrap();
+    std::fs::create_dir_all(blocker.join("still")).unwrap();
+    let o = run(dir.path(), &env, &["run", "a.csv"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    assert!(out.contains("before it: ") && out.contains("4 accepted"), "{out}");
+    assert_eq!(server.accepted(), sent, "a run with nothing new sent something");
+    // Once the way is clear, the results are written from the ledger: nothing is sent again.
+    std::fs::remove_dir_all(&blocker).unwrap();
+    let o = run(dir.path(), &env, &["run", "a.csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(server.accepted(), sent, "the rerun sent documents again");
+    let rows = results(&dir.path().join("results").join("a.result.csv"));
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert_eq!(r["result_status"], "accepted", "{r:?}");
+        assert_eq!(r["result_attempts"], "1", "{r:?}");
+    }
+}
+
+#[test]
 fn a_server_that_is_down_at_start_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     xero_export(&dir.path().join("a.csv"), 2);

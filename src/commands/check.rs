@@ -151,29 +151,50 @@ fn check_one(
     let mut writer = ResultWriter::create(results, path, &headers)
         .map_err(|e| format!("cannot write the result file in {}: {e}", results.display()))?;
     writer.set_mapping(&mapping.name);
-    pipeline::check_stream(
+    let sending = dispatch.is_some();
+    if let Err(e) = pipeline::check_stream(
         prepared.input,
         prepared.bound,
         opts,
         &mut writer,
         &mut summary,
         dispatch,
-    )
-    .map_err(|e| {
-        format!(
+    ) {
+        summary.error = Some(format!(
             "{e}: the result files of this input were not written (whatever {} held before is kept); \
-             free some space (or raise the file size limit) and try again",
-            results.display()
-        )
-    })?;
-    let finished = writer
-        .finish()
-        .map_err(|e| format!("cannot finish the result files: {e}"))?;
+             free some space (or raise the file size limit) and try again{}",
+            results.display(),
+            sent_note(sending)
+        ));
+        return Ok(Some(summary));
+    }
+    let finished = match writer.finish() {
+        Ok(f) => f,
+        Err(e) => {
+            summary.error = Some(format!(
+                "cannot finish the result files: {e}; make room in {} (or move what is in the way) and \
+                 try again{}",
+                results.display(),
+                sent_note(sending)
+            ));
+            return Ok(Some(summary));
+        }
+    };
     summary.result_file = Some(finished.result_csv.display().to_string());
     summary.result_xlsx = finished.result_xlsx.map(|p| p.display().to_string());
     summary.summary_file = Some(finished.summary_json.display().to_string());
     summary.summary = Some(finished.summary);
     Ok(Some(summary))
+}
+
+/// What `run` adds to a file's failure to write its results: the documents it sent are safe.
+fn sent_note(sending: bool) -> &'static str {
+    if sending {
+        ". The documents of this file already sent are in the ledger (the --state folder): the next \
+         run writes their results from it and does not send them again"
+    } else {
+        ""
+    }
 }
 
 /// Run `invoicedrop check`.
@@ -324,6 +345,14 @@ fn print_human(r: &Report, quiet: bool) {
                 eprintln!("error: {e}");
             } else {
                 eprintln!("error: {}: {e}", f.file);
+            }
+            if f.rows > 0 || f.documents.total() > 0 {
+                eprintln!(
+                    "  before it: {} rows, {} documents: {}",
+                    f.rows,
+                    f.documents.total(),
+                    counts_text(&f.documents)
+                );
             }
             continue;
         }

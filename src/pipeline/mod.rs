@@ -237,7 +237,8 @@ pub struct FileSummary {
     pub codes: BTreeMap<String, u64>,
     /// Things the user should know.
     pub notes: Vec<String>,
-    /// A whole-file error: nothing was checked.
+    /// A whole-file error. Its result files were not (all) written; the counts are what was done
+    /// before it (in `run`, documents already sent, which the ledger keeps).
     pub error: Option<String>,
     /// The first problems, as `file line N: CODE column "value": message`.
     pub problems: Vec<String>,
