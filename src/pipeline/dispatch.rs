@@ -45,8 +45,9 @@ pub(super) fn dispatch_batch(mut outcomes: Vec<Outcome>, d: &mut (dyn Dispatch +
 }
 
 /// Apply a dispatched batch's verdicts; accepted documents get their signed XML and QR image
-/// written beside the results.
-pub(super) fn finish_batch(batch: Dispatched, writer: &mut ResultWriter) -> Vec<Outcome> {
+/// written beside the results when there is a `writer` (none once the results cannot be
+/// written: the batch is only counted).
+pub(super) fn finish_batch(batch: Dispatched, writer: Option<&mut ResultWriter>) -> Vec<Outcome> {
     let Dispatched {
         mut outcomes,
         at,
@@ -59,7 +60,10 @@ pub(super) fn finish_batch(batch: Dispatched, writer: &mut ResultWriter) -> Vec<
     // The artefacts of the accepted documents (signed XML, QR image) are made in
     // parallel and written in order (documents whose files would have the same name: the later
     // ones get `_2`, `_3`...).
-    let stored = store_artefacts(&at, &verdicts, &outcomes, writer);
+    let stored = match writer {
+        Some(writer) => store_artefacts(&at, &verdicts, &outcomes, writer),
+        None => vec![None; at.len()],
+    };
     for ((i, v), stored) in at.into_iter().zip(verdicts.iter_mut()).zip(stored) {
         let mut v = std::mem::take(v);
         v.response = None;

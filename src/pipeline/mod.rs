@@ -345,7 +345,8 @@ fn count_kind(by_kind: &mut BTreeMap<String, u64>, kind: &str, invoice_type: &st
     *crate::results::summary::entry(by_kind, &key) += 1;
 }
 
-/// Write one batch's outcomes, in input order, and count them into the summary.
+/// Write one batch's outcomes, in input order, and count them into the summary. After a write
+/// fails, the rest of the batch is still counted (in `run` its documents were sent), not written.
 fn record(
     outcomes: Vec<Outcome>,
     file: &str,
@@ -353,40 +354,58 @@ fn record(
     writer: &mut ResultWriter,
     summary: &mut FileSummary,
 ) -> std::io::Result<()> {
+    let mut failed = None;
     for o in outcomes {
-        for RowOutcome { row, result: rr, line } in &o.rows {
-            writer.write_input_row(row.as_ref(), rr, *line)?;
-            summary.rows += 1;
-            if rr.status == RowStatus::Invalid {
-                summary.rows_invalid += 1;
-            }
-            if summary.problems.len() < 20
-                && matches!(rr.status, RowStatus::Invalid | RowStatus::Rejected | RowStatus::Failed)
-            {
-                for e in rr.errors.iter().filter(|e| !e.starts_with("INV-DOCUMENT")) {
-                    if summary.problems.len() < 20 {
-                        summary.problems.push(format!("{file} line {}: {e}", line.unwrap_or(0)));
-                    }
+        if failed.is_none()
+            && let Err(e) = write_outcome(&o, writer)
+        {
+            failed = Some(e);
+        }
+        tally(o, file, opts, summary);
+    }
+    failed.map_or(Ok(()), Err)
+}
+
+/// One outcome's rows, and its document's line, in the result files.
+fn write_outcome(o: &Outcome, writer: &mut ResultWriter) -> std::io::Result<()> {
+    for RowOutcome { row, result: rr, line } in &o.rows {
+        writer.write_input_row(row.as_ref(), rr, *line)?;
+    }
+    if let Some(r) = &o.record {
+        writer.document(r)?;
+    }
+    Ok(())
+}
+
+/// Count one outcome into the summary: rows, problems, rule codes, the document's status.
+fn tally(o: Outcome, file: &str, opts: &CheckOptions, summary: &mut FileSummary) {
+    for RowOutcome { result: rr, line, .. } in &o.rows {
+        summary.rows += 1;
+        if rr.status == RowStatus::Invalid {
+            summary.rows_invalid += 1;
+        }
+        if summary.problems.len() < 20
+            && matches!(rr.status, RowStatus::Invalid | RowStatus::Rejected | RowStatus::Failed)
+        {
+            for e in rr.errors.iter().filter(|e| !e.starts_with("INV-DOCUMENT")) {
+                if summary.problems.len() < 20 {
+                    summary.problems.push(format!("{file} line {}: {e}", line.unwrap_or(0)));
                 }
             }
         }
-        for c in o.codes {
-            *summary.codes.entry(c).or_default() += 1;
+    }
+    for c in o.codes {
+        *summary.codes.entry(c).or_default() += 1;
+    }
+    if let Some(b) = o.brief {
+        summary.documents.add(b.status);
+        if b.status != RowStatus::Skipped {
+            count_kind(&mut summary.by_kind, &b.kind, &b.invoice_type);
         }
-        if let Some(r) = &o.record {
-            writer.document(r)?;
-        }
-        if let Some(b) = o.brief {
-            summary.documents.add(b.status);
-            if b.status != RowStatus::Skipped {
-                count_kind(&mut summary.by_kind, &b.kind, &b.invoice_type);
-            }
-            if summary.document_list.len() < opts.max_briefs {
-                summary.document_list.push(b);
-            }
+        if summary.document_list.len() < opts.max_briefs {
+            summary.document_list.push(b);
         }
     }
-    Ok(())
 }
 
 /// Batches in flight between the stages; with one batch being read and one being written, this
@@ -421,6 +440,7 @@ pub fn check_stream(
     let (batch_tx, batch_rx) = std::sync::mpsc::sync_channel::<Vec<Unit>>(BATCHES_IN_FLIGHT);
     let (out_tx, out_rx) = std::sync::mpsc::sync_channel::<Vec<Outcome>>(BATCHES_IN_FLIGHT);
     let mut reading = local::Reading::new(input.rows, bound.clone(), per_batch);
+    let write_failed = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             while let Some((_, batch)) = reading.batch(per_batch) {
@@ -444,16 +464,28 @@ pub fn check_stream(
         // batch is being sent.
         let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Dispatched>(1);
         let file = &file;
+        // After a write error nothing more is sent, but the batches already sent are still
+        // counted, so that the summary says what the ledger holds.
+        let write_failed = &write_failed;
         let finisher = scope.spawn(move || {
+            let mut written = Ok(());
             for batch in done_rx {
-                let outcomes = finish_batch(batch, writer);
-                record(outcomes, file, opts, writer, summary)?;
+                if written.is_ok() {
+                    let outcomes = finish_batch(batch, Some(&mut *writer));
+                    written = record(outcomes, file, opts, writer, summary);
+                    write_failed.store(written.is_err(), std::sync::atomic::Ordering::Relaxed);
+                } else {
+                    for o in finish_batch(batch, None) {
+                        tally(o, file, opts, summary);
+                    }
+                }
             }
-            Ok::<(), std::io::Error>(())
+            written
         });
         for outcomes in &out_rx {
-            if done_tx.send(dispatch_batch(outcomes, d)).is_err() {
-                // The finisher stopped on a write error.
+            if write_failed.load(std::sync::atomic::Ordering::Relaxed)
+                || done_tx.send(dispatch_batch(outcomes, d)).is_err()
+            {
                 break;
             }
         }
