@@ -1,0 +1,235 @@
+//! Binding a mapping to one file ([`Bound::new`]): every column it reads resolved to an index
+//! (an unknown one is an error naming the closest header), its lookup tables loaded, the joined
+//! header file indexed by key, and the columns that belong to the document found.
+
+use super::*;
+
+impl Bound {
+    /// Bind a mapping to a file's header rows. `input` names the file for messages; `lookup_dirs`
+    /// are the folders where lookup files are searched, in order; `join` is the header file when
+    /// the mapping joins one.
+    pub fn new(
+        mapping: Arc<Mapping>,
+        header_rows: &[Vec<String>],
+        input: &str,
+        lookup_dirs: &[PathBuf],
+        join: Option<JoinRows>,
+    ) -> Result<Bound, MappingError> {
+        let headers = HeaderIndex::new(header_rows);
+        let width = headers.width();
+        let join_headers = join.as_ref().map(|j| HeaderIndex::new(&j.headers));
+        let header_cols: Vec<String> = mapping
+            .header_columns()
+            .iter()
+            .map(|c| super::super::headers::normalize(c))
+            .collect();
+        let missing = |key: &str, column: &str, idx: &HeaderIndex, file: &str| MappingError::MissingColumn {
+            input: file.to_string(),
+            mapping: mapping.origin.to_string(),
+            key: key.to_string(),
+            column: column.to_string(),
+            closest: idx.closest(column),
+        };
+        let join_name = join.as_ref().map(|j| j.path.display().to_string()).unwrap_or_default();
+        let resolve = |names: &[String], optional: bool, key: &str| -> Result<Option<usize>, MappingError> {
+            for n in names {
+                if header_cols.contains(&super::super::headers::normalize(n)) {
+                    if let Some(jh) = &join_headers {
+                        if let Some(i) = jh.find(n) {
+                            return Ok(Some(width + i));
+                        }
+                        if !optional && names.len() == 1 {
+                            return Err(missing(key, n, jh, &join_name));
+                        }
+                    }
+                    continue;
+                }
+                if let Some(i) = headers.find(n) {
+                    return Ok(Some(i));
+                }
+            }
+            if optional {
+                Ok(None)
+            } else {
+                Err(missing(key, &names[0], &headers, input))
+            }
+        };
+        let mut tables = Vec::new();
+        let mut table_index = HashMap::new();
+        let mut notes = Vec::new();
+        for (name, spec) in &mapping.lookups {
+            match Table::load(name, spec, lookup_dirs)? {
+                Some(t) => {
+                    table_index.insert(name.clone(), tables.len());
+                    tables.push(t);
+                }
+                None => notes.push(format!(
+                    "lookup file {} not found beside the export or the mapping: its fields are left blank",
+                    spec.file
+                )),
+            }
+        }
+        let parts = |parts: &[Part], optional: bool, key: &str| -> Result<Vec<RPart>, MappingError> {
+            parts
+                .iter()
+                .map(|p| match p {
+                    Part::Text(t) => Ok(RPart::Text(t.clone())),
+                    Part::Column(c) => resolve(std::slice::from_ref(c), optional, key).map(RPart::Col),
+                })
+                .collect()
+        };
+        let mut fields = Vec::with_capacity(FIELDS.len());
+        for rule in &mapping.fields {
+            let Some(rule) = rule else {
+                fields.push(None);
+                continue;
+            };
+            let key = format!("fields.{:?}", FIELDS[rule.field].name);
+            let rs = match &rule.source {
+                Source::Column { names, optional } => {
+                    let i = resolve(names, *optional, &key)?;
+                    if i.is_none() {
+                        notes.push(format!(
+                            "column {:?} is not in the file: {} is left blank",
+                            names[0], FIELDS[rule.field].name
+                        ));
+                    }
+                    RSource::Column(i)
+                }
+                Source::Constant(v) => RSource::Constant(v.clone()),
+                Source::Template { parts: p, optional } => {
+                    let label = p
+                        .iter()
+                        .map(|p| match p {
+                            Part::Text(t) => t.clone(),
+                            Part::Column(c) => format!("{{{c}}}"),
+                        })
+                        .collect::<String>();
+                    RSource::Template(parts(p, *optional, &key)?, label.into())
+                }
+                Source::Lookup { table, key: k, get } => {
+                    let key_parts = parts(k, false, &key)?;
+                    match table_index.get(table) {
+                        Some(&ti) => {
+                            let get_idx = tables[ti].column(get)?;
+                            let label = format!("{} {get}", tables[ti].file_name());
+                            RSource::Lookup {
+                                table: Some(ti),
+                                key: key_parts,
+                                get: get_idx,
+                                label: label.into(),
+                            }
+                        }
+                        None => RSource::Lookup {
+                            table: None,
+                            key: key_parts,
+                            get: 0,
+                            label: "".into(),
+                        },
+                    }
+                }
+                Source::DefaultOnly => RSource::DefaultOnly,
+            };
+            fields.push(Some(rs));
+        }
+        let skip = mapping
+            .skip
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                resolve(
+                    std::slice::from_ref(&s.column),
+                    s.optional,
+                    &format!("skip[{i}].column"),
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let group_key = match &mapping.group_key {
+            Some(k) => resolve(std::slice::from_ref(k), false, "group.key")?,
+            None => None,
+        };
+        let (join_rows, join_parent, join_path) = match (&mapping.join, join) {
+            (Some(spec), Some(j)) => {
+                let jh = HeaderIndex::new(&j.headers);
+                let key_idx = jh
+                    .find(&spec.key)
+                    .ok_or_else(|| missing("join.key", &spec.key, &jh, &join_name))?;
+                let parent = resolve(std::slice::from_ref(&spec.parent), false, "join.parent")?;
+                let mut rows = HashMap::new();
+                for r in j.rows {
+                    let k = r.get(key_idx).to_text().trimmed().to_string();
+                    if !k.is_empty() {
+                        rows.entry(k).or_insert(r);
+                    }
+                }
+                (rows, parent, Some(j.path))
+            }
+            (Some(_), None) => {
+                return Err(MappingError::Lookup {
+                    path: input.to_string(),
+                    message: format!("mapping {} needs its header file", mapping.name),
+                });
+            }
+            _ => (HashMap::new(), None, None),
+        };
+        let mut bound = Bound {
+            mapping,
+            headers,
+            join_headers,
+            join_rows,
+            join_parent,
+            join_path,
+            fields,
+            skip,
+            group_key,
+            tables,
+            labels: Vec::new(),
+            doc_columns: Box::default(),
+            notes,
+        };
+        let columns = bound.headers.width() + bound.join_headers.as_ref().map_or(0, HeaderIndex::width);
+        bound.labels = (0..columns).map(|i| bound.column_name(i).into()).collect();
+        bound.doc_columns = bound.find_document_columns();
+        Ok(bound)
+    }
+
+    /// The columns of the file itself (not of a joined header file) read by a document field or
+    /// a skip rule and by no line field, in column order, each with the document fields it
+    /// feeds (none for a column only a skip rule reads).
+    fn find_document_columns(&self) -> Box<[(usize, Box<[FieldId]>)]> {
+        let width = self.headers.width();
+        let mut doc: Vec<Vec<FieldId>> = vec![Vec::new(); width];
+        let mut line = vec![false; width];
+        let mut skip = vec![false; width];
+        for &i in self.skip.iter().flatten() {
+            if let Some(s) = skip.get_mut(i) {
+                *s = true;
+            }
+        }
+        for (f, src) in self.fields.iter().enumerate() {
+            let cols: Vec<usize> = match src {
+                Some(RSource::Column(Some(i))) => vec![*i],
+                Some(RSource::Template(parts, _) | RSource::Lookup { key: parts, .. }) => parts
+                    .iter()
+                    .filter_map(|p| match p {
+                        RPart::Col(i) => *i,
+                        RPart::Text(_) => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for i in cols.into_iter().filter(|&i| i < width) {
+                if FIELDS[f].line {
+                    line[i] = true;
+                } else if self.maps(f) {
+                    doc[i].push(f);
+                }
+            }
+        }
+        doc.into_iter()
+            .enumerate()
+            .filter(|(i, fields)| (!fields.is_empty() || skip[*i]) && !line[*i])
+            .map(|(i, fields)| (i, fields.into_boxed_slice()))
+            .collect()
+    }
+}
