@@ -134,6 +134,8 @@ struct RawLine {
     tax_amount: Option<Decimal>,
     gross_amount: Option<Decimal>,
     tax: Option<TaxCategory>,
+    /// The line's tax code or rate could not be read (an issue says so).
+    tax_unreadable: bool,
 }
 
 /// Build one document from its rows.
@@ -196,6 +198,8 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
     for (n, &(idx, row)) in lines_rows.iter().enumerate() {
         let h = header(row);
         cx.prov.add(Prefix::Line(n), idx, None);
+        // Values that could not be read (each already an issue naming its cell).
+        let unreadable = std::cell::Cell::new(0u32);
         let mut get = |f: FieldId| {
             if !bound.maps(f) {
                 return None;
@@ -208,6 +212,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
                 Ok(None) => None,
                 Err(e) => {
                     cx.issues.push((Some(idx), *e));
+                    unreadable.set(unreadable.get() + 1);
                     None
                 }
             }
@@ -218,6 +223,9 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
         };
         let cat = text(get(fid!("line.tax_category")));
         let pct = dec(get(fid!("line.tax_percent")));
+        // An unknown tax code or a rate that is not a number is its own issue: no second one
+        // saying the category is missing.
+        let tax_unreadable = unreadable.get() > 0;
         let code = text(get(fid!("line.exemption_code")));
         let reason = text(get(fid!("line.exemption_reason")));
         if cat.is_some() || pct.is_some() {
@@ -256,6 +264,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             tax_amount: dec(get(fid!("line.tax_amount"))),
             gross_amount: dec(get(fid!("line.gross_amount"))),
             tax,
+            tax_unreadable,
         });
     }
 
@@ -320,11 +329,13 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             issues.push((Some(l.idx), Issue::error(code, None, None, msg)));
         };
         let Some(tax) = l.tax.take() else {
-            row_err(
-                &mut cx.issues,
-                "INV-MAP-MISSING",
-                "no VAT category for this line (the tax column is blank)".into(),
-            );
+            if !l.tax_unreadable {
+                row_err(
+                    &mut cx.issues,
+                    "INV-MAP-MISSING",
+                    "no VAT category for this line (the tax column is blank)".into(),
+                );
+            }
             continue;
         };
         let name = l.name.take().unwrap_or_default();

@@ -167,6 +167,52 @@ fn a_bad_value_is_an_issue_naming_the_column_and_value() {
 }
 
 #[test]
+fn an_unknown_tax_code_is_one_issue_and_a_blank_one_another() {
+    const NO_DEFAULT: &str = r#"
+[defaults]
+date_format = "%d/%m/%Y"
+[fields]
+number = "No"
+issue_date = "Date"
+buyer.name = "Customer"
+line.item_name = "Item"
+line.quantity = "Qty"
+line.unit_price = "Price"
+line.tax = "Tax"
+"#;
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,Item,Qty,Price,Tax\n\
+         A1,05/11/2026,X,Pen,1,10,Weird\n\
+         A1,05/11/2026,X,Cup,1,5,\n",
+        1,
+    );
+    let b = bound(NO_DEFAULT, &h);
+    let units = group_all(&b, rows);
+    let built = build(docs(&units)[0], &b, &seller());
+    let on = |row: usize| -> Vec<String> {
+        built
+            .issues
+            .iter()
+            .filter(|(at, _)| *at == Some(row))
+            .map(|(_, i)| i.render())
+            .collect()
+    };
+    // The unknown code says what the mapping knows; nothing claims the cell is blank.
+    let first = on(0);
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert!(first[0].starts_with("INV-MAP-TAX Tax \"Weird\""), "{first:?}");
+    // The blank cell is the missing category.
+    let second = on(1);
+    assert_eq!(second.len(), 1, "{second:?}");
+    assert!(
+        second[0].starts_with("INV-MAP-MISSING") && second[0].contains("blank"),
+        "{second:?}"
+    );
+    // Neither line is built.
+    assert_eq!(built.document.map_or(0, |d| d.invoice_lines.len()), 0);
+}
+
+#[test]
 fn a_number_that_reappears_later_is_reported_not_merged() {
     let (h, rows) = rows_from_csv(
         "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\

@@ -56,6 +56,20 @@ fn rules(doc: &Document, totals: crate::compute::Totals, erp: &ErpTotals, now: D
     crate::validate::validate_computed(doc, &ctx, Ok(totals))
 }
 
+/// What a row without errors of its own says in an invalid document: the lines that have them
+/// (`lines`: one per error, in any order), each once, in order.
+fn other_rows_message(lines: impl Iterator<Item = u64>) -> String {
+    let mut lines: Vec<u64> = lines.collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let list: Vec<String> = lines.iter().map(u64::to_string).collect();
+    match list.len() {
+        0 => "the document has errors (see its other rows)".to_string(),
+        1 => format!("the document has errors on another row (line {})", list[0]),
+        _ => format!("the document has errors on other rows (lines {})", list.join(", ")),
+    }
+}
+
 fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: &str) -> Outcome {
     let first_line = draft.rows.first().and_then(DraftRow::source).map_or(0, |s| s.line);
     if let Some((reason, column, value)) = &draft.skip {
@@ -126,16 +140,12 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
     let found: Vec<ResultIssue> = issues.iter().map(|(_, i)| ResultIssue::from(i)).collect();
     let rendered: Vec<String> = found.iter().map(ResultIssue::render).collect();
     let other_rows = (status == RowStatus::Invalid).then(|| {
-        let lines: Vec<String> = issues
+        let lines = issues
             .iter()
             .filter(|(_, i)| i.is_error())
             .filter_map(|(at, _)| at.and_then(|a| draft.rows.get(a)).and_then(DraftRow::source))
-            .map(|s| s.line.to_string())
-            .collect();
-        let issue = ResultIssue::error(
-            "INV-DOCUMENT",
-            format!("the document has errors on other rows (line {})", lines.join(", ")),
-        );
+            .map(|s| s.line);
+        let issue = ResultIssue::error("INV-DOCUMENT", other_rows_message(lines));
         let text = issue.render();
         (issue, text)
     });
@@ -254,5 +264,26 @@ pub(super) fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &st
                 unsent: None,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::other_rows_message;
+
+    #[test]
+    fn the_other_rows_are_named_once_each_in_order() {
+        assert_eq!(
+            other_rows_message([54, 54, 54].into_iter()),
+            "the document has errors on another row (line 54)"
+        );
+        assert_eq!(
+            other_rows_message([60, 54, 60, 12].into_iter()),
+            "the document has errors on other rows (lines 12, 54, 60)"
+        );
+        assert_eq!(
+            other_rows_message(std::iter::empty()),
+            "the document has errors (see its other rows)"
+        );
     }
 }
