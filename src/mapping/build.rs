@@ -136,6 +136,8 @@ struct RawLine {
     tax: Option<TaxCategory>,
     /// The line's tax code or rate could not be read (an issue says so).
     tax_unreadable: bool,
+    /// A value of the line could not be read (an issue says so).
+    unreadable: bool,
 }
 
 /// Build one document from its rows.
@@ -265,6 +267,8 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             gross_amount: dec(get(fid!("line.gross_amount"))),
             tax,
             tax_unreadable,
+            // Last: after every read of the line.
+            unreadable: unreadable.get() > 0,
         });
     }
 
@@ -323,6 +327,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
         tax_inclusive: erp_total,
         ..Default::default()
     };
+    let any_unreadable = raw.iter().any(|l| l.unreadable);
     let mut lines = Vec::with_capacity(raw.len());
     for (n, mut l) in raw.into_iter().enumerate() {
         let row_err = |issues: &mut Vec<(Option<usize>, Issue)>, code: &str, msg: String| {
@@ -447,6 +452,11 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             allowance_charges: line_acs,
             inclusive_amount,
         });
+    }
+    // With a value of a line unread (a quantity "abc" read as the default 1), the computed
+    // amounts are not the export's, and comparing them would only repeat that error.
+    if any_unreadable {
+        erp = ErpTotals::default();
     }
 
     // Parties. A buyer missing from the lookup table is worth a word: it loses its VAT number.

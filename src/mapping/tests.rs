@@ -213,6 +213,39 @@ line.tax = "Tax"
 }
 
 #[test]
+fn a_line_value_that_cannot_be_read_leaves_the_exports_totals_uncompared() {
+    const WITH_TOTALS: &str = r#"
+[defaults]
+date_format = "%d/%m/%Y"
+[fields]
+number = "No"
+issue_date = "Date"
+buyer.name = "Customer"
+line.item_name = "Item"
+line.quantity = "Qty"
+line.unit_price = "Price"
+line.amount = "Net"
+line.tax = { column = "Tax", default = "15%" }
+erp.total = "Total"
+"#;
+    let text = "No,Date,Customer,Item,Qty,Price,Net,Tax,Total\n\
+                A1,05/11/2026,X,Pen,QTY,10,20,,23.00\n\
+                A2,05/11/2026,X,Pen,2,10,20,,23.00\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    let b = bound(WITH_TOTALS, &h);
+    let units = group_all(&b, rows);
+    let ds = docs(&units);
+    let unread = build(ds[0], &b, &seller());
+    let codes: Vec<&str> = unread.issues.iter().map(|(_, i)| i.code.as_str()).collect();
+    assert_eq!(codes, ["INV-MAP-VALUE"]);
+    assert!(unread.erp.is_empty(), "{:?}", unread.erp);
+    let read = build(ds[1], &b, &seller());
+    assert!(read.issues.is_empty(), "{:?}", read.issues);
+    assert_eq!(read.erp.line_net, [Some(dec!(20))]);
+    assert_eq!(read.erp.tax_inclusive, Some(dec!(23.00)));
+}
+
+#[test]
 fn a_number_that_reappears_later_is_reported_not_merged() {
     let (h, rows) = rows_from_csv(
         "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\

@@ -116,12 +116,18 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
     let mut built = build(&draft, bound, &opts.seller);
     let mut issues = std::mem::take(&mut built.issues);
     let mut payable = None;
+    // When no line could be read (each row says why), the rules would only repeat it: no lines,
+    // no VAT breakdown, totals that differ from the export's.
+    let no_lines_read =
+        built.document.as_ref().is_some_and(|d| d.invoice_lines.is_empty()) && issues.iter().any(|(_, i)| i.is_error());
     if let Some(doc) = built.document.as_mut() {
         match compute_document_totals(doc) {
             Ok(totals) => {
                 payable = Some(doc.legal_monitory_total.payable_amount);
-                for f in rules(doc, totals, &built.erp, opts.now) {
-                    issues.push(locate(&f, &built));
+                if !no_lines_read {
+                    for f in rules(doc, totals, &built.erp, opts.now) {
+                        issues.push(locate(&f, &built));
+                    }
                 }
             }
             Err(e) => {

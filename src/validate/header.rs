@@ -143,7 +143,9 @@ fn currencies(doc: &Document, out: &mut Vec<Finding>) {
                     format!("This amount is in {c:?} but the document is in {cur:?}; every amount must be in the document currency."),
                 ));
             }
-            if !codes::is_currency(c) {
+            // An amount in the document currency is covered by the document currency's own
+            // rules (BR-CL-04, BR-KSA-CL-01): one finding for one wrong code, not one per amount.
+            if c != cur && !codes::is_currency(c) {
                 out.push(BR_CL_03.at(
                     path,
                     val(c),
@@ -315,6 +317,27 @@ mod tests {
         fail: |d| d.invoice_lines[1].price.currency = "USD".into(), path: "invoice_lines[1].price.currency");
     rule_test!(br_cl_03_currency_iso, "BR-CL-03", Error, standard(),
         pass: |_| {}, fail: |d| d.allowance_charge.0[0].currency = "RIY".into(), path: "allowance_charge.currency");
+
+    #[test]
+    fn a_wrong_document_currency_is_reported_once_not_on_every_amount() {
+        use crate::validate::testkit::*;
+        let mut d = standard();
+        d.doc_currency_code = "XYZ".into();
+        d.tax_total.currency = "XYZ".into();
+        for l in &mut d.invoice_lines {
+            l.price.currency = "XYZ".into();
+            l.tax_total.currency = "XYZ".into();
+            if let Some(a) = &mut l.price.allowance_charge {
+                a.currency = "XYZ".into();
+            }
+        }
+        for a in &mut d.allowance_charge.0 {
+            a.currency = "XYZ".into();
+        }
+        let found = check(&d);
+        assert_lacks(&found, "BR-CL-03");
+        assert_has(&found, "BR-CL-04", crate::validate::Severity::Error);
+    }
     rule_test!(br_53_vat_in_sar, "BR-53", Warning, standard(),
         pass: |d| { d.doc_currency_code = "USD".into(); d.tax_exchange_rate = Some(dec!(3.75)); recompute(d) },
         fail: |d| { d.doc_currency_code = "USD".into(); recompute(d) });
