@@ -166,9 +166,8 @@ fn a_bad_value_is_an_issue_naming_the_column_and_value() {
     assert!(built.document.is_none());
 }
 
-#[test]
-fn an_unknown_tax_code_is_one_issue_and_a_blank_one_another() {
-    const NO_DEFAULT: &str = r#"
+/// Lines with their net amount, a tax column without a default, and the export's total.
+const WITH_TOTALS: &str = r#"
 [defaults]
 date_format = "%d/%m/%Y"
 [fields]
@@ -178,15 +177,20 @@ buyer.name = "Customer"
 line.item_name = "Item"
 line.quantity = "Qty"
 line.unit_price = "Price"
+line.amount = "Net"
 line.tax = "Tax"
+erp.total = "Total"
 "#;
+
+#[test]
+fn an_unknown_tax_code_is_one_issue_and_a_blank_one_another() {
     let (h, rows) = rows_from_csv(
-        "No,Date,Customer,Item,Qty,Price,Tax\n\
-         A1,05/11/2026,X,Pen,1,10,Weird\n\
-         A1,05/11/2026,X,Cup,1,5,\n",
+        "No,Date,Customer,Item,Qty,Price,Net,Tax,Total\n\
+         A1,05/11/2026,X,Pen,1,10,,Weird,\n\
+         A1,05/11/2026,X,Cup,1,5,,,\n",
         1,
     );
-    let b = bound(NO_DEFAULT, &h);
+    let b = bound(WITH_TOTALS, &h);
     let units = group_all(&b, rows);
     let built = build(docs(&units)[0], &b, &seller());
     let on = |row: usize| -> Vec<String> {
@@ -214,23 +218,9 @@ line.tax = "Tax"
 
 #[test]
 fn a_line_value_that_cannot_be_read_leaves_the_exports_totals_uncompared() {
-    const WITH_TOTALS: &str = r#"
-[defaults]
-date_format = "%d/%m/%Y"
-[fields]
-number = "No"
-issue_date = "Date"
-buyer.name = "Customer"
-line.item_name = "Item"
-line.quantity = "Qty"
-line.unit_price = "Price"
-line.amount = "Net"
-line.tax = { column = "Tax", default = "15%" }
-erp.total = "Total"
-"#;
     let text = "No,Date,Customer,Item,Qty,Price,Net,Tax,Total\n\
-                A1,05/11/2026,X,Pen,QTY,10,20,,23.00\n\
-                A2,05/11/2026,X,Pen,2,10,20,,23.00\n";
+                A1,05/11/2026,X,Pen,QTY,10,20,15%,23.00\n\
+                A2,05/11/2026,X,Pen,2,10,20,15%,23.00\n";
     let (h, rows) = rows_from_csv(text, 1);
     let b = bound(WITH_TOTALS, &h);
     let units = group_all(&b, rows);
