@@ -1,5 +1,8 @@
 //! `invoicedrop check` and `invoicedrop mappings`, driving the real binary in temporary folders.
 
+#[path = "check/findings.rs"]
+mod findings;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -303,54 +306,6 @@ fn a_bad_date_or_number_invalidates_that_document_only() {
     let rows = result_rows(&dir.path().join("results/sage.result.csv"));
     let status: Vec<&str> = rows[1..].iter().map(|r| r[12].as_str()).collect();
     assert_eq!(status, ["invalid", "invalid", "invalid", "invalid", "valid"]);
-}
-
-#[test]
-fn an_unreadable_value_is_said_once_without_the_errors_it_would_cause() {
-    // INV-0101 (lines 2-4): every line's tax code unknown, so no line can be built; INV-0105
-    // (lines 9-12): one unknown tax code (line 9) and one quantity that is not a number (10).
-    let text = std::fs::read_to_string(samples().join("xero_sales_invoices.csv")).unwrap();
-    let text = text.trim_start_matches('\u{feff}');
-    let mut rdr = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
-    let headers = rdr.headers().unwrap().clone();
-    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
-    let (tax, qty) = (col("TaxType"), col("Quantity"));
-    let mut out = csv::Writer::from_writer(Vec::new());
-    out.write_record(&headers).unwrap();
-    for (i, rec) in rdr.records().enumerate() {
-        let mut cells: Vec<String> = rec.unwrap().iter().map(str::to_string).collect();
-        match i + 2 {
-            2..=4 | 9 => cells[tax] = "Weird Tax".into(),
-            10 => cells[qty] = "lots".into(),
-            _ => {}
-        }
-        out.write_record(&cells).unwrap();
-    }
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("x.csv"), out.into_inner().unwrap()).unwrap();
-    let o = run(dir.path(), &["check", "--now", NOW, "x.csv"]);
-    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
-    let rows = result_rows(&dir.path().join("results/x.result.csv"));
-    let errors_at = rows[0].iter().position(|h| h == "result_errors").unwrap();
-    let errors = |line: usize| rows[line - 1][errors_at].clone();
-    for line in [2, 3, 4, 9] {
-        let e = errors(line);
-        assert!(
-            e.starts_with("INV-MAP-TAX TaxType \"Weird Tax\": unknown tax code"),
-            "line {line}: {e}"
-        );
-        assert!(!e.contains(" | "), "line {line}: more than the one error: {e}");
-    }
-    assert_eq!(errors(10), "INV-MAP-VALUE Quantity \"lots\": not a number");
-    for line in [11, 12] {
-        assert_eq!(
-            errors(line),
-            "INV-DOCUMENT: the document has errors on other rows (lines 9, 10)"
-        );
-    }
-    // The documents untouched stay valid.
-    let status_at = rows[0].iter().position(|h| h == "result_status").unwrap();
-    assert_eq!(rows[4][status_at], "valid");
 }
 
 #[test]

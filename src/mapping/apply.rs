@@ -326,6 +326,17 @@ impl Bound {
         self.fields.get(f).is_some_and(Option::is_some) && self.mapping.fields.get(f).is_some_and(Option::is_some)
     }
 
+    /// The column (or template, or lookup) a field is read from, as findings name it: for the
+    /// cell of a field that is blank or could not be read, so that what the rules say of the
+    /// missing value points at the cell to fill in. `None` for a constant or an unmapped field.
+    pub fn source_label(&self, f: FieldId) -> Option<Label<'_>> {
+        match self.fields.get(f)?.as_ref()? {
+            RSource::Column(Some(i)) => Some(self.label(*i)),
+            RSource::Template(_, label) | RSource::Lookup { label, .. } => Some(label),
+            RSource::Column(None) | RSource::Constant(_) | RSource::DefaultOnly => None,
+        }
+    }
+
     /// Read one field of a row. `Ok(None)`: not mapped, or blank with no default.
     pub fn field(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Result<Option<Sourced<'_>>, Box<Issue>> {
         let Some(Some(rule)) = self.mapping.fields.get(f) else {

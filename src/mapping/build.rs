@@ -11,7 +11,7 @@ use crate::compute::{net_from_inclusive_total, net_price_for_line, round2};
 use crate::ingest::Row;
 use crate::model::{
     Address, AllowanceCharges, Code, Document, DocumentKind, InvoiceType, Item, LegalMonetaryTotal, Line,
-    LineAllowanceCharge, LineTaxTotal, Party, PartyIdentification, Price, PriceAllowanceCharge, TaxCategory, TaxTotal,
+    LineAllowanceCharge, LineTaxTotal, Party, PartyIdentification, Price, PriceAllowanceCharge, TaxTotal,
 };
 use crate::text::Trimmed;
 use chrono::{NaiveDate, NaiveTime};
@@ -19,8 +19,10 @@ use rust_decimal::Decimal;
 use std::sync::Arc;
 
 mod provenance;
+mod raw_line;
 use provenance::Prefix;
 pub use provenance::Provenance;
+use raw_line::RawLine;
 
 /// The export's own figures, to be compared with the computed ones (not trusted).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -87,9 +89,15 @@ impl Ctx<'_> {
                 self.prov.add(Prefix::Document(f), idx, label);
                 Some(value)
             }
-            Ok(None) => None,
-            Err(e) => {
-                self.issues.push((Some(idx), *e));
+            // Blank, or not readable (an issue naming the cell): what the rules say of the
+            // missing value is located on the same cell.
+            missing => {
+                if let Err(e) = missing {
+                    self.issues.push((Some(idx), *e));
+                }
+                if let Some(label) = self.bound.source_label(f) {
+                    self.prov.add(Prefix::Document(f), idx, Some(label));
+                }
                 None
             }
         }
@@ -119,25 +127,6 @@ fn date(v: Option<Value>) -> Option<NaiveDate> {
         Some(Value::Date(d)) => Some(d),
         _ => None,
     }
-}
-
-struct RawLine {
-    idx: usize,
-    id: Option<String>,
-    name: Option<String>,
-    quantity: Decimal,
-    unit_price: Option<Decimal>,
-    unit_code: Code,
-    discount_percent: Option<Decimal>,
-    discount_amount: Option<Decimal>,
-    amount: Option<Decimal>,
-    tax_amount: Option<Decimal>,
-    gross_amount: Option<Decimal>,
-    tax: Option<TaxCategory>,
-    /// The line's tax code or rate could not be read (an issue says so).
-    tax_unreadable: bool,
-    /// A value of the line could not be read (an issue says so).
-    unreadable: bool,
 }
 
 /// Build one document from its rows.
@@ -196,81 +185,11 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
     let mut take = |f: FieldId| docv.get_mut(f).and_then(Option::take);
 
     // Lines.
-    let mut raw = Vec::with_capacity(lines_rows.len());
-    for (n, &(idx, row)) in lines_rows.iter().enumerate() {
-        let h = header(row);
-        cx.prov.add(Prefix::Line(n), idx, None);
-        // Values that could not be read (each already an issue naming its cell).
-        let unreadable = std::cell::Cell::new(0u32);
-        let mut get = |f: FieldId| {
-            if !bound.maps(f) {
-                return None;
-            }
-            match bound.field(f, row, h) {
-                Ok(Some(Sourced { value, label })) => {
-                    cx.prov.add(Prefix::LineField(n, f), idx, label);
-                    Some(value)
-                }
-                Ok(None) => None,
-                Err(e) => {
-                    cx.issues.push((Some(idx), *e));
-                    unreadable.set(unreadable.get() + 1);
-                    None
-                }
-            }
-        };
-        let mut tax = match get(fid!("line.tax")) {
-            Some(Value::Tax(t)) => Some(*t),
-            _ => None,
-        };
-        let cat = text(get(fid!("line.tax_category")));
-        let pct = dec(get(fid!("line.tax_percent")));
-        // An unknown tax code or a rate that is not a number is its own issue: no second one
-        // saying the category is missing.
-        let tax_unreadable = unreadable.get() > 0;
-        let code = text(get(fid!("line.exemption_code")));
-        let reason = text(get(fid!("line.exemption_reason")));
-        if cat.is_some() || pct.is_some() {
-            let base = tax.clone().unwrap_or_else(|| TaxCategory::new("S", Decimal::ZERO));
-            let id_ = cat.map(|c| Code::from(c.to_ascii_uppercase())).unwrap_or_else(|| {
-                if pct.is_some_and(|p| p.is_zero()) && base.id == "S" {
-                    "Z".into()
-                } else {
-                    base.id.clone()
-                }
-            });
-            tax = Some(TaxCategory {
-                id: id_,
-                percent: pct.unwrap_or(base.percent),
-                ..base
-            });
-        }
-        if let Some(t) = &mut tax {
-            if let Some(code) = code {
-                t.exemption_reason_code = Some(code.into());
-            }
-            if reason.is_some() {
-                t.exemption_reason = reason;
-            }
-        }
-        raw.push(RawLine {
-            idx,
-            id: text(get(fid!("line.id"))),
-            name: text(get(fid!("line.item_name"))),
-            quantity: dec(get(fid!("line.quantity"))).unwrap_or(Decimal::ONE),
-            unit_price: dec(get(fid!("line.unit_price"))),
-            unit_code: text(get(fid!("line.unit_code"))).map_or(Code::const_new("PCE"), Code::from),
-            discount_percent: dec(get(fid!("line.discount_percent"))),
-            discount_amount: dec(get(fid!("line.discount_amount"))),
-            amount: dec(get(fid!("line.amount"))),
-            tax_amount: dec(get(fid!("line.tax_amount"))),
-            gross_amount: dec(get(fid!("line.gross_amount"))),
-            tax,
-            tax_unreadable,
-            // Last: after every read of the line.
-            unreadable: unreadable.get() > 0,
-        });
-    }
+    let mut raw: Vec<RawLine> = lines_rows
+        .iter()
+        .enumerate()
+        .map(|(n, &(idx, row))| RawLine::read(&mut cx, n, idx, row, header(row)))
+        .collect();
 
     // Kind, and notes from negative amounts.
     let number = text(take(fid!("number"))).unwrap_or_else(|| draft.key.clone());
@@ -330,14 +249,17 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
     let any_unreadable = raw.iter().any(|l| l.unreadable);
     let mut lines = Vec::with_capacity(raw.len());
     for (n, mut l) in raw.into_iter().enumerate() {
-        let row_err = |issues: &mut Vec<(Option<usize>, Issue)>, code: &str, msg: String| {
-            issues.push((Some(l.idx), Issue::error(code, None, None, msg)));
+        // `fields`: the first of them the mapping reads from names the cell to fill in.
+        let row_err = |issues: &mut Vec<(Option<usize>, Issue)>, code: &str, fields: &[FieldId], msg: String| {
+            let column = fields.iter().find_map(|&f| bound.source_label(f)).map(str::to_string);
+            issues.push((Some(l.idx), Issue::error(code, column, None, msg)));
         };
         let Some(tax) = l.tax.take() else {
             if !l.tax_unreadable {
                 row_err(
                     &mut cx.issues,
                     "INV-MAP-MISSING",
+                    &[fid!("line.tax"), fid!("line.tax_category"), fid!("line.tax_percent")],
                     "no VAT category for this line (the tax column is blank)".into(),
                 );
             }
@@ -348,6 +270,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             row_err(
                 &mut cx.issues,
                 "INV-MAP-MISSING",
+                &[fid!("line.item_name")],
                 "no item name or description in this line".into(),
             );
         }
@@ -415,10 +338,16 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             });
         }
         let Some(price) = price else {
+            let known = l.unit_price.is_some() || l.amount.is_some();
             row_err(
                 &mut cx.issues,
                 "INV-MAP-MISSING",
-                if l.unit_price.is_some() || l.amount.is_some() {
+                if known {
+                    &[]
+                } else {
+                    &[fid!("line.unit_price"), fid!("line.amount")]
+                },
+                if known {
                     "the price, quantity or discount of this line is too large to compute exactly".into()
                 } else {
                     "no unit price (and no line amount to derive it from) in this line".into()
@@ -519,7 +448,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
                 Some(first_idx),
                 Issue::error(
                     "INV-MAP-MISSING",
-                    None,
+                    bound.source_label(fid!("issue_date")).map(str::to_string),
                     None,
                     "no issue date in the document's first row",
                 ),
@@ -559,17 +488,19 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
                 Some(format!("Invoice Number: {n}"))
             }
             (None, _) => {
+                let f = fid!("original_number");
+                let what = kind.label();
+                let message = match bound.lookup_miss(f, first, h0) {
+                    Some((key, file)) => format!(
+                        "a {what} must name the invoice it corrects, and {key:?} is not in {file}: add it there"
+                    ),
+                    None if bound.maps(f) => format!("a {what} must name the invoice it corrects: fill in its number"),
+                    None => format!("a {what} must name the invoice it corrects: map original_number"),
+                };
+                let column = bound.source_label(f).map(str::to_string);
                 cx.issues.push((
                     Some(first_idx),
-                    Issue::error(
-                        "INV-MAP-REFERENCE",
-                        None,
-                        None,
-                        format!(
-                            "a {} must name the invoice it corrects: map original_number",
-                            kind.label()
-                        ),
-                    ),
+                    Issue::error("INV-MAP-REFERENCE", column, None, message),
                 ));
                 None
             }

@@ -117,7 +117,8 @@ pub const FIELDS: &[FieldDef] = &[
     doc(
         "exchange_rate",
         Decimal,
-        &["tax_exchange_rate"],
+        // BT-111, the VAT total in SAR, is computed from it (BR-53 asks for the rate).
+        &["tax_exchange_rate", "tax_total.tax_amount_in_tax_currency"],
         "document currency to SAR rate, for foreign-currency documents",
     ),
     doc("note", Text, &["note"], "free-text note"),
@@ -139,17 +140,19 @@ pub const FIELDS: &[FieldDef] = &[
         &["payment_means_instruction_note"],
         "the reason for a credit or debit note (required for notes)",
     ),
-    doc(
-        "original_number",
-        Text,
-        &["billing_reference"],
-        "for notes: the number of the invoice corrected",
-    ),
+    // The date before the number: a finding on the reference they share (BR-KSA-56) is located
+    // on the last of them, the number, which names the invoice.
     doc(
         "original_date",
         Date,
         &["billing_reference"],
         "for notes: the issue date of the invoice corrected (default: found in the same file)",
+    ),
+    doc(
+        "original_number",
+        Text,
+        &["billing_reference"],
+        "for notes: the number of the invoice corrected",
     ),
     doc(
         "prices_include_tax",

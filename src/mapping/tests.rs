@@ -138,6 +138,11 @@ fn provenance_maps_paths_back_to_rows_and_columns() {
         Some((1, None))
     );
     assert_eq!(built.provenance.locate("issue_date"), Some((0, Some("Date"))));
+    // A blank cell is where what the rules say of the missing value belongs.
+    assert_eq!(
+        built.provenance.locate("customer_info.vat_number"),
+        Some((0, Some("VAT")))
+    );
 }
 
 #[test]
@@ -209,7 +214,7 @@ fn an_unknown_tax_code_is_one_issue_and_a_blank_one_another() {
     let second = on(1);
     assert_eq!(second.len(), 1, "{second:?}");
     assert!(
-        second[0].starts_with("INV-MAP-MISSING") && second[0].contains("blank"),
+        second[0].starts_with("INV-MAP-MISSING Tax: ") && second[0].contains("blank"),
         "{second:?}"
     );
     // Neither line is built.

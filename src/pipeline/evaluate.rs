@@ -40,6 +40,20 @@ fn locate(f: &Finding, built: &Built) -> (Option<usize>, Issue) {
     (row, issue)
 }
 
+/// True when a rule's finding, located on `row` and a column, only repeats what `issues` already
+/// say: the first `read` of them come from reading the rows, and an error there on the same cell
+/// (a value that could not be read, or a blank one that is needed) is why the rules see the
+/// value as missing; or an earlier finding on the same cell gives the same value and message
+/// (two rules over one code list: BR-KSA-CL-01 and BR-CL-04 on a currency that is not ISO 4217).
+fn repeats(issues: &[(Option<usize>, Issue)], read: usize, row: Option<usize>, issue: &Issue) -> bool {
+    issues.iter().enumerate().any(|(k, (at, said))| {
+        *at == row
+            && said.column == issue.column
+            && ((k < read && said.is_error() && said.column.is_some())
+                || (said.value == issue.value && said.message == issue.message))
+    })
+}
+
 /// The authority's rules and ours, for one computed document.
 fn rules(doc: &Document, totals: crate::compute::Totals, erp: &ErpTotals, now: DateTime<Utc>) -> Vec<Finding> {
     let mut ctx = crate::validate::Context::new(now);
@@ -125,8 +139,12 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
             Ok(totals) => {
                 payable = Some(doc.legal_monitory_total.payable_amount);
                 if !no_lines_read {
+                    let read = issues.len();
                     for f in rules(doc, totals, &built.erp, opts.now) {
-                        issues.push(locate(&f, &built));
+                        let (row, issue) = locate(&f, &built);
+                        if !repeats(&issues, read, row, &issue) {
+                            issues.push((row, issue));
+                        }
                     }
                 }
             }
@@ -275,7 +293,30 @@ pub(super) fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &st
 
 #[cfg(test)]
 mod tests {
-    use super::other_rows_message;
+    use super::{Issue, other_rows_message, repeats};
+
+    #[test]
+    fn a_rule_finding_on_a_cell_already_said_to_be_wrong_repeats_it() {
+        let read = vec![
+            (
+                Some(0),
+                Issue::error("INV-MAP-VALUE", Some("Rate".into()), Some("abc".into()), "not a number"),
+            ),
+            (Some(1), Issue::error("INV-MAP-MISSING", None, None, "no unit price")),
+        ];
+        let rule = |column: &str, message: &str| Issue::error("BR-X", Some(column.into()), None, message);
+        // The cell that could not be read: the rule only sees the value missing.
+        assert!(repeats(&read, 2, Some(0), &rule("Rate", "give the rate")));
+        // Another row, another column, or a read error that names no column: not a repeat.
+        assert!(!repeats(&read, 2, Some(1), &rule("Rate", "give the rate")));
+        assert!(!repeats(&read, 2, Some(0), &rule("Currency", "give the rate")));
+        assert!(!repeats(&read, 2, Some(1), &rule("Price", "no unit price")));
+        // A rule finding after the reading: repeated only with the same value and message.
+        let mut all = read.clone();
+        all.push((Some(0), rule("Currency", "not ISO 4217")));
+        assert!(repeats(&all, 2, Some(0), &rule("Currency", "not ISO 4217")));
+        assert!(!repeats(&all, 2, Some(0), &rule("Currency", "not a code")));
+    }
 
     #[test]
     fn the_other_rows_are_named_once_each_in_order() {

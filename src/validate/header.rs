@@ -94,13 +94,14 @@ fn amount_currencies(doc: &Document) -> Vec<(JsonPath, &str)> {
 
 fn currencies(doc: &Document, out: &mut Vec<Finding>) {
     let cur = doc.doc_currency_code.trimmed();
+    let cur_is_code = codes::is_currency(cur);
     if cur.is_empty() {
         out.push(BR_05.at(
             "doc_currency_code",
             val(&doc.doc_currency_code),
             "The document currency is missing; set it (SAR for Saudi riyals).",
         ));
-    } else if !codes::is_currency(cur) {
+    } else if !cur_is_code {
         let msg = format!(
             "The document currency {cur:?} is not an ISO 4217 code; use a three-letter code in capitals such as SAR or USD."
         );
@@ -154,7 +155,9 @@ fn currencies(doc: &Document, out: &mut Vec<Finding>) {
             }
         }
     }
-    let foreign = !cur.is_empty() && !tax_cur.is_empty() && cur != tax_cur;
+    // A document currency that is not a currency at all is said once (BR-CL-04): no second
+    // finding asking for its rate to SAR.
+    let foreign = !cur.is_empty() && !tax_cur.is_empty() && cur != tax_cur && cur_is_code;
     let in_sar = doc.tax_total.tax_amount_in_tax_currency;
     if foreign && in_sar.is_none() {
         out.push(BR_53.at(

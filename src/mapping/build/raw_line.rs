@@ -1,0 +1,113 @@
+//! A line's values as read from its row, before they make an invoice line.
+
+use super::provenance::Prefix;
+use super::{Ctx, dec, text};
+use crate::ingest::Row;
+use crate::mapping::apply::{Sourced, Value};
+use crate::mapping::fields::{FieldId, fid};
+use crate::model::{Code, TaxCategory};
+use rust_decimal::Decimal;
+
+/// One line's fields, each `None` when blank or unreadable.
+pub(super) struct RawLine {
+    pub(super) idx: usize,
+    pub(super) id: Option<String>,
+    pub(super) name: Option<String>,
+    pub(super) quantity: Decimal,
+    pub(super) unit_price: Option<Decimal>,
+    pub(super) unit_code: Code,
+    pub(super) discount_percent: Option<Decimal>,
+    pub(super) discount_amount: Option<Decimal>,
+    pub(super) amount: Option<Decimal>,
+    pub(super) tax_amount: Option<Decimal>,
+    pub(super) gross_amount: Option<Decimal>,
+    pub(super) tax: Option<TaxCategory>,
+    /// The line's tax code or rate could not be read (an issue says so).
+    pub(super) tax_unreadable: bool,
+    /// A value of the line could not be read (an issue says so).
+    pub(super) unreadable: bool,
+}
+
+impl RawLine {
+    /// Line `n` of the document, from `row` (index `idx` among the document's rows; `h` its
+    /// header row, for layouts that repeat one), recording where each value came from and an
+    /// issue for each that cannot be read.
+    pub(super) fn read(cx: &mut Ctx<'_>, n: usize, idx: usize, row: &Row, h: Option<&Row>) -> RawLine {
+        cx.prov.add(Prefix::Line(n), idx, None);
+        // Values that could not be read (each already an issue naming its cell).
+        let unreadable = std::cell::Cell::new(0u32);
+        let mut get = |f: FieldId| {
+            if !cx.bound.maps(f) {
+                return None;
+            }
+            match cx.bound.field(f, row, h) {
+                Ok(Some(Sourced { value, label })) => {
+                    cx.prov.add(Prefix::LineField(n, f), idx, label);
+                    Some(value)
+                }
+                // As for a document field: the missing value is located on its cell.
+                missing => {
+                    if let Err(e) = missing {
+                        cx.issues.push((Some(idx), *e));
+                        unreadable.set(unreadable.get() + 1);
+                    }
+                    if let Some(label) = cx.bound.source_label(f) {
+                        cx.prov.add(Prefix::LineField(n, f), idx, Some(label));
+                    }
+                    None
+                }
+            }
+        };
+        let mut tax = match get(fid!("line.tax")) {
+            Some(Value::Tax(t)) => Some(*t),
+            _ => None,
+        };
+        let cat = text(get(fid!("line.tax_category")));
+        let pct = dec(get(fid!("line.tax_percent")));
+        // An unknown tax code or a rate that is not a number is its own issue: no second one
+        // saying the category is missing.
+        let tax_unreadable = unreadable.get() > 0;
+        let code = text(get(fid!("line.exemption_code")));
+        let reason = text(get(fid!("line.exemption_reason")));
+        if cat.is_some() || pct.is_some() {
+            let base = tax.clone().unwrap_or_else(|| TaxCategory::new("S", Decimal::ZERO));
+            let id_ = cat.map(|c| Code::from(c.to_ascii_uppercase())).unwrap_or_else(|| {
+                if pct.is_some_and(|p| p.is_zero()) && base.id == "S" {
+                    "Z".into()
+                } else {
+                    base.id.clone()
+                }
+            });
+            tax = Some(TaxCategory {
+                id: id_,
+                percent: pct.unwrap_or(base.percent),
+                ..base
+            });
+        }
+        if let Some(t) = &mut tax {
+            if let Some(code) = code {
+                t.exemption_reason_code = Some(code.into());
+            }
+            if reason.is_some() {
+                t.exemption_reason = reason;
+            }
+        }
+        RawLine {
+            idx,
+            id: text(get(fid!("line.id"))),
+            name: text(get(fid!("line.item_name"))),
+            quantity: dec(get(fid!("line.quantity"))).unwrap_or(Decimal::ONE),
+            unit_price: dec(get(fid!("line.unit_price"))),
+            unit_code: text(get(fid!("line.unit_code"))).map_or(Code::const_new("PCE"), Code::from),
+            discount_percent: dec(get(fid!("line.discount_percent"))),
+            discount_amount: dec(get(fid!("line.discount_amount"))),
+            amount: dec(get(fid!("line.amount"))),
+            tax_amount: dec(get(fid!("line.tax_amount"))),
+            gross_amount: dec(get(fid!("line.gross_amount"))),
+            tax,
+            tax_unreadable,
+            // Last: after every read of the line.
+            unreadable: unreadable.get() > 0,
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! One mistake, one finding, on the cell to fix: the rules do not repeat what reading the rows
+//! already said.
+
+use super::{NOW, result_rows, run, samples};
+use std::path::Path;
+
+/// `sample` from `samples/` with some cells replaced: (line in the file, column, new text).
+fn edited(dir: &Path, sample: &str, name: &str, edits: &[(usize, &str, &str)]) {
+    let text = std::fs::read_to_string(samples().join(sample)).unwrap();
+    let text = text.trim_start_matches('\u{feff}');
+    let mut rdr = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
+    let headers = rdr.headers().unwrap().clone();
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(&headers).unwrap();
+    for (i, rec) in rdr.records().enumerate() {
+        let mut cells: Vec<String> = rec.unwrap().iter().map(str::to_string).collect();
+        for &(line, column, value) in edits {
+            if line == i + 2 {
+                let at = headers.iter().position(|h| h == column).unwrap();
+                cells[at] = value.to_string();
+            }
+        }
+        out.write_record(&cells).unwrap();
+    }
+    std::fs::write(dir.join(name), out.into_inner().unwrap()).unwrap();
+}
+
+/// `column` of the result row of input line `line`.
+fn cell(rows: &[Vec<String>], line: usize, column: &str) -> String {
+    let at = rows[0].iter().position(|h| h == column).unwrap();
+    rows[line - 1][at].clone()
+}
+
+#[test]
+fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
+    let dir = tempfile::tempdir().unwrap();
+    // Xero: INV-0101's first line has no description; INV-0105 (lines 9-12) is in "XYZ".
+    edited(
+        dir.path(),
+        "xero_sales_invoices.csv",
+        "x.csv",
+        &[
+            (2, "Description", ""),
+            (9, "Currency", "XYZ"),
+            (10, "Currency", "XYZ"),
+            (11, "Currency", "XYZ"),
+            (12, "Currency", "XYZ"),
+        ],
+    );
+    // Zoho: INV-000201 (lines 2-3) in dollars at a rate of "abc"; INV-000202 (lines 4-5) in
+    // dollars with no rate at all (a warning only).
+    edited(
+        dir.path(),
+        "zoho_invoices.csv",
+        "z.csv",
+        &[
+            (2, "Currency Code", "USD"),
+            (2, "Exchange Rate", "abc"),
+            (3, "Currency Code", "USD"),
+            (3, "Exchange Rate", "abc"),
+            (4, "Currency Code", "USD"),
+            (4, "Exchange Rate", ""),
+            (5, "Currency Code", "USD"),
+            (5, "Exchange Rate", ""),
+        ],
+    );
+    let o = run(dir.path(), &["check", "--now", NOW, "x.csv", "z.csv"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let x = result_rows(&dir.path().join("results/x.result.csv"));
+    // Said by reading the row, on its column; the rule that a line names its item
+    // (INV-EMPTY-ITEM-NAME) no longer says it again under a JSON path.
+    assert_eq!(
+        cell(&x, 2, "result_errors"),
+        "INV-MAP-MISSING Description: no item name or description in this line"
+    );
+    // Two rules over one code list (BR-KSA-CL-01, BR-CL-04) give one finding; no BR-53 asking
+    // for the rate of a currency that does not exist.
+    let e = cell(&x, 9, "result_errors");
+    assert!(e.starts_with("BR-KSA-CL-01 Currency \"XYZ\": "), "{e}");
+    assert!(!e.contains(" | "), "more than one finding: {e}");
+    for line in 9..=12 {
+        let w = cell(&x, line, "result_warnings");
+        assert!(!w.contains("BR-53"), "line {line}: {w}");
+    }
+    // The documents left alone stay valid.
+    assert_eq!(cell(&x, 5, "result_status"), "valid");
+
+    let z = result_rows(&dir.path().join("results/z.result.csv"));
+    assert_eq!(
+        cell(&z, 2, "result_errors"),
+        "INV-MAP-VALUE Exchange Rate \"abc\": not a number"
+    );
+    for line in [2, 3] {
+        let w = cell(&z, line, "result_warnings");
+        assert!(
+            !w.contains("BR-53"),
+            "line {line}: the rate was already said to be unreadable: {w}"
+        );
+    }
+    // A rate that is simply missing: BR-53 names the column to fill in.
+    assert_eq!(cell(&z, 4, "result_status"), "valid");
+    let w = cell(&z, 4, "result_warnings");
+    assert!(w.contains("BR-53 Exchange Rate: "), "{w}");
+}
+
+#[test]
+fn an_unreadable_value_is_said_once_without_the_errors_it_would_cause() {
+    // INV-0101 (lines 2-4): every line's tax code unknown, so no line can be built; INV-0105
+    // (lines 9-12): one unknown tax code (line 9) and one quantity that is not a number (10).
+    let dir = tempfile::tempdir().unwrap();
+    let tax = "TaxType";
+    edited(
+        dir.path(),
+        "xero_sales_invoices.csv",
+        "x.csv",
+        &[
+            (2, tax, "Weird Tax"),
+            (3, tax, "Weird Tax"),
+            (4, tax, "Weird Tax"),
+            (9, tax, "Weird Tax"),
+            (10, "Quantity", "lots"),
+        ],
+    );
+    let o = run(dir.path(), &["check", "--now", NOW, "x.csv"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = result_rows(&dir.path().join("results/x.result.csv"));
+    let errors = |line: usize| cell(&rows, line, "result_errors");
+    for line in [2, 3, 4, 9] {
+        let e = errors(line);
+        assert!(
+            e.starts_with("INV-MAP-TAX TaxType \"Weird Tax\": unknown tax code"),
+            "line {line}: {e}"
+        );
+        assert!(!e.contains(" | "), "line {line}: more than the one error: {e}");
+    }
+    assert_eq!(errors(10), "INV-MAP-VALUE Quantity \"lots\": not a number");
+    for line in [11, 12] {
+        assert_eq!(
+            errors(line),
+            "INV-DOCUMENT: the document has errors on other rows (lines 9, 10)"
+        );
+    }
+    // The documents untouched stay valid.
+    assert_eq!(cell(&rows, 5, "result_status"), "valid");
+}
+
+#[test]
+fn a_credit_note_missing_from_its_lookup_table_says_where_to_add_it() {
+    // SCN-2001 (line 6 of the Sage 50 sample) corrects SI-1001; its row in credit_notes.csv is
+    // left out, so neither the invoice it corrects nor the reason can be found.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("sage50_invoices.csv"), dir.path().join("s.csv")).unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    let notes = std::fs::read_to_string(samples().join("credit_notes.csv")).unwrap();
+    let kept: Vec<&str> = notes.lines().filter(|l| !l.starts_with("SCN-2001,")).collect();
+    assert_eq!(kept.len() + 1, notes.lines().count());
+    std::fs::write(dir.path().join("credit_notes.csv"), kept.join("\n") + "\n").unwrap();
+    let o = run(dir.path(), &["check", "--now", NOW, "s.csv"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = result_rows(&dir.path().join("results/s.result.csv"));
+    assert_eq!(
+        cell(&rows, 6, "result_errors"),
+        "INV-MAP-REFERENCE credit_notes.csv original_number: a credit note must name the invoice it corrects, \
+         and \"SCN-2001\" is not in credit_notes.csv: add it there | BR-KSA-17 credit_notes.csv reason: A credit \
+         note must say why it is issued (for example \"Returned items\"); fill in the reason."
+    );
+    // No BR-KSA-56 warning repeating that the reference is missing.
+    assert_eq!(cell(&rows, 6, "result_warnings"), "");
+}
