@@ -248,6 +248,48 @@ fn the_same_content_dropped_twice_is_recognised_and_not_sent_again() {
 }
 
 #[test]
+fn results_that_cannot_be_written_keep_the_counts_and_a_second_drop_sends_nothing_again() {
+    let (server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    // A folder where the summary of day.csv goes: its documents are sent, its results are not
+    // written.
+    let in_the_way = d.join("in/results/day.summary.json");
+    std::fs::create_dir_all(&in_the_way).unwrap();
+    let w = Watch::start(d, &env, &[]);
+    std::fs::write(d.join("in/day.csv"), export(6, "W")).unwrap();
+    wait_for(LIMIT, "day.csv and its note in failed/", || {
+        d.join("in/failed/day.csv.error.txt").exists()
+    });
+    assert_eq!(server.accepted(), 6);
+    let note = std::fs::read_to_string(d.join("in/failed/day.csv.error.txt")).unwrap();
+    assert!(note.contains("before it: 6 rows, 6 accepted"), "{note}");
+    assert!(
+        note.contains("fix that and move day.csv from failed/ back into the inbox"),
+        "{note}"
+    );
+    wait_for(LIMIT, "status.json with the failure's counts", || {
+        let last = &status_of(d)["last_file"];
+        last["outcome"] == "failed" && last["rows"] == 6 && last["documents"]["accepted"] == 6
+    });
+    assert!(w.log().contains("before it: 6 rows, 6 accepted"), "{}", w.log());
+    // Fixed, and dropped again as the note says: results written, nothing sent again.
+    std::fs::remove_dir(&in_the_way).unwrap();
+    std::fs::rename(d.join("in/failed/day.csv"), d.join("in/day.csv")).unwrap();
+    // (Under a name of its own: the first attempt's result file, complete, is kept.)
+    wait_for(LIMIT, "status.json saying done", || {
+        status_of(d)["last_file"]["outcome"] == "done"
+    });
+    assert_eq!(server.accepted(), 6, "nothing sent again");
+    assert_eq!(server.handle.stats().devices[0].replays, 0);
+    let result = d.join(status_of(d)["last_file"]["result_file"].as_str().unwrap());
+    all_accepted(&result, 6);
+    let summary = result.to_string_lossy().replace(".result.csv", ".summary.json");
+    assert!(Path::new(&summary).is_file(), "{summary}");
+    let done = names(&d.join("in/done"));
+    assert!(done.len() == 1 && done[0].starts_with("day."), "{done:?}");
+}
+
+#[test]
 fn a_broken_file_goes_to_failed_with_its_error_and_temporary_names_are_ignored() {
     let (server, env, dir) = setup(SandboxConfig::default());
     let d = dir.path();

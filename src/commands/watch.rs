@@ -182,8 +182,33 @@ impl Watcher<'_> {
                 .unwrap_or_else(|| "nothing to read".into());
             return self.fail(&claimed, &name, &why);
         };
+        let counts = format!(
+            "{} rows, {} accepted, {} rejected, {} failed, {} invalid, {} skipped",
+            summary.rows,
+            summary.documents.accepted,
+            summary.documents.rejected,
+            summary.documents.failed,
+            summary.documents.invalid,
+            summary.documents.skipped
+        );
         if let Some(error) = &summary.error {
-            return self.fail(&claimed, &name, error);
+            // Its results could not be written, but documents may have been sent: say how many,
+            // and that dropping the file again writes the results without sending them again.
+            let d = &summary.documents;
+            let error = if d.accepted + d.rejected + d.failed > 0 {
+                format!(
+                    "{error} (before it: {counts}); for its results, fix that and move {name} from failed/ back into the inbox"
+                )
+            } else {
+                error.clone()
+            };
+            self.fail(&claimed, &name, &error)?;
+            if let Some(last) = &mut self.last {
+                last.rows = summary.rows;
+                last.documents = summary.documents.clone();
+            }
+            self.write_status(None);
+            return Ok(());
         }
         let mut last = LastFile {
             name: name.clone(),
@@ -195,15 +220,6 @@ impl Watcher<'_> {
             result_file: summary.result_file.clone(),
             error: None,
         };
-        let counts = format!(
-            "{} rows, {} accepted, {} rejected, {} failed, {} invalid, {} skipped",
-            summary.rows,
-            summary.documents.accepted,
-            summary.documents.rejected,
-            summary.documents.failed,
-            summary.documents.invalid,
-            summary.documents.skipped
-        );
         if halted || stopped.is_some() {
             last.outcome = "interrupted".into();
             warn!("{name}: interrupted ({counts}); left in .processing/, the next start sends the rest");
