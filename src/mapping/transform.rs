@@ -300,6 +300,28 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
         s = rest.to_string();
     }
     let (dec_sep, default_thousands) = if style.decimal_comma { (',', '.') } else { ('.', ',') };
+    // A number written with the other decimal separator (`3.450,00` read with a decimal point)
+    // is not a number here, and the message says which setting reads it.
+    let other_style = |why: String| -> String {
+        let other = if style.decimal_comma { '.' } else { ',' };
+        match s.rsplit_once(other) {
+            Some((int, frac))
+                if (1..=2).contains(&frac.len())
+                    && frac.bytes().all(|b| b.is_ascii_digit())
+                    && !int.is_empty()
+                    && int.bytes().all(|b| b.is_ascii_digit() || char::from(b) == dec_sep) =>
+            {
+                if style.decimal_comma {
+                    "not a number (written with a decimal point; the mapping sets decimal_comma = true for this column)"
+                        .into()
+                } else {
+                    "not a number (written with a decimal comma? set decimal_comma = true in the mapping's [defaults] or on this field)"
+                        .into()
+                }
+            }
+            _ => why,
+        }
+    };
     let thousands = style.thousands.unwrap_or(default_thousands);
     let (int_part, frac_part) = match s.rfind(dec_sep) {
         Some(i) => (&s[..i], Some(&s[i + 1..])),
@@ -307,9 +329,9 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
     };
     let int_clean: String = if int_part.contains(thousands) {
         if !grouped(int_part, thousands) {
-            return Err(format!(
+            return Err(other_style(format!(
                 "not a number (the {thousands:?} is neither a decimal separator nor a thousands separator)"
-            ));
+            )));
         }
         int_part.chars().filter(|c| *c != thousands).collect()
     } else {
@@ -329,13 +351,13 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
             .chars()
             .all(|c| c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-')
     {
-        return Err(if style.decimal_comma {
+        return Err(other_style(if style.decimal_comma {
             "not a number (decimal comma expected, e.g. 1.234,50)".into()
         } else {
             "not a number".into()
-        });
+        }));
     }
-    let value = crate::model::amount::parse_exact(&plain).ok_or_else(|| "not a number".to_string())?;
+    let value = crate::model::amount::parse_exact(&plain).ok_or_else(|| other_style("not a number".to_string()))?;
     Ok(if negative { -value } else { value })
 }
 
@@ -380,6 +402,30 @@ mod tests {
 
     fn f(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_number_with_the_other_decimal_separator_says_which_setting_reads_it() {
+        let point = NumberStyle::default();
+        let comma = NumberStyle {
+            decimal_comma: true,
+            ..NumberStyle::default()
+        };
+        for text in ["3.450,00", "3 450,00", "12,5", "SAR 1.234,50"] {
+            let e = parse_decimal(CellRef::Empty, text, &point).unwrap_err();
+            assert!(e.contains("decimal comma? set decimal_comma = true"), "{text}: {e}");
+            assert!(parse_decimal(CellRef::Empty, text, &comma).is_ok(), "{text}");
+        }
+        for text in ["1,234.50", "3.5"] {
+            let e = parse_decimal(CellRef::Empty, text, &comma).unwrap_err();
+            assert!(e.contains("written with a decimal point"), "{text}: {e}");
+            assert!(parse_decimal(CellRef::Empty, text, &point).is_ok(), "{text}");
+        }
+        // Not numbers in either style: no hint.
+        for text in ["7.5O", "abc", "1,2,3"] {
+            let e = parse_decimal(CellRef::Empty, text, &point).unwrap_err();
+            assert!(!e.contains("decimal_comma"), "{text}: {e}");
+        }
     }
 
     proptest::proptest! {
