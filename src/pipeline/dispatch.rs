@@ -24,7 +24,7 @@ pub(super) fn dispatch_batch(mut outcomes: Vec<Outcome>, d: &mut (dyn Dispatch +
     let (at, docs): (Vec<usize>, Vec<Document>) = outcomes
         .iter_mut()
         .enumerate()
-        .filter_map(|(i, o)| o.document.take().map(|d| (i, d)))
+        .filter_map(|(i, o)| o.document.take().map(|d| (i, *d)))
         .unzip();
     if docs.is_empty() {
         return Dispatched {

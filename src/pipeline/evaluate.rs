@@ -84,7 +84,7 @@ fn other_rows_message(lines: impl Iterator<Item = u64>) -> String {
     }
 }
 
-fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: &str) -> Outcome {
+fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: &str, keep: bool) -> Outcome {
     let first_line = draft.rows.first().and_then(DraftRow::source).map_or(0, |s| s.line);
     if let Some((reason, column, value)) = &draft.skip {
         let issue = ResultIssue::from(&Issue::warning(
@@ -237,7 +237,12 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
             issue_date: d.issue_date,
             issue_time: d.issue_time,
         });
-    let document = if invalid { None } else { built.document };
+    // Boxed: an outcome is moved from thread to thread, and `check` keeps none.
+    let document = if invalid || !keep {
+        None
+    } else {
+        built.document.map(Box::new)
+    };
     let artefact_key = document.as_ref().map(|d| {
         (
             d.supplier_info.vat_number.clone().unwrap_or_default(),
@@ -265,9 +270,10 @@ fn compute_path(e: &crate::compute::ComputeError) -> String {
     }
 }
 
-pub(super) fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &str) -> Outcome {
+/// `keep`: keep a valid document in its outcome, for sending.
+pub(super) fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &str, keep: bool) -> Outcome {
     match unit {
-        Unit::Document(d) => evaluate_document(d, bound, opts, time),
+        Unit::Document(d) => evaluate_document(d, bound, opts, time, keep),
         Unit::Stray(r) => {
             let status = match r.note {
                 Some(RowNote::HeaderRepeat) => RowStatus::Skipped,

@@ -179,12 +179,8 @@ impl Shared<'_> {
             };
             let outcomes: Vec<Outcome> = units
                 .into_iter()
-                .map(|u| {
-                    let mut o = evaluate(u, bound, opts, time);
-                    // Nothing is sent: the document is dropped where it was built.
-                    o.document = None;
-                    o
-                })
+                // Nothing is sent: the document is dropped where it was built.
+                .map(|u| evaluate(u, bound, opts, time, false))
                 .collect();
             self.hand_in(n, outcomes, file, opts);
         }

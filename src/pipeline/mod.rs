@@ -268,7 +268,7 @@ struct Outcome {
     codes: Vec<String>,
     record: Option<DocumentRecord>,
     /// The document, when it is valid (and so may be dispatched).
-    document: Option<Document>,
+    document: Option<Box<Document>>,
     /// What names its artefacts: seller VAT, number, issue date and time.
     artefact_key: Option<(String, String, chrono::NaiveDate, chrono::NaiveTime)>,
     /// An invalid simplified document (not sent, its window running).
@@ -453,7 +453,10 @@ pub fn check_stream(
         let time = &time;
         let evaluator = scope.spawn(move || {
             for units in batch_rx {
-                let outcomes: Vec<Outcome> = units.into_par_iter().map(|u| evaluate(u, &bound, opts, time)).collect();
+                let outcomes: Vec<Outcome> = units
+                    .into_par_iter()
+                    .map(|u| evaluate(u, &bound, opts, time, true))
+                    .collect();
                 if out_tx.send(outcomes).is_err() {
                     // The writer stopped; dropping `batch_rx` stops the reader.
                     return;
