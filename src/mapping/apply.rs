@@ -303,6 +303,17 @@ impl Bound {
         })
     }
 
+    /// The column a lookup field's key is read from, when it is one column.
+    pub fn lookup_key_label(&self, f: FieldId) -> Option<Label<'_>> {
+        match self.fields.get(f)?.as_ref()? {
+            RSource::Lookup { key, .. } => match key.as_slice() {
+                [RPart::Col(Some(i))] => Some(self.label(*i)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// When a lookup field's key is not in its loaded table: (the key, the table's file name).
     pub fn lookup_miss(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Option<(String, String)> {
         let v = self.view(row, header);

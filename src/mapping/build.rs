@@ -395,7 +395,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
                 Some(first_idx),
                 Issue::warning(
                     "INV-MAP-LOOKUP",
-                    None,
+                    bound.lookup_key_label(f).map(str::to_string),
                     Some(key),
                     format!("not found in {file}: the buyer has no VAT number or address from it (a simplified document unless the mapping says otherwise)"),
                 ),

@@ -443,6 +443,12 @@ fn a_buyer_missing_from_the_lookup_table_is_a_warning() {
     let w = &stranger.issues[0].1;
     assert_eq!(w.code, "INV-MAP-LOOKUP");
     assert!(!w.is_error() && w.message.contains("customers.csv"), "{w}");
+    // Named on the column its key comes from.
+    assert!(
+        w.render()
+            .starts_with("INV-MAP-LOOKUP Customer \"Stranger\": not found in customers.csv"),
+        "{w}"
+    );
 }
 
 #[test]
