@@ -443,12 +443,20 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
     // Dates.
     let issue_date = date(take(fid!("issue_date")));
     let Some(issue_date) = issue_date else {
-        if !cx.issues.iter().any(|(_, i)| i.is_error()) {
+        // Unless its cell already has an error (a date that cannot be read), the blank date is
+        // said on the first row, whatever else is wrong with the document.
+        let column = bound.source_label(fid!("issue_date"));
+        let said = column.is_some()
+            && cx
+                .issues
+                .iter()
+                .any(|(at, i)| *at == Some(first_idx) && i.is_error() && i.column.as_deref() == column);
+        if !said {
             cx.issues.push((
                 Some(first_idx),
                 Issue::error(
                     "INV-MAP-MISSING",
-                    bound.source_label(fid!("issue_date")).map(str::to_string),
+                    column.map(str::to_string),
                     None,
                     "no issue date in the document's first row",
                 ),

@@ -34,13 +34,15 @@ fn cell(rows: &[Vec<String>], line: usize, column: &str) -> String {
 #[test]
 fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
     let dir = tempfile::tempdir().unwrap();
-    // Xero: INV-0101's first line has no description; INV-0105 (lines 9-12) is in "XYZ".
+    // Xero: INV-0101's first line has no description; INV-0102 (lines 5-6) has no date on its
+    // first row; INV-0105 (lines 9-12) is in "XYZ".
     edited(
         dir.path(),
         "xero_sales_invoices.csv",
         "x.csv",
         &[
             (2, "Description", ""),
+            (5, "InvoiceDate", ""),
             (9, "Currency", "XYZ"),
             (10, "Currency", "XYZ"),
             (11, "Currency", "XYZ"),
@@ -74,6 +76,16 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
         cell(&x, 2, "result_errors"),
         "INV-MAP-MISSING Description: no item name or description in this line"
     );
+    // The blank date is said where it is blank, and the row that has one says it disagrees.
+    assert_eq!(
+        cell(&x, 5, "result_errors"),
+        "INV-MAP-MISSING InvoiceDate: no issue date in the document's first row"
+    );
+    let e = cell(&x, 6, "result_errors");
+    assert!(
+        e.starts_with("INV-MAP-CONFLICT InvoiceDate \"10/11/2026\": line 5"),
+        "{e}"
+    );
     // Two rules over one code list (BR-KSA-CL-01, BR-CL-04) give one finding; no BR-53 asking
     // for the rate of a currency that does not exist.
     let e = cell(&x, 9, "result_errors");
@@ -84,7 +96,7 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
         assert!(!w.contains("BR-53"), "line {line}: {w}");
     }
     // The documents left alone stay valid.
-    assert_eq!(cell(&x, 5, "result_status"), "valid");
+    assert_eq!(cell(&x, 14, "result_status"), "valid");
 
     let z = result_rows(&dir.path().join("results/z.result.csv"));
     assert_eq!(
