@@ -114,19 +114,31 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
         }
         item_name(out, line, i);
         price(out, line, i);
+        // One negative figure is said once: a net price below a negative gross price, or a VAT
+        // amount under a negative quantity or price, only follows from it.
+        let gross_negative = line
+            .price
+            .allowance_charge
+            .as_ref()
+            .is_some_and(|pac| pac.base_amount.is_sign_negative() && !pac.base_amount.is_zero());
+        let below_zero = |d: Decimal| d.is_sign_negative() && !d.is_zero();
         negative(out, || p("quantity"), line.quantity, "quantity");
-        negative(
-            out,
-            || p("price.price_per_unit"),
-            line.price.price_per_unit,
-            "unit price",
-        );
-        negative(
-            out,
-            || p("tax_total.tax_amount"),
-            line.tax_total.tax_amount,
-            "line VAT amount",
-        );
+        if !gross_negative {
+            negative(
+                out,
+                || p("price.price_per_unit"),
+                line.price.price_per_unit,
+                "unit price",
+            );
+        }
+        if !(gross_negative || below_zero(line.quantity) || below_zero(line.price.price_per_unit)) {
+            negative(
+                out,
+                || p("tax_total.tax_amount"),
+                line.tax_total.tax_amount,
+                "line VAT amount",
+            );
+        }
         two_decimals(out, BR_DEC_23, || p("amount"), line.amount, "line net amount");
         two_decimals(
             out,
@@ -202,7 +214,10 @@ fn price(out: &mut Vec<Finding>, line: &Line, i: usize) {
             "A charge on the unit price is not allowed; include it in the price or add it as a line charge.",
         ));
     }
-    negative(out, || p("price.allowance_charge.amount"), pac.amount, "price discount");
+    // A discount below a negative gross price follows from it (a percentage of it).
+    if !pac.base_amount.is_sign_negative() || pac.base_amount.is_zero() {
+        negative(out, || p("price.allowance_charge.amount"), pac.amount, "price discount");
+    }
     negative(
         out,
         || p("price.allowance_charge.base_amount"),

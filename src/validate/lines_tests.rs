@@ -41,6 +41,37 @@ rule_test!(br_ksa_f_04_negative_quantity, "BR-KSA-F-04", Error, standard(),
 rule_test!(br_ksa_f_04_negative_price, "BR-KSA-F-04", Error, standard(),
     pass: |d| { d.invoice_lines[1].price.price_per_unit = dec!(0); recompute(d) },
     fail: |d| d.invoice_lines[1].price.price_per_unit = dec!(-0.01), path: "invoice_lines[1].price.price_per_unit");
+#[test]
+fn a_negative_gross_price_or_quantity_is_one_finding_not_one_per_figure_it_makes() {
+    // A gross price of -3450 with 5 % off: the discount, the net price and the VAT follow.
+    let mut d = standard();
+    apply(&mut d, |d| {
+        price_discount(d, false, dec!(-3450), dec!(-172.5));
+        d.invoice_lines[0].price.price_per_unit = dec!(-3277.5);
+        recompute(d);
+    });
+    let f = check(&d);
+    let negatives: Vec<&str> = of(&f, "BR-KSA-F-04").iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        negatives,
+        ["invoice_lines[0].price.allowance_charge.base_amount"],
+        "{f:?}"
+    );
+    // A negative quantity: its VAT is not said again.
+    let mut d = standard();
+    apply(&mut d, |d| {
+        d.invoice_lines[1].quantity = dec!(-2);
+        recompute(d);
+    });
+    let f = check(&d);
+    let negatives: Vec<&str> = of(&f, "BR-KSA-F-04").iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(negatives, ["invoice_lines[1].quantity"], "{f:?}");
+    // A negative discount on a positive price is its own mistake.
+    let mut d = standard();
+    apply(&mut d, |d| price_discount(d, false, dec!(10), dec!(-1)));
+    assert_has(&check(&d), "BR-KSA-F-04", crate::validate::Severity::Error);
+}
+
 rule_test!(br_ksa_en16931_06_price_charge, "BR-KSA-EN16931-06", Error, standard(),
     pass: |d| price_discount(d, false, dec!(3.5), dec!(0.17)),
     fail: |d| price_discount(d, true, dec!(3.5), dec!(0.17)));

@@ -143,7 +143,19 @@ pub fn validate_computed(
     totals::check(doc, &computed, &mut out);
     erp::check(doc, ctx, &computed, &mut out);
     drop_repeated(&mut out);
+    drop_derived_negatives(&mut out);
     out
+}
+
+/// A negative breakdown or total that follows from a negative line, discount or charge (itself
+/// a BR-KSA-F-04 finding) is not said again: one negative price, one finding.
+fn drop_derived_negatives(out: &mut Vec<Finding>) {
+    let negative = |f: &Finding| f.code == rules::BR_KSA_F_04.code;
+    let given = |f: &Finding| f.path.starts_with("invoice_lines[") || f.path.starts_with("allowance_charge");
+    if !out.iter().any(|f| negative(f) && given(f)) {
+        return;
+    }
+    out.retain(|f| !(negative(f) && (f.path.starts_with("tax_total") || f.path.starts_with("legal_monitory_total"))));
 }
 
 /// The same finding (code, path and value) found by two rules is reported once, where it was
