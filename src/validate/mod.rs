@@ -148,14 +148,16 @@ pub fn validate_computed(
 }
 
 /// A negative breakdown or total that follows from a negative line, discount or charge (itself
-/// a BR-KSA-F-04 finding) is not said again: one negative price, one finding.
+/// a BR-KSA-F-04 finding) is not said again: one negative price, one finding. Nor are the
+/// export's own figures compared (`INV-ERP-*`): they differ from the computed ones by that sign.
 fn drop_derived_negatives(out: &mut Vec<Finding>) {
     let negative = |f: &Finding| f.code == rules::BR_KSA_F_04.code;
     let given = |f: &Finding| f.path.starts_with("invoice_lines[") || f.path.starts_with("allowance_charge");
     if !out.iter().any(|f| negative(f) && given(f)) {
         return;
     }
-    out.retain(|f| !(negative(f) && (f.path.starts_with("tax_total") || f.path.starts_with("legal_monitory_total"))));
+    let total = |f: &Finding| f.path.starts_with("tax_total") || f.path.starts_with("legal_monitory_total");
+    out.retain(|f| !((negative(f) && total(f)) || f.code.starts_with("INV-ERP-")));
 }
 
 /// The same finding (code, path and value) found by two rules is reported once, where it was

@@ -35,7 +35,8 @@ fn cell(rows: &[Vec<String>], line: usize, column: &str) -> String {
 fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
     let dir = tempfile::tempdir().unwrap();
     // Xero: INV-0101's first line has no description; INV-0102 (lines 5-6) has no date on its
-    // first row; INV-0105 (lines 9-12) is in "XYZ".
+    // first row; INV-0105 (lines 9-12) is in "XYZ"; INV-0107 (lines 14-15) has a negative price
+    // (10 % off) on line 14.
     edited(
         dir.path(),
         "xero_sales_invoices.csv",
@@ -43,6 +44,7 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
         &[
             (2, "Description", ""),
             (5, "InvoiceDate", ""),
+            (14, "UnitAmount", "(899.00)"),
             (9, "Currency", "XYZ"),
             (10, "Currency", "XYZ"),
             (11, "Currency", "XYZ"),
@@ -95,8 +97,19 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
         let w = cell(&x, line, "result_warnings");
         assert!(!w.contains("BR-53"), "line {line}: {w}");
     }
+    // One negative price, one finding: not its discount, net price, VAT, the totals, nor the
+    // export's figures that differ by the sign.
+    assert_eq!(
+        cell(&x, 14, "result_errors"),
+        "BR-KSA-F-04 UnitAmount \"-899.00\": The gross price is negative (-899.00); amounts and quantities must \
+         not be negative. For a return or a price reduction issue a credit note with positive amounts."
+    );
+    assert_eq!(
+        cell(&x, 15, "result_errors"),
+        "INV-DOCUMENT: the document has errors on another row (line 14)"
+    );
     // The documents left alone stay valid.
-    assert_eq!(cell(&x, 14, "result_status"), "valid");
+    assert_eq!(cell(&x, 13, "result_status"), "valid");
 
     let z = result_rows(&dir.path().join("results/z.result.csv"));
     assert_eq!(
