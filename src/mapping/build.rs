@@ -21,7 +21,7 @@ use std::sync::Arc;
 mod provenance;
 mod raw_line;
 use provenance::Prefix;
-pub use provenance::Provenance;
+pub use provenance::{Provenance, field_of};
 use raw_line::RawLine;
 
 /// The export's own figures, to be compared with the computed ones (not trusted).

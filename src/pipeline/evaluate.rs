@@ -15,19 +15,29 @@ fn row_outcome(r: DraftRow, result: ResultRow) -> RowOutcome {
     }
 }
 
-/// Where a document path has no source column: the seller profile or a computed total.
+/// Where a document path has no source column: the seller profile, a field no column gives
+/// (named, so that the mapping can be told where to find it), or a computed total.
 fn fallback_label(path: &str) -> String {
     if path.starts_with("supplier_info") {
-        "(seller profile)".into()
-    } else {
-        format!("[{path}]")
+        return "(seller profile)".into();
+    }
+    match crate::mapping::field_of(path) {
+        Some((_, field)) => format!("[{path}] (no column gives {field})"),
+        None => format!("[{path}]"),
     }
 }
 
 /// Turn a rule finding into an issue on the row and column that fed the field.
 fn locate(f: &Finding, built: &Built) -> (Option<usize>, Issue) {
-    let (row, label) = match built.provenance.locate(&f.path) {
-        Some((row, label)) => (Some(row), label.map(str::to_string)),
+    let (row, label) = match built.provenance.locate_len(&f.path) {
+        // A field that would feed the path more closely than the column found, but that no
+        // column gives (the rate of BR-53, not the export's VAT total): named instead.
+        Some((row, len, _))
+            if len < f.path.len() && crate::mapping::field_of(&f.path).is_some_and(|(closer, _)| closer > len) =>
+        {
+            (Some(row), None)
+        }
+        Some((row, _, label)) => (Some(row), label.map(str::to_string)),
         None => (None, None),
     };
     let issue = Issue {
@@ -299,7 +309,29 @@ pub(super) fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &st
 
 #[cfg(test)]
 mod tests {
-    use super::{Issue, other_rows_message, repeats};
+    use super::{Issue, fallback_label, other_rows_message, repeats};
+
+    #[test]
+    fn a_path_no_column_gives_names_the_mapping_field_that_would() {
+        assert_eq!(
+            fallback_label("tax_total.tax_amount_in_tax_currency"),
+            "[tax_total.tax_amount_in_tax_currency] (no column gives exchange_rate)"
+        );
+        assert_eq!(
+            fallback_label("invoice_lines[3].item.name"),
+            "[invoice_lines[3].item.name] (no column gives line.item_name)"
+        );
+        assert_eq!(
+            fallback_label("billing_reference"),
+            "[billing_reference] (no column gives original_number)"
+        );
+        // Computed figures and the seller's profile have no mapping field.
+        assert_eq!(
+            fallback_label("legal_monitory_total.payable_amount"),
+            "[legal_monitory_total.payable_amount]"
+        );
+        assert_eq!(fallback_label("supplier_info.vat_number"), "(seller profile)");
+    }
 
     #[test]
     fn a_rule_finding_on_a_cell_already_said_to_be_wrong_repeats_it() {

@@ -34,7 +34,8 @@ fn cell(rows: &[Vec<String>], line: usize, column: &str) -> String {
 #[test]
 fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
     let dir = tempfile::tempdir().unwrap();
-    // Xero: INV-0101's first line has no description; INV-0102 (lines 5-6) has no date on its
+    // Xero: INV-0101 (lines 2-4) is in dollars, with no exchange rate column in the Xero mapping,
+    // and its first line has no description; INV-0102 (lines 5-6) has no date on its
     // first row; INV-0105 (lines 9-12) is in "XYZ"; INV-0107 (lines 14-15) has a negative price
     // (10 % off) on line 14.
     edited(
@@ -43,6 +44,9 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
         "x.csv",
         &[
             (2, "Description", ""),
+            (2, "Currency", "USD"),
+            (3, "Currency", "USD"),
+            (4, "Currency", "USD"),
             (5, "InvoiceDate", ""),
             (14, "UnitAmount", "(899.00)"),
             (9, "Currency", "XYZ"),
@@ -77,6 +81,14 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
     assert_eq!(
         cell(&x, 2, "result_errors"),
         "INV-MAP-MISSING Description: no item name or description in this line"
+    );
+    // The VAT total in SAR needs a rate no column gives: the warning names the mapping field.
+    // (On the first row, where the document's fields are read; no longer on the export's
+    // TaxTotal column, which is only compared.)
+    let w = cell(&x, 2, "result_warnings");
+    assert!(
+        w.starts_with("BR-53 [tax_total.tax_amount_in_tax_currency] (no column gives exchange_rate): "),
+        "{w}"
     );
     // The blank date is said where it is blank, and the row that has one says it disagrees.
     assert_eq!(

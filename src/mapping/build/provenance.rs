@@ -41,6 +41,33 @@ fn line_of(path: &str) -> Option<(usize, &str)> {
     Some((digits.parse().ok()?, &rest[close + 1..]))
 }
 
+/// A field the export's figures are read into only to be compared with the computed ones.
+fn compared_only(name: &str) -> bool {
+    name.starts_with("erp.") || matches!(name, "line.tax_amount" | "line.gross_amount")
+}
+
+/// The mapping field whose value feeds `path` (`exchange_rate` for
+/// `tax_total.tax_amount_in_tax_currency`, `line.item_name` for `invoice_lines[2].item.name`),
+/// and how much of the path its own path covers (as [`Provenance::locate_len`] measures): the
+/// longest of the fields' paths that the path starts with. `None` for a computed figure.
+pub fn field_of(path: &str) -> Option<(usize, &'static str)> {
+    let (line, tail) = match line_of(path) {
+        Some((_, rest)) => (true, rest.strip_prefix('.')?),
+        None => (false, path),
+    };
+    let head = path.len() - tail.len();
+    FIELDS
+        .iter()
+        // The export's own figures are compared with the document's, they do not feed it.
+        .filter(|f| f.line == line && !compared_only(f.name))
+        .flat_map(|f| {
+            f.paths
+                .iter()
+                .filter_map(move |p| prefix_len(tail, p).map(|len| (head + len, f.name)))
+        })
+        .max_by_key(|(len, _)| *len)
+}
+
 impl<'a> Provenance<'a> {
     /// Room for `entries` entries.
     pub(super) fn with_capacity(entries: usize) -> Self {
@@ -56,6 +83,11 @@ impl<'a> Provenance<'a> {
     /// The row and column that fed a JSON path (`invoice_lines[2].price.price_per_unit`): the
     /// longest recorded prefix of the path.
     pub fn locate(&self, path: &str) -> Option<(usize, Option<&str>)> {
+        self.locate_len(path).map(|(row, _, label)| (row, label))
+    }
+
+    /// [`Provenance::locate`], with how much of the path the chosen prefix covers.
+    pub fn locate_len(&self, path: &str) -> Option<(usize, usize, Option<&str>)> {
         let line = line_of(path);
         // "invoice_lines[" + digits + "]"
         let line_head = |n: usize| 15 + n.to_string().len();
@@ -89,6 +121,6 @@ impl<'a> Provenance<'a> {
                 }
             }
         }
-        best.map(|(_, row, label)| (row, label))
+        best.map(|((len, _), row, label)| (row, len, label))
     }
 }
