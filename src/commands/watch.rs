@@ -202,13 +202,7 @@ impl Watcher<'_> {
             } else {
                 error.clone()
             };
-            self.fail(&claimed, &name, &error)?;
-            if let Some(last) = &mut self.last {
-                last.rows = summary.rows;
-                last.documents = summary.documents.clone();
-            }
-            self.write_status(None);
-            return Ok(());
+            return self.fail_after(&claimed, &name, &error, summary.rows, summary.documents.clone());
         }
         let mut last = LastFile {
             name: name.clone(),
@@ -241,6 +235,19 @@ impl Watcher<'_> {
     }
 
     fn fail(&mut self, claimed: &Path, name: &str, error: &str) -> anyhow::Result<()> {
+        self.fail_after(claimed, name, error, 0, Default::default())
+    }
+
+    /// [`Self::fail`] for a file of which `rows` were read and `documents` handled before it
+    /// failed (their counts stay in `status.json`).
+    fn fail_after(
+        &mut self,
+        claimed: &Path,
+        name: &str,
+        error: &str,
+        rows: u64,
+        documents: crate::pipeline::Counts,
+    ) -> anyhow::Result<()> {
         let to = self.inbox.to_failed(claimed, error)?;
         warn!("{name}: failed: {error} -> {}", to.display());
         self.last = Some(LastFile {
@@ -248,8 +255,8 @@ impl Watcher<'_> {
             finished_at: Utc::now(),
             outcome: "failed".into(),
             repeat: false,
-            rows: 0,
-            documents: Default::default(),
+            rows,
+            documents,
             result_file: None,
             error: Some(error.to_string()),
         });

@@ -338,21 +338,18 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             });
         }
         let Some(price) = price else {
-            let known = l.unit_price.is_some() || l.amount.is_some();
-            row_err(
-                &mut cx.issues,
-                "INV-MAP-MISSING",
-                if known {
-                    &[]
-                } else {
-                    &[fid!("line.unit_price"), fid!("line.amount")]
-                },
-                if known {
-                    "the price, quantity or discount of this line is too large to compute exactly".into()
-                } else {
-                    "no unit price (and no line amount to derive it from) in this line".into()
-                },
-            );
+            let (fields, msg): (&[FieldId], &str) = if l.unit_price.is_some() || l.amount.is_some() {
+                (
+                    &[],
+                    "the price, quantity or discount of this line is too large to compute exactly",
+                )
+            } else {
+                (
+                    &[fid!("line.unit_price"), fid!("line.amount")],
+                    "no unit price (and no line amount to derive it from) in this line",
+                )
+            };
+            row_err(&mut cx.issues, "INV-MAP-MISSING", fields, msg.into());
             continue;
         };
         erp.line_net.push(erp_net);

@@ -16,34 +16,36 @@ fn row_outcome(r: DraftRow, result: ResultRow) -> RowOutcome {
 }
 
 /// Where a document path has no source column: the seller profile, a field no column gives
-/// (named, so that the mapping can be told where to find it), or a computed total.
-fn fallback_label(path: &str) -> String {
+/// (`field`, named so that the mapping can be told where to find it), or a computed total.
+fn fallback_label(path: &str, field: Option<&str>) -> String {
     if path.starts_with("supplier_info") {
         return "(seller profile)".into();
     }
-    match crate::mapping::field_of(path) {
-        Some((_, field)) => format!("[{path}] (no column gives {field})"),
+    match field {
+        Some(field) => format!("[{path}] (no column gives {field})"),
         None => format!("[{path}]"),
     }
 }
 
 /// Turn a rule finding into an issue on the row and column that fed the field.
 fn locate(f: &Finding, built: &Built) -> (Option<usize>, Issue) {
-    let (row, label) = match built.provenance.locate_len(&f.path) {
+    let located = built.provenance.locate_len(&f.path);
+    // The mapping field that feeds the path, when no column found covers all of it.
+    let field = match located {
+        Some((_, len, _)) if len == f.path.len() => None,
+        _ => crate::mapping::field_of(&f.path),
+    };
+    let (row, label) = match located {
         // A field that would feed the path more closely than the column found, but that no
         // column gives (the rate of BR-53, not the export's VAT total): named instead.
-        Some((row, len, _))
-            if len < f.path.len() && crate::mapping::field_of(&f.path).is_some_and(|(closer, _)| closer > len) =>
-        {
-            (Some(row), None)
-        }
+        Some((row, len, _)) if field.is_some_and(|(closer, _)| closer > len) => (Some(row), None),
         Some((row, _, label)) => (Some(row), label.map(str::to_string)),
         None => (None, None),
     };
     let issue = Issue {
         code: f.code.clone(),
         severity: f.severity,
-        column: Some(label.unwrap_or_else(|| fallback_label(&f.path))),
+        column: Some(label.unwrap_or_else(|| fallback_label(&f.path, field.map(|(_, name)| name)))),
         value: f.value.clone(),
         message: f.message.clone(),
     };
@@ -314,23 +316,41 @@ mod tests {
     #[test]
     fn a_path_no_column_gives_names_the_mapping_field_that_would() {
         assert_eq!(
-            fallback_label("tax_total.tax_amount_in_tax_currency"),
+            fallback_label(
+                "tax_total.tax_amount_in_tax_currency",
+                crate::mapping::field_of("tax_total.tax_amount_in_tax_currency").map(|(_, f)| f)
+            ),
             "[tax_total.tax_amount_in_tax_currency] (no column gives exchange_rate)"
         );
         assert_eq!(
-            fallback_label("invoice_lines[3].item.name"),
+            fallback_label(
+                "invoice_lines[3].item.name",
+                crate::mapping::field_of("invoice_lines[3].item.name").map(|(_, f)| f)
+            ),
             "[invoice_lines[3].item.name] (no column gives line.item_name)"
         );
         assert_eq!(
-            fallback_label("billing_reference"),
+            fallback_label(
+                "billing_reference",
+                crate::mapping::field_of("billing_reference").map(|(_, f)| f)
+            ),
             "[billing_reference] (no column gives original_number)"
         );
         // Computed figures and the seller's profile have no mapping field.
         assert_eq!(
-            fallback_label("legal_monitory_total.payable_amount"),
+            fallback_label(
+                "legal_monitory_total.payable_amount",
+                crate::mapping::field_of("legal_monitory_total.payable_amount").map(|(_, f)| f)
+            ),
             "[legal_monitory_total.payable_amount]"
         );
-        assert_eq!(fallback_label("supplier_info.vat_number"), "(seller profile)");
+        assert_eq!(
+            fallback_label(
+                "supplier_info.vat_number",
+                crate::mapping::field_of("supplier_info.vat_number").map(|(_, f)| f)
+            ),
+            "(seller profile)"
+        );
     }
 
     #[test]

@@ -12,10 +12,15 @@ use crate::text::Trimmed;
 use rust_decimal::Decimal;
 use std::collections::HashSet;
 
+/// Below zero (a negative zero is not).
+fn below_zero(d: Decimal) -> bool {
+    d.is_sign_negative() && !d.is_zero()
+}
+
 /// A finding when an amount is negative (BR-KSA-F-04).
 /// `path` is only spelled out when there is a finding.
 pub(super) fn negative(out: &mut Vec<Finding>, path: impl FnOnce() -> String, amount: Decimal, what: &str) {
-    if amount.is_sign_negative() && !amount.is_zero() {
+    if below_zero(amount) {
         out.push(BR_KSA_F_04.at(
             path(),
             num(amount),
@@ -120,8 +125,7 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
             .price
             .allowance_charge
             .as_ref()
-            .is_some_and(|pac| pac.base_amount.is_sign_negative() && !pac.base_amount.is_zero());
-        let below_zero = |d: Decimal| d.is_sign_negative() && !d.is_zero();
+            .is_some_and(|pac| below_zero(pac.base_amount));
         negative(out, || p("quantity"), line.quantity, "quantity");
         if !gross_negative {
             negative(
@@ -215,7 +219,7 @@ fn price(out: &mut Vec<Finding>, line: &Line, i: usize) {
         ));
     }
     // A discount below a negative gross price follows from it (a percentage of it).
-    if !pac.base_amount.is_sign_negative() || pac.base_amount.is_zero() {
+    if !below_zero(pac.base_amount) {
         negative(out, || p("price.allowance_charge.amount"), pac.amount, "price discount");
     }
     negative(
