@@ -244,6 +244,37 @@ fn short_plain(s: &str) -> Option<Decimal> {
     Some(Decimal::new(i64::try_from(mantissa).ok()?, u32::try_from(scale).ok()?))
 }
 
+/// Take off the currency words and symbols ERPs put around numbers.
+fn strip_currency(s: &mut String) {
+    for sym in ["SAR", "SR", "ر.س", "USD", "$", "€", "£", "﷼"] {
+        if let Some(rest) = s.strip_prefix(sym) {
+            *s = rest.to_string();
+        }
+        if let Some(rest) = s.strip_suffix(sym) {
+            *s = rest.to_string();
+        }
+    }
+}
+
+/// Why `plain` (digits, one dot, maybe an exponent) is not an exact decimal: too many digits or
+/// too large an exponent for 28 significant digits, or not a number at all (`why`).
+fn not_exact(plain: &str, why: impl FnOnce(String) -> String) -> String {
+    let (mantissa, exponent) = match plain.split_once(['e', 'E']) {
+        Some((m, e)) => (m, Some(e)),
+        None => (plain, None),
+    };
+    let well_formed = plain_digits(mantissa)
+        && exponent.is_none_or(|e| {
+            let e = e.strip_prefix(['-', '+']).unwrap_or(e);
+            !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit())
+        });
+    if well_formed {
+        "too large or too precise for an amount (at most 28 digits)".into()
+    } else {
+        why("not a number".into())
+    }
+}
+
 /// Parse a decimal number written by an ERP.
 pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Result<Decimal, String> {
     if let CellRef::Number(n) = cell {
@@ -261,7 +292,7 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
         let value = match short_plain(digits) {
             Some(v) => Some(v),
             None if plain_digits(digits) => {
-                Some(crate::model::amount::parse_exact(digits).ok_or_else(|| "not a number".to_string())?)
+                Some(crate::model::amount::parse_exact(digits).ok_or_else(|| not_exact(digits, |why| why))?)
             }
             None => None,
         };
@@ -274,30 +305,37 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '\u{a0}' && *c != '\u{202f}')
         .collect();
-    // Currency words and symbols ERPs put around numbers.
-    for sym in ["SAR", "SR", "ر.س", "USD", "$", "€", "£", "﷼"] {
-        if let Some(rest) = s.strip_prefix(sym) {
-            s = rest.to_string();
-        }
-        if let Some(rest) = s.strip_suffix(sym) {
-            s = rest.to_string();
-        }
-    }
+    strip_currency(&mut s);
+    // One sign at most: `(12.50)`, `12.50-` (SAP), `-12.50` or `+12.50`. Two (`--5`, `(-5)`,
+    // `-5-`) say nothing certain about the sign, so the number is not read.
+    let mut signs = 0;
     let mut negative = false;
     if s.starts_with('(') && s.ends_with(')') && s.len() > 2 {
+        signs += 1;
         negative = true;
         s = s[1..s.len() - 1].to_string();
     }
     if let Some(rest) = s.strip_suffix('-') {
-        // SAP writes `12.50-`.
-        negative = !negative;
+        signs += 1;
+        negative = true;
         s = rest.to_string();
     }
     if let Some(rest) = s.strip_prefix('-') {
-        negative = !negative;
+        signs += 1;
+        negative = true;
         s = rest.to_string();
     } else if let Some(rest) = s.strip_prefix('+') {
+        signs += 1;
         s = rest.to_string();
+    }
+    // After the sign (`-$5`, `(SAR 100)`).
+    strip_currency(&mut s);
+    // A sign left inside is only an exponent's (`1.5E+3`).
+    let stray_sign = s
+        .char_indices()
+        .any(|(i, c)| matches!(c, '-' | '+') && !s[..i].ends_with(['e', 'E']));
+    if signs > 1 || stray_sign {
+        return Err("not a number (more than one sign: write one minus sign, or the amount in brackets)".into());
     }
     let (dec_sep, default_thousands) = if style.decimal_comma { (',', '.') } else { ('.', ',') };
     // A number written with the other decimal separator (`3.450,00` read with a decimal point)
@@ -349,7 +387,7 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
     if plain.is_empty()
         || !plain
             .chars()
-            .all(|c| c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-')
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'))
     {
         return Err(other_style(if style.decimal_comma {
             "not a number (decimal comma expected, e.g. 1.234,50)".into()
@@ -357,7 +395,7 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
             "not a number".into()
         }));
     }
-    let value = crate::model::amount::parse_exact(&plain).ok_or_else(|| other_style("not a number".to_string()))?;
+    let value = crate::model::amount::parse_exact(&plain).ok_or_else(|| not_exact(&plain, other_style))?;
     Ok(if negative { -value } else { value })
 }
 
@@ -425,6 +463,23 @@ mod tests {
         for text in ["7.5O", "abc", "1,2,3"] {
             let e = parse_decimal(CellRef::Empty, text, &point).unwrap_err();
             assert!(!e.contains("decimal_comma"), "{text}: {e}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Every way of writing one sign gives that sign; two signs are never read as a number.
+        #[test]
+        fn one_sign_is_read_two_are_refused(mantissa in 0i64..1_000_000_000_000, scale in 0u32..6) {
+            let d = Decimal::new(mantissa, scale);
+            let us = NumberStyle::default();
+            let p = |s: &str| parse_decimal(CellRef::Text(s), s, &us);
+            for one in [format!("-{d}"), format!("({d})"), format!("{d}-"), format!("-SAR {d}")] {
+                proptest::prop_assert_eq!(p(&one), Ok(-d), "{}", one);
+            }
+            proptest::prop_assert_eq!(p(&format!("+{d}")), Ok(d));
+            for two in [format!("--{d}"), format!("(-{d})"), format!("-{d}-"), format!("({d}-)"), format!("+{d}-")] {
+                proptest::prop_assert!(p(&two).is_err(), "{} read as {:?}", two, p(&two));
+            }
         }
     }
 
@@ -551,6 +606,26 @@ mod tests {
         assert!(p("1.2.3", &us).is_err());
         assert!(p("", &us).is_err());
         assert_eq!(parse_decimal(CellRef::Number(dec!(3.3)), "", &us), Ok(dec!(3.3)));
+        // One sign at most: two are not read as either sign.
+        for two in [
+            "--5", "(-5)", "-5-", "-(5)", "-+5", "+5-", "(5)-", "5--", "1-2", "12,5-0",
+        ] {
+            let err = p(two, &us).expect_err(two);
+            assert!(err.starts_with("not a number"), "{two}: {err}");
+        }
+        assert_eq!(p("+5", &us), Ok(dec!(5)));
+        assert_eq!(p("-$5", &us), Ok(dec!(-5)));
+        assert_eq!(p("(SAR 1,200.00)", &us), Ok(dec!(-1200.00)));
+        // Exponents, both ways, and numbers past 28 digits said to be so.
+        assert_eq!(p("1.5E+3", &us), Ok(dec!(1500)));
+        assert_eq!(p("1e-2", &us), Ok(dec!(0.01)));
+        for big in ["99999999999999999999999999999999", "1E+30"] {
+            assert_eq!(
+                p(big, &us),
+                Err("too large or too precise for an amount (at most 28 digits)".into())
+            );
+        }
+        assert_eq!(p("1e", &us), Err("not a number".into()));
     }
 
     #[test]
