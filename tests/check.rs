@@ -2,6 +2,8 @@
 
 #[path = "check/findings.rs"]
 mod findings;
+#[path = "check/input_edges.rs"]
+mod input_edges;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -2,6 +2,7 @@
 //! result file per input and a summary.
 
 use super::Status;
+use super::out::{out, outln};
 use crate::cli::*;
 use crate::config::Config;
 use crate::mapping::detect::Role;
@@ -228,7 +229,7 @@ pub(super) fn process(
         );
     }
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print_human(&report, cli.quiet);
     }
@@ -359,7 +360,7 @@ fn print_human(r: &Report, quiet: bool) {
         if quiet {
             continue;
         }
-        println!(
+        outln!(
             "{}: mapping {}, {} rows, {} documents: {} -> {}",
             f.file,
             f.mapping,
@@ -369,25 +370,25 @@ fn print_human(r: &Report, quiet: bool) {
             f.result_file.as_deref().unwrap_or("-")
         );
         if let Some(x) = &f.result_xlsx {
-            println!("  spreadsheet result: {x}");
+            outln!("  spreadsheet result: {x}");
         }
         for n in &f.notes {
-            println!("  note: {n}");
+            outln!("  note: {n}");
         }
         if let Some(s) = &f.summary {
-            print!("{}", s.render("  ", true));
+            out!("{}", s.render("  ", true));
         }
         for p in &f.problems {
-            println!("  {p}");
+            outln!("  {p}");
         }
     }
     if quiet {
         return;
     }
     for s in &r.skipped_files {
-        println!("skipped {s}");
+        outln!("skipped {s}");
     }
-    println!(
+    outln!(
         "total: {} files, {} rows, documents: {}",
         r.files.len(),
         r.rows,
@@ -397,7 +398,7 @@ fn print_human(r: &Report, quiet: bool) {
     top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     if !top.is_empty() {
         let list: Vec<String> = top.iter().take(8).map(|(c, n)| format!("{c} ×{n}")).collect();
-        println!("top rule codes: {}", list.join(", "));
+        outln!("top rule codes: {}", list.join(", "));
     }
 }
 

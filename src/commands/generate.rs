@@ -2,6 +2,7 @@
 //! bundled layout (see [`crate::generate`]).
 
 use super::Status;
+use super::out::outln;
 use crate::cli::{Cli, GenerateArgs};
 use crate::generate::{self, Layout, Options};
 use anyhow::Context as _;
@@ -49,14 +50,19 @@ pub fn generate(args: GenerateArgs, cli: &Cli) -> anyhow::Result<Status> {
         seconds: started.elapsed().as_secs_f64(),
     };
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else if !cli.quiet {
-        println!(
+        outln!(
             "{}: {} rows, {} documents ({} credit notes, {} drafts or voided) in {:.1} s",
-            report.files[0], report.rows, report.documents, report.credit_notes, report.not_issued, report.seconds
+            report.files[0],
+            report.rows,
+            report.documents,
+            report.credit_notes,
+            report.not_issued,
+            report.seconds
         );
         for f in &report.files[1..] {
-            println!("  also wrote {f}");
+            outln!("  also wrote {f}");
         }
     }
     Ok(Status::Success)

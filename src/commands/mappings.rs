@@ -1,6 +1,7 @@
 //! `invoicedrop mappings list | show NAME | detect FILE`.
 
 use super::Status;
+use super::out::{out, outln};
 use crate::cli::*;
 use crate::mapping::{bundled, detect};
 use crate::pipeline;
@@ -24,11 +25,11 @@ pub fn mappings(args: MappingsArgs, cli: &Cli) -> anyhow::Result<Status> {
                 })
                 .collect();
             if cli.json {
-                println!("{}", serde_json::to_string_pretty(&all)?);
+                outln!("{}", serde_json::to_string_pretty(&all)?);
             } else {
                 let w = all.iter().map(|m| m.name.len()).max().unwrap_or(0);
                 for m in &all {
-                    println!("{:w$}  {}", m.name, m.description);
+                    outln!("{:w$}  {}", m.name, m.description);
                 }
             }
             Ok(Status::Success)
@@ -44,7 +45,7 @@ pub fn mappings(args: MappingsArgs, cli: &Cli) -> anyhow::Result<Status> {
                     }
                 }
             };
-            print!("{text}");
+            out!("{text}");
             Ok(Status::Success)
         }
         MappingsAction::Detect { file } => {
@@ -65,14 +66,14 @@ pub fn mappings(args: MappingsArgs, cli: &Cli) -> anyhow::Result<Status> {
                     error: chosen.as_ref().err().map(|e| e.to_string()),
                     candidates: &ranked,
                 };
-                println!("{}", serde_json::to_string_pretty(&out)?);
+                outln!("{}", serde_json::to_string_pretty(&out)?);
             } else {
                 for c in &ranked {
                     let role = match c.role {
                         detect::Role::Export => "",
                         detect::Role::JoinHeader => " (as its header file)",
                     };
-                    println!(
+                    outln!(
                         "{:>4.0}%  {}{role}: {} of {} required columns",
                         c.score * 100.0,
                         c.mapping,
@@ -80,12 +81,12 @@ pub fn mappings(args: MappingsArgs, cli: &Cli) -> anyhow::Result<Status> {
                         c.matched.len() + c.missing.len()
                     );
                     if !c.missing.is_empty() && c.score > 0.0 {
-                        println!("       missing: {}", c.missing.join(", "));
+                        outln!("       missing: {}", c.missing.join(", "));
                     }
                 }
                 match &chosen {
-                    Ok(c) => println!("chosen: {}", c.mapping),
-                    Err(e) => println!("no choice: {e}"),
+                    Ok(c) => outln!("chosen: {}", c.mapping),
+                    Err(e) => outln!("no choice: {e}"),
                 }
             }
             Ok(if chosen.is_ok() { Status::Success } else { Status::Error })

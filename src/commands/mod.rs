@@ -5,6 +5,7 @@ mod check;
 mod generate;
 mod mappings;
 mod onboard;
+mod out;
 mod report;
 mod run;
 mod runner;

@@ -3,6 +3,7 @@
 
 use super::Status;
 use super::api;
+use super::out::outln;
 use crate::cli::*;
 use crate::config::Config;
 use crate::model::{DeviceType, Secret};
@@ -40,12 +41,12 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
         .context("onboarding failed")?;
     ledger.remember_onboard_id(&answer.onboard_id)?;
     if cli.json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({"onboard_id": answer.onboard_id, "status": answer.status, "state": conn.ledger_dir})
         );
     } else if !cli.quiet {
-        println!(
+        outln!(
             "device {} onboarded ({}); its onboard_id is kept in {} and used by `invoicedrop run`",
             args.device_id,
             answer.status,

@@ -3,6 +3,7 @@
 //! reconciles, 1 when differences exist, 2 when the folder cannot be read or holds no results.
 
 use super::Status;
+use super::out::{out, outln};
 use crate::cli::{Cli, ReportArgs};
 use crate::results::report::{self, Reconciled, Report};
 use crate::results::summary::{Amounts, money};
@@ -15,9 +16,9 @@ pub fn report(args: ReportArgs, cli: &Cli) -> anyhow::Result<Status> {
     }
     let report = report::build(&args.results_dir)?;
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else if !cli.quiet || !report.reconciled {
-        print!("{}", render(&report, cli.quiet));
+        out!("{}", render(&report, cli.quiet));
     }
     Ok(if report.reconciled {
         Status::Success
