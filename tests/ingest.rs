@@ -191,7 +191,7 @@ fn ascii_start_then_windows_1256_switches_with_a_note() {
 }
 
 #[test]
-fn invalid_utf8_in_a_utf8_file_is_a_row_error_and_reading_goes_on() {
+fn invalid_utf8_in_a_utf8_file_keeps_the_row_with_its_problem_and_reading_goes_on() {
     // Valid UTF-8 with Arabic throughout the sample, then one bad record further down.
     let mut content = String::from("Customer,Amount\n");
     for i in 0..10_000 {
@@ -204,14 +204,20 @@ fn invalid_utf8_in_a_utf8_file_is_a_row_error_and_reading_goes_on() {
     let r = open(&p, &ReadOptions::default());
     let results: Vec<_> = r.collect();
     assert_eq!(results.len(), 10_002);
-    assert!(results[..10_000].iter().all(Result::is_ok));
-    assert_eq!(results[10_001].as_ref().ok().map(|r| r.source.line), Some(10_003));
-    let err = results[10_000].as_ref().err();
-    let err = err.map(|e| (e.is_row_error(), e.source_ref().map(|s| s.line), e.to_string()));
-    let (row_error, line, msg) = err.unwrap_or_else(|| panic!("expected a row error"));
-    assert!(row_error);
-    assert_eq!(line, Some(10_002));
-    assert!(msg.contains("mixed.csv line 10002") && msg.contains("UTF-8"), "{msg}");
+    assert!(results.iter().all(Result::is_ok));
+    let rows: Vec<_> = results.into_iter().map(Result::unwrap).collect();
+    assert!(rows[..10_000].iter().all(|r| r.problem().is_none()));
+    assert_eq!(rows[10_001].source.line, 10_003);
+    assert!(rows[10_001].problem().is_none());
+    // The bad record: its cells, the bytes at fault as U+FFFD, and what is wrong with which cell.
+    let bad = &rows[10_000];
+    assert_eq!(bad.source.line, 10_002);
+    assert_eq!(bad.get(0).as_text(), "bad \u{FFFD}\u{FFFD} name");
+    assert_eq!(bad.get(1).as_text(), "2");
+    let problem = bad.problem().expect("a problem");
+    assert_eq!((problem.code, problem.column), ("INV-ROW-READ", Some(0)));
+    assert_eq!(problem.value.as_deref(), Some("bad \u{FFFD}\u{FFFD} name"));
+    assert!(problem.message.contains("not valid UTF-8"), "{}", problem.message);
 }
 
 #[test]

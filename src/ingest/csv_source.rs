@@ -9,7 +9,7 @@
 use super::encoding::{self, TextEncoding};
 use super::error::IngestError;
 use super::records::{MAX_RECORD_BYTES, MAX_RECORD_FIELDS, Outcome, Record, RecordReader};
-use super::row::{Row, SourceRef};
+use super::row::{ReadProblem, Row, SourceRef};
 use super::{FileFormat, ReadOptions, sniff};
 use encoding_rs::{Encoding, WINDOWS_1256};
 use encoding_rs_io::DecodeReaderBytesBuilder;
@@ -197,6 +197,9 @@ pub(crate) fn open(
 
 /// The current record as text, its fields' end offsets and the gap between fields, as in
 /// [`Record::text`] (decoded from a legacy encoding: the fields back to back).
+///
+/// A record that is not UTF-8 in a file read strictly as UTF-8 is read with U+FFFD for the
+/// bytes at fault, and `problem` says which cell and what to do.
 fn record_text<'a>(
     rec: &'a Record,
     mode: &mut Mode,
@@ -204,7 +207,8 @@ fn record_text<'a>(
     scratch_ends: &'a mut Vec<usize>,
     notes: &mut Vec<String>,
     format: &mut FileFormat,
-) -> Result<(&'a str, &'a [usize], usize), String> {
+    problem: &mut Option<ReadProblem>,
+) -> (&'a str, &'a [usize], usize) {
     if !matches!(mode, Mode::Legacy(_)) {
         let (bytes, ends, gap) = rec.text();
         match std::str::from_utf8(bytes) {
@@ -212,7 +216,7 @@ fn record_text<'a>(
                 if *mode == Mode::Utf8Tentative && !text.is_ascii() {
                     *mode = Mode::Utf8;
                 }
-                return Ok((text, ends, gap));
+                return (text, ends, gap);
             }
             Err(_) if *mode == Mode::Utf8Tentative => {
                 *mode = Mode::Legacy(WINDOWS_1256);
@@ -226,13 +230,27 @@ fn record_text<'a>(
                     *encoding = WINDOWS_1256.name();
                 }
             }
-            Err(e) => {
-                return Err(format!(
-                    "this record holds bytes that are not valid UTF-8 ({e} of the record), but \
-                     the file is read as UTF-8; if the file was written in a legacy encoding, \
-                     give that encoding (for example windows-1256), or save the file again as \
-                     UTF-8"
-                ));
+            Err(_) => {
+                scratch.clear();
+                scratch_ends.clear();
+                for i in 0..rec.len() {
+                    let text = String::from_utf8_lossy(rec.field(i));
+                    if problem.is_none() && matches!(text, Cow::Owned(_)) {
+                        *problem = Some(ReadProblem {
+                            code: "INV-ROW-READ",
+                            column: Some(i),
+                            value: Some(shortened(&text)),
+                            message: "the cell holds bytes that are not valid UTF-8 (shown as \
+                                      \u{FFFD}), but the file is read as UTF-8; if the file was \
+                                      written in a legacy encoding, give that encoding (for example \
+                                      windows-1256), or save the file again as UTF-8"
+                                .to_owned(),
+                        });
+                    }
+                    scratch.push_str(&text);
+                    scratch_ends.push(scratch.len());
+                }
+                return (scratch.as_str(), scratch_ends.as_slice(), 0);
             }
         }
     }
@@ -247,7 +265,68 @@ fn record_text<'a>(
         scratch.push_str(&text);
         scratch_ends.push(scratch.len());
     }
-    Ok((scratch.as_str(), scratch_ends.as_slice(), 0))
+    (scratch.as_str(), scratch_ends.as_slice(), 0)
+}
+
+/// A cell's text as a message quotes it: its first line, at most 60 characters.
+fn shortened(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("");
+    let mut out: String = line.chars().take(60).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// Field `i` of a record's text ([`Record::text`]).
+fn field_of<'a>(text: &'a str, ends: &[usize], gap: usize, i: usize) -> &'a str {
+    let start = match i {
+        0 => 0,
+        _ => ends[i - 1] + (i - 1) * gap + gap,
+    };
+    let end = ends.get(i).map_or(text.len(), |e| e + i * gap);
+    text.get(start..end).unwrap_or("")
+}
+
+/// The problem of a record whose last field opens a quote that is never closed: that field
+/// holds every line to the end of the file.
+fn unclosed_quote(text: &str, ends: &[usize], gap: usize, line: u64) -> ReadProblem {
+    let last = ends.len().saturating_sub(1);
+    let field = field_of(text, ends, gap, last);
+    let swallowed = field.trim_end_matches(['\r', '\n']).lines().count().saturating_sub(1);
+    ReadProblem {
+        code: "INV-ROW-QUOTE",
+        column: Some(last),
+        value: Some(shortened(field)),
+        message: format!(
+            "the quote (\") that opens this cell on line {line} is never closed, so the {swallowed} \
+             line(s) after it, to the end of the file, were read into this cell and are not \
+             checked; close the quote, or write a quote that is part of the text as two (\"\"), \
+             and check the file again"
+        ),
+    }
+}
+
+/// The problem of a record that runs over several lines and has not a cell per header: a
+/// quote closed later than the value it opened (by the next quote in the file), which read the
+/// lines between as part of one cell. A value that really holds a line break, rightly quoted,
+/// leaves the record its cell count.
+fn misplaced_quote(text: &str, ends: &[usize], gap: usize, line: u64, width: usize) -> Option<ReadProblem> {
+    let at = (0..ends.len()).find(|&i| field_of(text, ends, gap, i).contains(['\n', '\r']))?;
+    let field = field_of(text, ends, gap, at);
+    let more = field.lines().count().saturating_sub(1).max(1);
+    Some(ReadProblem {
+        code: "INV-ROW-QUOTE",
+        column: Some(at),
+        value: Some(shortened(field)),
+        message: format!(
+            "the quote (\") that opens this cell on line {line} is closed only {more} line(s) later, \
+             so those lines were read into this cell and the record has {} cells instead of \
+             {width}; close the quote where the value ends, or write a quote that is part of the \
+             text as two (\"\"), and check the file again",
+            ends.len()
+        ),
+    })
 }
 
 /// True when a record's text ([`Record::text`]) holds only white space between its delimiters
@@ -329,6 +408,7 @@ impl CsvSource {
                 }
                 Outcome::End => return Err(self.missing_headers(&rows, header_line, count)),
             }
+            let mut problem = None;
             let (text, ends, gap) = record_text(
                 &self.rec,
                 &mut self.mode,
@@ -336,11 +416,14 @@ impl CsvSource {
                 &mut self.scratch_ends,
                 &mut self.notes,
                 &mut self.format,
-            )
-            .map_err(|detail| IngestError::Header {
-                file: self.file.to_string(),
-                detail: format!("header line {line}: {detail}"),
-            })?;
+                &mut problem,
+            );
+            if let Some(p) = problem {
+                return Err(IngestError::Header {
+                    file: self.file.to_string(),
+                    detail: format!("header line {line}: {}", p.message),
+                });
+            }
             if is_blank(text, gap) {
                 continue;
             }
@@ -425,6 +508,7 @@ impl CsvSource {
             }
             // A plain `,`-separated record (no quote, one field per header) is its own result
             // line: its fields are read from it in place, and it is kept for the result file.
+            let mut problem = None;
             let (text, ends, gap) = match joined_text(&self.rec, self.mode, self.width) {
                 Some(text) => {
                     if self.mode == Mode::Utf8Tentative && !text.is_ascii() {
@@ -432,22 +516,15 @@ impl CsvSource {
                     }
                     (text, self.rec.ends(), 1)
                 }
-                None => match record_text(
+                None => record_text(
                     &self.rec,
                     &mut self.mode,
                     &mut self.scratch,
                     &mut self.scratch_ends,
                     &mut self.notes,
                     &mut self.format,
-                ) {
-                    Ok(parts) => parts,
-                    Err(detail) => {
-                        return Err(IngestError::Record {
-                            at: self.at(line),
-                            detail,
-                        });
-                    }
-                },
+                    &mut problem,
+                ),
             };
             if is_blank(text, gap) {
                 continue;
@@ -467,6 +544,14 @@ impl CsvSource {
                         .to_owned(),
                 });
             }
+            if self.rec.unclosed() {
+                problem = Some(unclosed_quote(text, ends, gap, line));
+            } else if ends.len() != self.width && self.width > 0 {
+                problem = problem.or_else(|| misplaced_quote(text, ends, gap, line, self.width));
+            }
+            if let Some(p) = problem.or_else(|| self.extra_cells(row, line)) {
+                row.set_problem(p);
+            }
             if !Arc::ptr_eq(&row.source.file, &self.file) {
                 row.source.file = self.file.clone();
             }
@@ -474,6 +559,32 @@ impl CsvSource {
             row.source.line = line;
             return Ok(true);
         }
+    }
+
+    /// A row with more cells than headers (empty ones past the headers do not count): the
+    /// cells are most likely shifted by a delimiter inside an unquoted value.
+    fn extra_cells(&self, row: &Row, line: u64) -> Option<ReadProblem> {
+        let read = row.fields_read()?;
+        if read <= self.width || self.width == 0 {
+            return None;
+        }
+        let delimiter = match self.format {
+            FileFormat::Csv { delimiter, .. } => char::from(delimiter),
+            _ => ',',
+        };
+        let extra: Vec<String> = (self.width..read).map(|i| row.get(i).as_text().into_owned()).collect();
+        Some(ReadProblem {
+            code: "INV-ROW-CELLS",
+            column: None,
+            value: Some(shortened(&extra.join(&delimiter.to_string()))),
+            message: format!(
+                "line {line} has {read} cells but the header has {} columns: the cells past the \
+                 last column are not read, and the others may be shifted (a value holding a \
+                 {delimiter:?} that is not quoted, such as 1{delimiter}150.00?); quote that value in \
+                 the export, or take out the extra {delimiter:?}",
+                self.width
+            ),
+        })
     }
 
     fn encoding_name(&self) -> &'static str {

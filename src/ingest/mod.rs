@@ -54,7 +54,7 @@ mod xlsx_stream;
 
 pub use error::IngestError;
 pub use reader::RowReader;
-pub use row::{Cell, CellRef, Row, SourceRef, Text};
+pub use row::{Cell, CellRef, ReadProblem, Row, SourceRef, Text};
 
 use std::fmt;
 use std::path::Path;

@@ -43,6 +43,8 @@ pub(crate) struct Record {
     raw: Vec<u8>,
     /// True when [`Record::raw`] holds a quote, or was not kept.
     quoted: bool,
+    /// The record ran to the end of the input inside a quoted field: a quote never closed.
+    unclosed: bool,
 }
 
 impl Record {
@@ -54,6 +56,12 @@ impl Record {
     /// The 1-based physical line where the record starts.
     pub(crate) fn line(&self) -> u64 {
         self.line
+    }
+
+    /// True when the record's last field opened a quote that the input never closed: the
+    /// field holds everything from its quote to the end of the input.
+    pub(crate) fn unclosed(&self) -> bool {
+        self.unclosed
     }
 
     /// Field `i` (which must be `< len()`), as raw bytes without quotes.
@@ -132,6 +140,7 @@ pub(crate) struct RecordReader<R> {
     keep_raw: bool,
     /// Split plain lines without the parser (see the module docs); off only in tests, to compare.
     plain_lines: bool,
+    delimiter: u8,
 }
 
 impl<R: BufRead> RecordReader<R> {
@@ -152,6 +161,7 @@ impl<R: BufRead> RecordReader<R> {
             max_fields: MAX_RECORD_FIELDS,
             keep_raw: delimiter == b',',
             plain_lines: delimiter == b',',
+            delimiter,
         }
     }
 
@@ -182,6 +192,7 @@ impl<R: BufRead> RecordReader<R> {
         rec.raw.clear();
         rec.quoted = !self.keep_raw;
         rec.gap = false;
+        rec.unclosed = false;
         if self.done {
             return Ok(Outcome::End);
         }
@@ -198,11 +209,14 @@ impl<R: BufRead> RecordReader<R> {
         }
         let (mut out, mut ends) = (0, 0);
         let mut too_long = false;
+        let mut quotes = Quotes::new(self.delimiter);
         loop {
             let input = self.input.fill_buf()?;
+            let at_end = input.is_empty();
             let (res, nin, nout, nend) = self
                 .core
                 .read_record(input, &mut rec.bytes[out..], &mut rec.ends[ends..]);
+            quotes.feed(&input[..nin]);
             if !rec.quoted {
                 let read = &input[..nin];
                 rec.quoted = read.contains(&b'"') || rec.raw.len() + nin > self.max_bytes;
@@ -242,6 +256,7 @@ impl<R: BufRead> RecordReader<R> {
                         return Ok(Outcome::TooLong);
                     }
                     rec.len = ends;
+                    rec.unclosed = at_end && quotes.open();
                     return Ok(Outcome::Record);
                 }
                 ReadRecordResult::End => {
@@ -320,6 +335,52 @@ impl<R: BufRead> RecordReader<R> {
                 return Ok(());
             }
         }
+    }
+}
+
+/// Whether a record's bytes, fed in order, are inside a quoted field at their end, as the
+/// parser reads quotes: a `"` at the start of a field opens one, `""` inside it is a quote, and
+/// any other `"` closes it (a `"` inside an unquoted field is text).
+#[derive(Debug)]
+struct Quotes {
+    delimiter: u8,
+    state: QuoteState,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum QuoteState {
+    FieldStart,
+    Unquoted,
+    Quoted,
+    /// A `"` inside a quoted field: closing it, unless another `"` follows.
+    QuoteInQuoted,
+}
+
+impl Quotes {
+    fn new(delimiter: u8) -> Self {
+        Quotes {
+            delimiter,
+            state: QuoteState::FieldStart,
+        }
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        use QuoteState::*;
+        for &b in bytes {
+            self.state = match (self.state, b) {
+                (Quoted, b'"') => QuoteInQuoted,
+                (Quoted, _) => Quoted,
+                (QuoteInQuoted, b'"') | (FieldStart, b'"') => Quoted,
+                (_, b'\r' | b'\n') => FieldStart,
+                (_, d) if d == self.delimiter => FieldStart,
+                _ => Unquoted,
+            };
+        }
+    }
+
+    /// True inside a quoted field that no `"` has closed.
+    fn open(&self) -> bool {
+        self.state == QuoteState::Quoted
     }
 }
 

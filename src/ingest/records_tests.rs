@@ -207,3 +207,37 @@ fn empty_input_has_no_records() {
     assert!(lines(b"").is_empty());
     assert!(lines(b"\r\n\n\n").is_empty());
 }
+
+#[test]
+fn a_quote_never_closed_is_told_from_quotes_that_are() {
+    // (input, unclosed flag of each record)
+    let cases: &[(&[u8], &[bool])] = &[
+        (b"a,b\n1,\"x\n2,y\n3,z\n", &[false, true]),
+        (b"a,b\n1,\"x\n2,y", &[false, true]),
+        (b"a,b\n1,\"x\ny\"\n2,z\n", &[false, false, false]),
+        (b"a,b\n1,\"x \"\"q\"\"\"\n", &[false, false]),
+        (b"a,b\n1,\"x \"\"q\"\"\n", &[false, true]),
+        (b"a,b\n1,x\"y\n2,z\n", &[false, false, false]),
+        (b"a,b\n1,\"x\"", &[false, false]),
+    ];
+    for (input, want) in cases {
+        for delim in [b',', b';'] {
+            let data: Vec<u8> = input.iter().map(|&b| if b == b',' { delim } else { b }).collect();
+            for capacity in [1, 3, 64] {
+                let mut r = RecordReader::new(std::io::BufReader::with_capacity(capacity, data.as_slice()), delim);
+                let mut rec = Record::default();
+                let mut got = Vec::new();
+                while r.read(&mut rec).ok() == Some(Outcome::Record) {
+                    got.push(rec.unclosed());
+                }
+                assert_eq!(
+                    &got,
+                    want,
+                    "{:?} with {:?}, buffer of {capacity}",
+                    String::from_utf8_lossy(&data),
+                    delim as char
+                );
+            }
+        }
+    }
+}

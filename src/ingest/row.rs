@@ -148,12 +148,31 @@ impl<'a> CellRef<'a> {
     }
 }
 
+/// Something wrong the reader saw in a record whose cells it could still read: bytes that
+/// are not UTF-8 (read as U+FFFD), a quote never closed, more cells than headers. The row keeps
+/// its cells, and so its place in its document, with this error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadProblem {
+    /// `INV-ROW-READ` (a cell's bytes), `INV-ROW-QUOTE` (a quote that took in the lines after
+    /// it) or `INV-ROW-CELLS` (more cells than headers). With the last two the row's cells may
+    /// be shifted, so what the rules say about them is not repeated.
+    pub code: &'static str,
+    /// The column (0-based) of the cell at fault, when one is.
+    pub column: Option<usize>,
+    /// The text at fault, as read (shortened when long).
+    pub value: Option<String>,
+    /// What is wrong and what to do.
+    pub message: String,
+}
+
 /// One data row: cells in header order (a short row is padded with empty cells, extra cells
 /// beyond the headers are kept at the end), and where it came from.
 #[derive(Debug, Clone)]
 pub struct Row {
     /// Where the row came from.
     pub source: SourceRef,
+    /// What the reader found wrong in a record it could read ([`ReadProblem`]).
+    problem: Option<Box<ReadProblem>>,
     /// A spreadsheet's typed cells (empty when `text` is set).
     cells: Vec<Cell>,
     /// A CSV record: its text and where each field ends in it. The reader makes no cell of its
@@ -208,6 +227,7 @@ impl Row {
     pub fn new(source: SourceRef, cells: Vec<Cell>) -> Row {
         Row {
             source,
+            problem: None,
             cells,
             text: None,
         }
@@ -281,7 +301,25 @@ impl Row {
         };
         self.cells = Vec::new();
         self.text = Some(cells);
+        self.problem = None;
         Some(())
+    }
+
+    /// What the reader found wrong in the record, when it could still read its cells.
+    pub fn problem(&self) -> Option<&ReadProblem> {
+        self.problem.as_deref()
+    }
+
+    /// Record what is wrong in the row (after its cells are set: setting them clears it).
+    pub(crate) fn set_problem(&mut self, problem: ReadProblem) {
+        self.problem = Some(Box::new(problem));
+    }
+
+    /// For a row of a record's text, the number of fields the record had (trailing empty ones
+    /// past the headers not counted), before padding to the headers. `None` for spreadsheet
+    /// rows, whose trailing empty cells are not stored.
+    pub fn fields_read(&self) -> Option<usize> {
+        self.text.as_ref().map(|t| t.ends.len())
     }
 
     /// The cell at a column index, or [`CellRef::Empty`].
@@ -336,6 +374,7 @@ impl Row {
     /// The cells, to fill in place (spreadsheet rows).
     pub(crate) fn cells_mut(&mut self) -> &mut Vec<Cell> {
         self.text = None;
+        self.problem = None;
         &mut self.cells
     }
 

@@ -147,6 +147,66 @@ impl Bound {
         &self.doc_columns
     }
 
+    /// The file's columns the mapping reads (for fields, lookups' keys, the document key and
+    /// skip rules), in column order.
+    fn read_columns(&self) -> Vec<usize> {
+        let parts = |p: &[RPart]| -> Vec<usize> {
+            p.iter()
+                .filter_map(|p| match p {
+                    RPart::Col(c) => *c,
+                    RPart::Text(_) => None,
+                })
+                .collect()
+        };
+        let mut cols: Vec<usize> = self
+            .fields
+            .iter()
+            .flatten()
+            .flat_map(|f| match f {
+                RSource::Column(c) => c.iter().copied().collect(),
+                RSource::Template(p, _) | RSource::Lookup { key: p, .. } => parts(p),
+                RSource::Constant(_) | RSource::DefaultOnly => Vec::new(),
+            })
+            .chain(self.skip.iter().flatten().copied())
+            .chain(self.group_key)
+            .filter(|&i| i < self.headers.width())
+            .collect();
+        cols.sort_unstable();
+        cols.dedup();
+        cols
+    }
+
+    /// A warning for a text row with fewer cells than headers when a column the mapping reads
+    /// is among those missing: they are read as blank, which the findings about them would not
+    /// say (a line cut short by a line break inside an unquoted value, most often).
+    pub fn short_row(&self, row: &Row) -> Option<Issue> {
+        let read = row.fields_read()?;
+        let width = self.headers.width();
+        if read >= width || row.is_blank() {
+            return None;
+        }
+        let missing: Vec<&str> = self
+            .read_columns()
+            .into_iter()
+            .filter(|&i| i >= read)
+            .map(|i| self.label(i))
+            .collect();
+        let first = *missing.first()?;
+        Some(Issue::warning(
+            "INV-ROW-SHORT",
+            Some(first.to_string()),
+            None,
+            format!(
+                "the line has {read} cells but the header has {width} columns: {} read as blank; if \
+                 a line break inside a value cut the line, quote that value in the export",
+                match missing.len() {
+                    1 => format!("{first} is"),
+                    _ => format!("{} are", missing.join(", ")),
+                }
+            ),
+        ))
+    }
+
     /// The name of column `i`, as messages show it.
     pub fn column_label(&self, i: usize) -> &str {
         self.label(i)

@@ -188,6 +188,12 @@ impl Grouper {
             return out;
         }
         let mut issues = Vec::new();
+        if let Some(p) = row.problem() {
+            let column = p.column.map(|i| self.bound.column_label(i).to_string());
+            issues.push(Issue::error(p.code, column, p.value.clone(), p.message.clone()));
+        } else if let Some(short) = self.bound.short_row(&row) {
+            issues.push(short);
+        }
         let header = match self.bound.header_row(&row) {
             Ok(h) => h,
             Err(e) => {

@@ -57,13 +57,35 @@ fn locate(f: &Finding, built: &Built) -> (Option<usize>, Issue) {
 /// (a value that could not be read, or a blank one that is needed) is why the rules see the
 /// value as missing; or an earlier finding on the same cell gives the same value and message
 /// (two rules over one code list: BR-KSA-CL-01 and BR-CL-04 on a currency that is not ISO 4217).
+/// A row whose cells may be shifted (`INV-ROW-CELLS`: more cells than headers; `INV-ROW-QUOTE`:
+/// a quote that took in the lines after it) has every rule finding on it said by that error.
 fn repeats(issues: &[(Option<usize>, Issue)], read: usize, row: Option<usize>, issue: &Issue) -> bool {
     issues.iter().enumerate().any(|(k, (at, said))| {
         *at == row
-            && said.column == issue.column
-            && ((k < read && said.is_error() && said.column.is_some())
-                || (said.value == issue.value && said.message == issue.message))
+            && ((k < read && shifts_cells(said))
+                || said.column == issue.column
+                    && ((k < read && said.is_error() && said.column.is_some())
+                        || (said.value == issue.value && said.message == issue.message)))
     })
+}
+
+/// True for a reading error that makes every cell of its row doubtful: more cells than
+/// headers, or a quote that took in the lines after it.
+fn shifts_cells(issue: &Issue) -> bool {
+    matches!(issue.code.as_str(), "INV-ROW-CELLS" | "INV-ROW-QUOTE")
+}
+
+/// On a row whose cells may be shifted ([`shifts_cells`]), what mapping its cells found is
+/// only a consequence: that error alone stays.
+fn drop_on_shifted_rows(issues: &mut Vec<(Option<usize>, Issue)>) {
+    let shifted: Vec<Option<usize>> = issues
+        .iter()
+        .filter(|(_, i)| shifts_cells(i))
+        .map(|(r, _)| *r)
+        .collect();
+    if !shifted.is_empty() {
+        issues.retain(|(row, i)| shifts_cells(i) || !shifted.contains(row));
+    }
 }
 
 /// The authority's rules and ours, for one computed document.
@@ -141,6 +163,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
     }
     let mut built = build(&draft, bound, &opts.seller);
     let mut issues = std::mem::take(&mut built.issues);
+    drop_on_shifted_rows(&mut issues);
     let mut payable = None;
     // When no line could be read (each row says why), the rules would only repeat it: no lines,
     // no VAT breakdown, totals that differ from the export's.
@@ -374,6 +397,13 @@ mod tests {
         all.push((Some(0), rule("Currency", "not ISO 4217")));
         assert!(repeats(&all, 2, Some(0), &rule("Currency", "not ISO 4217")));
         assert!(!repeats(&all, 2, Some(0), &rule("Currency", "not a code")));
+        // A row whose cells may be shifted: every rule finding on it, on any column.
+        let shifted = vec![(
+            Some(3),
+            Issue::error("INV-ROW-CELLS", None, Some("345.00".into()), "14 cells"),
+        )];
+        assert!(repeats(&shifted, 1, Some(3), &rule("Amount", "differs")));
+        assert!(!repeats(&shifted, 1, Some(2), &rule("Amount", "differs")));
     }
 
     #[test]

@@ -35,3 +35,162 @@ fn a_closed_stdout_does_not_panic_the_command() {
         assert!(rows.len() > 5);
     }
 }
+
+/// The Sage 50 sample's lines, its BOM and its blank lines (only commas) taken off.
+fn sage_lines() -> Vec<String> {
+    let text = std::fs::read_to_string(samples().join("sage50_invoices.csv")).unwrap();
+    text.trim_start_matches('\u{feff}')
+        .lines()
+        .filter(|l| !l.trim_matches(',').is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Check `name` in `dir` (the sample's lookup tables beside it): its result rows.
+fn checked(dir: &std::path::Path, name: &str) -> Vec<Vec<String>> {
+    for table in ["customers.csv", "credit_notes.csv"] {
+        std::fs::copy(samples().join(table), dir.join(table)).unwrap();
+    }
+    let out = super::run(dir, &["check", name, "--now", NOW, "-q"]);
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stem = name.trim_end_matches(".csv");
+    result_rows(&dir.join(format!("results/{stem}.result.csv")))
+}
+
+/// `column` of the result row of input line `line` (the header is line 1).
+fn cell(rows: &[Vec<String>], line: usize, column: &str) -> String {
+    let at = rows[0].iter().position(|h| h == column).unwrap();
+    rows[line - 1][at].clone()
+}
+
+#[test]
+fn a_comma_in_an_unquoted_value_is_one_error_on_its_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = sage_lines();
+    // SI-1001's first line: `"1,150.00"` written without its quotes shifts the cells after it.
+    lines[1] = lines[1].replace("\"1,150.00\"", "1,150.00");
+    std::fs::write(dir.path().join("shifted.csv"), lines.join("\n")).unwrap();
+    let rows = checked(dir.path(), "shifted.csv");
+    assert_eq!(rows.len(), lines.len(), "every input row has its result row");
+    let errors = cell(&rows, 2, "result_errors");
+    assert!(
+        errors.starts_with("INV-ROW-CELLS \"345.00\": line 2 has 13 cells but the header has 12 columns"),
+        "{errors}"
+    );
+    assert!(
+        !errors.contains(" | "),
+        "the shifted cells' findings are not repeated: {errors}"
+    );
+    assert_eq!(cell(&rows, 2, "result_status"), "invalid");
+    assert_eq!(
+        cell(&rows, 3, "result_status"),
+        "invalid",
+        "the rest of SI-1001 is held back"
+    );
+    assert_eq!(cell(&rows, 4, "result_status"), "valid");
+}
+
+#[test]
+fn a_line_cut_short_says_which_columns_it_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = sage_lines();
+    lines.insert(3, "SI-1001,OFUQ001,03/11/2026,X-1,Broken".into());
+    std::fs::write(dir.path().join("short.csv"), lines.join("\n")).unwrap();
+    let rows = checked(dir.path(), "short.csv");
+    assert_eq!(rows.len(), lines.len());
+    let warnings = cell(&rows, 4, "result_warnings");
+    assert!(
+        warnings.starts_with(
+            "INV-ROW-SHORT TAX_CODE: the line has 5 cells but the header has 12 columns: TAX_CODE, \
+             QTY_ORDER, UNIT_PRICE, NET_AMOUNT, TAX_AMOUNT are read as blank"
+        ),
+        "{warnings}"
+    );
+    // A whole line has no such warning.
+    assert_eq!(cell(&rows, 2, "result_warnings"), "");
+}
+
+#[test]
+fn a_quote_that_takes_in_the_lines_after_it_is_said_on_its_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = sage_lines();
+    // Closed by a later quote in the file: two lines read into one cell.
+    let mut later = lines.clone();
+    later[3] = later[3].replace("Notebook A5", "\"Notebook A5");
+    std::fs::write(dir.path().join("later.csv"), later.join("\n")).unwrap();
+    let rows = checked(dir.path(), "later.csv");
+    assert_eq!(rows.len(), lines.len() - 2, "two lines went into the cell");
+    let errors = cell(&rows, 4, "result_errors");
+    assert!(
+        errors.starts_with("INV-ROW-QUOTE DESCRIPTION \"Notebook A5 | دفتر,4000,1,T1,20,7.50,150.00,22.50…\": the quote (\") that opens this cell on line 4 is closed only 2 line(s) later"),
+        "{errors}"
+    );
+    assert!(!errors.contains(" | INV-"), "one finding: {errors}");
+    // Never closed: every line to the end of the file.
+    let mut never = lines.clone();
+    never[1] = never[1].replace("Laser printer", "\"Laser printer");
+    let never: Vec<String> = never.iter().map(|l| l.replace("\"1,150.00\"", "1150.00")).collect();
+    std::fs::write(dir.path().join("never.csv"), never.join("\n") + "\n").unwrap();
+    let rows = checked(dir.path(), "never.csv");
+    assert_eq!(rows.len(), 2, "the header and the row whose cell took in the rest");
+    let errors = cell(&rows, 2, "result_errors");
+    assert!(
+        errors.contains(&format!(
+            "the quote (\") that opens this cell on line 2 is never closed, so the {} line(s) after it, to the end of the file, were read into this cell",
+            lines.len() - 2
+        )),
+        "{errors}"
+    );
+}
+
+#[test]
+fn a_row_with_bytes_that_are_not_utf8_keeps_its_cells_and_its_document() {
+    let dir = tempfile::tempdir().unwrap();
+    // Past the first 256 KiB, which decide the encoding: the file is UTF-8 (Arabic item names).
+    let out = bin()
+        .current_dir(dir.path())
+        .args([
+            "generate",
+            "--layout",
+            "sage50",
+            "--rows",
+            "3000",
+            "--seed",
+            "3",
+            "--today",
+            "2026-11-21",
+        ])
+        .args(["--out", "big.csv", "-q"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut lines: Vec<Vec<u8>> = std::fs::read(dir.path().join("big.csv"))
+        .unwrap()
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect();
+    let target = 2990; // line 2991
+    let mut cells: Vec<Vec<u8>> = lines[target].split(|&b| b == b',').map(<[u8]>::to_vec).collect();
+    let number = String::from_utf8(cells[0].clone()).unwrap();
+    cells[4] = vec![0xD8, 0xD1, 0xCF]; // "طرد" in windows-1256
+    lines[target] = cells.join(&b',');
+    std::fs::write(dir.path().join("big.csv"), lines.join(&b'\n')).unwrap();
+    let out = super::run(dir.path(), &["check", "big.csv", "--now", NOW, "-q"]);
+    assert!(out.status.code().is_some_and(|c| c <= 1));
+    let rows = result_rows(&dir.path().join("results/big.result.csv"));
+    assert_eq!(rows.len(), 3001);
+    assert_eq!(cell(&rows, 2991, "INVOICE_NUMBER"), number, "the row keeps its cells");
+    assert_eq!(cell(&rows, 2991, "result_document"), number, "and its document");
+    assert!(
+        cell(&rows, 2991, "result_errors").starts_with(
+            "INV-ROW-READ DESCRIPTION \"\u{FFFD}\u{FFFD}\u{FFFD}\": the cell holds bytes that are not valid UTF-8"
+        ),
+        "{}",
+        cell(&rows, 2991, "result_errors")
+    );
+    assert_eq!(cell(&rows, 2991, "result_status"), "invalid");
+}
