@@ -6,6 +6,7 @@
 //! end. A plain `,`-separated record keeps its line as the result file writes it
 //! ([`Row::joined`]); other records keep their fields back to back.
 
+use super::csv_problems::{extra_cells, misplaced_quote, shortened, unclosed_quote};
 use super::encoding::{self, TextEncoding};
 use super::error::IngestError;
 use super::records::{MAX_RECORD_BYTES, MAX_RECORD_FIELDS, Outcome, Record, RecordReader};
@@ -268,67 +269,6 @@ fn record_text<'a>(
     (scratch.as_str(), scratch_ends.as_slice(), 0)
 }
 
-/// A cell's text as a message quotes it: its first line, at most 60 characters.
-fn shortened(text: &str) -> String {
-    let line = text.lines().next().unwrap_or("");
-    let mut out: String = line.chars().take(60).collect();
-    if out.len() < text.len() {
-        out.push('…');
-    }
-    out
-}
-
-/// Field `i` of a record's text ([`Record::text`]).
-fn field_of<'a>(text: &'a str, ends: &[usize], gap: usize, i: usize) -> &'a str {
-    let start = match i {
-        0 => 0,
-        _ => ends[i - 1] + (i - 1) * gap + gap,
-    };
-    let end = ends.get(i).map_or(text.len(), |e| e + i * gap);
-    text.get(start..end).unwrap_or("")
-}
-
-/// The problem of a record whose last field opens a quote that is never closed: that field
-/// holds every line to the end of the file.
-fn unclosed_quote(text: &str, ends: &[usize], gap: usize, line: u64) -> ReadProblem {
-    let last = ends.len().saturating_sub(1);
-    let field = field_of(text, ends, gap, last);
-    let swallowed = field.trim_end_matches(['\r', '\n']).lines().count().saturating_sub(1);
-    ReadProblem {
-        code: "INV-ROW-QUOTE",
-        column: Some(last),
-        value: Some(shortened(field)),
-        message: format!(
-            "the quote (\") that opens this cell on line {line} is never closed, so the {swallowed} \
-             line(s) after it, to the end of the file, were read into this cell and are not \
-             checked; close the quote, or write a quote that is part of the text as two (\"\"), \
-             and check the file again"
-        ),
-    }
-}
-
-/// The problem of a record that runs over several lines and has not a cell per header: a
-/// quote closed later than the value it opened (by the next quote in the file), which read the
-/// lines between as part of one cell. A value that really holds a line break, rightly quoted,
-/// leaves the record its cell count.
-fn misplaced_quote(text: &str, ends: &[usize], gap: usize, line: u64, width: usize) -> Option<ReadProblem> {
-    let at = (0..ends.len()).find(|&i| field_of(text, ends, gap, i).contains(['\n', '\r']))?;
-    let field = field_of(text, ends, gap, at);
-    let more = field.lines().count().saturating_sub(1).max(1);
-    Some(ReadProblem {
-        code: "INV-ROW-QUOTE",
-        column: Some(at),
-        value: Some(shortened(field)),
-        message: format!(
-            "the quote (\") that opens this cell on line {line} is closed only {more} line(s) later, \
-             so those lines were read into this cell and the record has {} cells instead of \
-             {width}; close the quote where the value ends, or write a quote that is part of the \
-             text as two (\"\"), and check the file again",
-            ends.len()
-        ),
-    })
-}
-
 /// True when a record's text ([`Record::text`]) holds only white space between its delimiters
 /// (a gap is a `,`: only `,`-separated lines keep their delimiters).
 fn is_blank(text: &str, gap: usize) -> bool {
@@ -549,7 +489,7 @@ impl CsvSource {
             } else if ends.len() != self.width && self.width > 0 {
                 problem = problem.or_else(|| misplaced_quote(text, ends, gap, line, self.width));
             }
-            if let Some(p) = problem.or_else(|| self.extra_cells(row, line)) {
+            if let Some(p) = problem.or_else(|| extra_cells(row, line, self.width, self.format)) {
                 row.set_problem(p);
             }
             if !Arc::ptr_eq(&row.source.file, &self.file) {
@@ -559,32 +499,6 @@ impl CsvSource {
             row.source.line = line;
             return Ok(true);
         }
-    }
-
-    /// A row with more cells than headers (empty ones past the headers do not count): the
-    /// cells are most likely shifted by a delimiter inside an unquoted value.
-    fn extra_cells(&self, row: &Row, line: u64) -> Option<ReadProblem> {
-        let read = row.fields_read()?;
-        if read <= self.width || self.width == 0 {
-            return None;
-        }
-        let delimiter = match self.format {
-            FileFormat::Csv { delimiter, .. } => char::from(delimiter),
-            _ => ',',
-        };
-        let extra: Vec<String> = (self.width..read).map(|i| row.get(i).as_text().into_owned()).collect();
-        Some(ReadProblem {
-            code: "INV-ROW-CELLS",
-            column: None,
-            value: Some(shortened(&extra.join(&delimiter.to_string()))),
-            message: format!(
-                "line {line} has {read} cells but the header has {} columns: the cells past the \
-                 last column are not read, and the others may be shifted (a value holding a \
-                 {delimiter:?} that is not quoted, such as 1{delimiter}150.00?); quote that value in \
-                 the export, or take out the extra {delimiter:?}",
-                self.width
-            ),
-        })
     }
 
     fn encoding_name(&self) -> &'static str {

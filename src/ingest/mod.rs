@@ -41,6 +41,7 @@
 //! [`SourceRef::line`] is the sheet's 1-based row number; cells are indexed by column from
 //! column A, even when the sheet's data starts further right.
 
+mod csv_problems;
 mod csv_source;
 mod encoding;
 mod error;
