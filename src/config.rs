@@ -99,6 +99,10 @@ pub struct Config {
     /// The file this came from (`None`: no configuration).
     #[serde(skip)]
     pub path: Option<PathBuf>,
+    /// Folders searched for lookup files after the configuration's own (`watch`: the inbox,
+    /// where lookup tables are dropped beside the exports).
+    #[serde(skip)]
+    pub extra_lookup_dirs: Vec<PathBuf>,
 }
 
 impl Config {
@@ -163,6 +167,7 @@ impl Config {
         if self.path.is_some() {
             dirs.push(base);
         }
+        dirs.extend(self.extra_lookup_dirs.iter().cloned());
         dirs
     }
 }

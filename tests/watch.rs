@@ -512,3 +512,29 @@ fn an_invalid_simplified_invoice_is_followed_and_alerted_on() {
     assert!(!d.join("in/results").exists(), "--results is where results go");
     wait_for(LIMIT, "the alert in the log", || w.log().contains("LATE-00002"));
 }
+
+#[test]
+fn lookup_tables_dropped_beside_the_exports_are_read_there_and_left_in_place() {
+    let (_server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    std::fs::create_dir_all(d.join("in")).unwrap();
+    // The buyers' table first, as a user copies a folder: it is no export.
+    std::fs::copy(samples.join("customers.csv"), d.join("in/customers.csv")).unwrap();
+    std::fs::copy(samples.join("xero_sales_invoices.csv"), d.join("in/xero.csv")).unwrap();
+    let w = Watch::start(d, &env, &[]);
+    wait_for(LIMIT, "the export in done/", || {
+        names(&d.join("in/done")) == ["xero.csv"]
+    });
+    assert!(
+        d.join("in/customers.csv").is_file(),
+        "the table stays in the inbox: {}",
+        w.log()
+    );
+    assert!(names(&d.join("in/failed")).is_empty(), "{}", w.log());
+    // Its buyers' VAT numbers were read: INV-0101 (Al Ofuq Trading Co.) is a standard invoice.
+    let docs = results(&d.join("in/results/xero.documents.csv"));
+    let inv = docs.iter().find(|r| r["document"] == "INV-0101").unwrap();
+    assert_eq!((inv["type"].as_str(), inv["status"].as_str()), ("standard", "accepted"));
+    assert!(!inv["warnings"].contains("INV-MAP-LOOKUP"), "{inv:?}");
+}

@@ -289,6 +289,27 @@ impl Watcher<'_> {
     }
 }
 
+/// The file names of the lookup tables the mapping reads (`--mapping`), or any bundled
+/// mapping reads when the mapping is detected per file.
+fn lookup_tables(mapping: Option<&crate::mapping::Mapping>) -> Vec<String> {
+    let mappings = match mapping {
+        Some(m) => vec![m.clone()],
+        None => crate::mapping::bundled::all().unwrap_or_default(),
+    };
+    let mut names: Vec<String> = mappings
+        .iter()
+        .flat_map(|m| m.lookups.iter())
+        .filter_map(|(_, spec)| {
+            Path::new(&spec.file)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// Run `invoicedrop watch`.
 pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
     let quiet = seconds("--quiet-period", args.quiet_period)?;
@@ -302,7 +323,12 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
     if !args.inbox.is_dir() {
         anyhow::bail!("{}: no such folder (the inbox to watch)", args.inbox.display());
     }
-    let inbox = Inbox::new(&args.inbox);
+    let mapping = match &args.mapping {
+        Some(spec) => Some(crate::pipeline::load_mapping(spec)?),
+        None => None,
+    };
+    let tables = lookup_tables(mapping.as_ref());
+    let inbox = Inbox::new(&args.inbox).with_tables(tables.iter().cloned());
     inbox.create_dirs()?;
     let _lock = InboxLock::acquire(&inbox)?;
     let input = InputArgs {
@@ -310,10 +336,16 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
         config: args.config.clone(),
         results: args.results.clone().unwrap_or_else(|| inbox.root.join("results")),
     };
-    if let Some(spec) = &input.mapping {
-        crate::pipeline::load_mapping(spec)?;
-    }
-    let runner = Runner::start(&input, &args.api)?;
+    let mut runner = Runner::start(&input, &args.api)?;
+    // Lookup tables dropped into the inbox are read from there (the export itself is read from
+    // .processing/), and left in place.
+    runner.config.extra_lookup_dirs.push(inbox.root.clone());
+    info!(
+        "lookup tables ({}) are read from {} and left there",
+        tables.join(", "),
+        inbox.root.display()
+    );
+    let runner = runner;
     let halt = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<Wake>();
     {

@@ -118,6 +118,33 @@ pub struct Bound {
     pub notes: Vec<String>,
 }
 
+/// A lookup that gave nothing for a key ([`Bound::lookup_miss`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LookupMiss {
+    /// The key, as looked up.
+    pub key: String,
+    /// The table's file name (as the mapping names it when the table was not found).
+    pub file: String,
+    /// False when the table itself was not found (an optional lookup file that is absent).
+    pub table_found: bool,
+}
+
+impl LookupMiss {
+    /// Where lookup files are looked for, as messages say it.
+    pub const WHERE: &str =
+        "it is looked for beside the mapping, in the configuration's lookups_dir and folder, and beside the export";
+
+    /// Why the lookup gave nothing, as a finding says it: `"K" is not in F`, or `F was not
+    /// found` and where it is looked for.
+    pub fn reason(&self) -> String {
+        if self.table_found {
+            format!("{:?} is not in {}", self.key, self.file)
+        } else {
+            format!("{} was not found ({})", self.file, Self::WHERE)
+        }
+    }
+}
+
 /// The cells of a row, plus those of its joined header row.
 struct View<'a> {
     row: &'a Row,
@@ -374,17 +401,28 @@ impl Bound {
         }
     }
 
-    /// When a lookup field's key is not in its loaded table: (the key, the table's file name).
-    pub fn lookup_miss(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Option<(String, String)> {
+    /// When a lookup field has a key but no value from its table: the key is not in the table,
+    /// or the table (optional) was not found.
+    pub fn lookup_miss(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Option<LookupMiss> {
         let v = self.view(row, header);
-        if let Some(RSource::Lookup {
-            table: Some(ti), key, ..
-        }) = &self.fields[f]
-        {
+        if let Some(RSource::Lookup { table, key, label, .. }) = &self.fields[f] {
             let k = self.render(key, &v);
-            if !k.is_empty() && self.tables[*ti].get(&k, 0).is_none() {
-                return Some((k.into_owned(), self.tables[*ti].file_name()));
+            if k.is_empty() {
+                return None;
             }
+            return match table {
+                Some(ti) if self.tables[*ti].get(&k, 0).is_none() => Some(LookupMiss {
+                    key: k.into_owned(),
+                    file: self.tables[*ti].file_name(),
+                    table_found: true,
+                }),
+                Some(_) => None,
+                None => Some(LookupMiss {
+                    key: k.into_owned(),
+                    file: label.to_string(),
+                    table_found: false,
+                }),
+            };
         }
         None
     }

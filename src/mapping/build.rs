@@ -387,14 +387,19 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
 
     // Parties. A buyer missing from the lookup table is worth a word: it loses its VAT number.
     for f in [fid!("buyer.vat_number"), fid!("buyer.name")] {
-        if let Some((key, file)) = bound.lookup_miss(f, first, h0) {
+        if let Some(miss) = bound.lookup_miss(f, first, h0) {
+            let message = if miss.table_found {
+                format!("not found in {}", miss.file)
+            } else {
+                miss.reason()
+            };
             cx.issues.push((
                 Some(first_idx),
                 Issue::warning(
                     "INV-MAP-LOOKUP",
                     bound.lookup_key_label(f).map(str::to_string),
-                    Some(key),
-                    format!("not found in {file}: the buyer has no VAT number or address from it (a simplified document unless the mapping says otherwise)"),
+                    Some(miss.key),
+                    format!("{message}: the buyer has no VAT number or address from it (a simplified document unless the mapping says otherwise)"),
                 ),
             ));
             break;
@@ -496,8 +501,16 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
                 let f = fid!("original_number");
                 let what = kind.label();
                 let message = match bound.lookup_miss(f, first, h0) {
-                    Some((key, file)) => format!(
-                        "a {what} must name the invoice it corrects, and {key:?} is not in {file}: add it there"
+                    Some(miss) if miss.table_found => format!(
+                        "a {what} must name the invoice it corrects, and {}: add it there",
+                        miss.reason()
+                    ),
+                    Some(miss) => format!(
+                        "a {what} must name the invoice it corrects, which is looked up for {:?} in {}, but that \
+                         file was not found ({}): put it there",
+                        miss.key,
+                        miss.file,
+                        crate::mapping::LookupMiss::WHERE
                     ),
                     None if bound.maps(f) => format!("a {what} must name the invoice it corrects: fill in its number"),
                     None => format!("a {what} must name the invoice it corrects: map original_number"),

@@ -29,7 +29,7 @@ pub mod lookup;
 pub mod spec;
 pub mod transform;
 
-pub use apply::{Bound, JoinRows, Value};
+pub use apply::{Bound, JoinRows, LookupMiss, Value};
 pub use build::{Built, ErpTotals, Provenance, build, field_of};
 pub use group::{DocDraft, DraftRow, Grouper, RowNote, Unit};
 pub use load::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule, parse_template};

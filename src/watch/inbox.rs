@@ -28,6 +28,9 @@ pub struct Inbox {
     pub root: PathBuf,
     /// Files being processed (and, after a crash, to finish).
     pub processing: PathBuf,
+    /// Names of lookup tables (`customers.csv`), lower case: read from the inbox by the
+    /// exports' mappings, never taken as exports themselves.
+    tables: Vec<String>,
     /// Files processed (their documents may still have been rejected: see their result files).
     pub done: PathBuf,
     /// Files that could not be processed as a whole, each with `<name>.error.txt`.
@@ -42,7 +45,21 @@ impl Inbox {
             processing: root.join(".processing"),
             done: root.join("done"),
             failed: root.join("failed"),
+            tables: Vec::new(),
         }
+    }
+
+    /// Leave the files of these names (lookup tables) in the inbox: they are not exports.
+    pub fn with_tables(mut self, names: impl IntoIterator<Item = String>) -> Inbox {
+        self.tables = names.into_iter().map(|n| n.to_lowercase()).collect();
+        self.tables.sort();
+        self.tables.dedup();
+        self
+    }
+
+    /// True when `path` is one of the lookup tables left in the inbox.
+    pub fn is_table(&self, path: &Path) -> bool {
+        self.tables.contains(&file_name(path).to_lowercase())
     }
 
     /// Create the sub-folders.
@@ -55,7 +72,9 @@ impl Inbox {
 
     /// The candidate files directly in the inbox (sorted by name; sub-folders are not read).
     pub fn scan(&self) -> Result<Vec<PathBuf>, WatchError> {
-        candidates(&self.root)
+        let mut found = candidates(&self.root)?;
+        found.retain(|p| !self.is_table(p));
+        Ok(found)
     }
 
     /// The files a crash left in `.processing/`.

@@ -194,3 +194,36 @@ fn a_row_with_bytes_that_are_not_utf8_keeps_its_cells_and_its_document() {
     );
     assert_eq!(cell(&rows, 2991, "result_status"), "invalid");
 }
+
+#[test]
+fn a_lookup_table_that_is_not_there_is_said_on_every_document_that_needs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for sample in ["xero_sales_invoices.csv", "sage50_invoices.csv"] {
+        std::fs::copy(samples().join(sample), dir.path().join(sample)).unwrap();
+    }
+    let out = super::run(dir.path(), &["check", ".", "--now", NOW, "-q"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let xero = result_rows(&dir.path().join("results/xero_sales_invoices.result.csv"));
+    // INV-0101's buyer has a VAT number in customers.csv: without it, the invoice would go out
+    // as simplified, and its first row says why.
+    assert!(
+        cell(&xero, 2, "result_warnings").starts_with(
+            "INV-MAP-LOOKUP ContactName \"Al Ofuq Trading Co.\": customers.csv was not found (it is looked for \
+             beside the mapping, in the configuration's lookups_dir and folder, and beside the export): the \
+             buyer has no VAT number or address from it"
+        ),
+        "{}",
+        cell(&xero, 2, "result_warnings")
+    );
+    let sage = result_rows(&dir.path().join("results/sage50_invoices.result.csv"));
+    let last = sage.len();
+    assert_eq!(cell(&sage, last, "result_document"), "SCN-2001");
+    assert!(
+        cell(&sage, last, "result_errors").starts_with(
+            "INV-MAP-REFERENCE credit_notes.csv: a credit note must name the invoice it corrects, which is looked \
+             up for \"SCN-2001\" in credit_notes.csv, but that file was not found"
+        ),
+        "{}",
+        cell(&sage, last, "result_errors")
+    );
+}

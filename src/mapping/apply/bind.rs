@@ -120,11 +120,17 @@ impl Bound {
                                 label: label.into(),
                             }
                         }
+                        // An optional table that was not found: its file, for the findings.
                         None => RSource::Lookup {
                             table: None,
                             key: key_parts,
                             get: 0,
-                            label: "".into(),
+                            label: mapping
+                                .lookups
+                                .iter()
+                                .find(|(name, _)| name == table)
+                                .map_or("", |(_, l)| l.file.as_str())
+                                .into(),
                         },
                     }
                 }
