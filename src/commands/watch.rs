@@ -314,6 +314,9 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
         crate::pipeline::load_mapping(spec)?;
     }
     let runner = Runner::start(&input, &args.api)?;
+    if let Err(skipped) = &runner.device {
+        warn!("{skipped}");
+    }
     let halt = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<Wake>();
     {
