@@ -144,8 +144,8 @@ pub enum DeviceChecksSkipped {
         "the device comes from INVOICEDROP_ONBOARD_ID, and {} does not record which VAT number and invoice \
          type it was onboarded with, so documents are sent without checking them against it (D21): \
          the authority rejects those of another seller VAT number or of a type the device may not issue. \
-         To have them checked, onboard with `invoicedrop onboard` into this state folder and unset \
-         INVOICEDROP_ONBOARD_ID",
+         To have them checked, unset INVOICEDROP_ONBOARD_ID and give --state the folder the device was \
+         onboarded into, which keeps both",
         state.display()
     )]
     Override {
@@ -157,7 +157,8 @@ pub enum DeviceChecksSkipped {
         "{} records this device's onboard_id but not the VAT number and invoice type it was onboarded \
          with (an earlier invoicedrop onboarded it), so documents are sent without checking them against \
          it (D21): the authority rejects those of another seller VAT number or of a type the device may \
-         not issue. Onboarding a device into this state folder records both",
+         not issue. Onboarding a new device (with its own --state folder: documents accepted through \
+         this one are known only here) records both",
         state.display()
     )]
     NotRecorded {
