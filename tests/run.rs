@@ -1,8 +1,11 @@
 //! `invoicedrop run` through the real binary against the real sandbox on loopback: the samples
 //! with no configuration, no progress bar off a terminal, exactly-once issuing through faults,
-//! rate limits, expiring tokens and SIGKILLs (run/exactly_once.rs), and the configuration
-//! failures, each with a message that says what to do.
+//! rate limits, expiring tokens and SIGKILLs (run/exactly_once.rs), documents the device may not
+//! issue kept from being sent (run/device_checks.rs), and the configuration failures, each with a
+//! message that says what to do.
 
+#[path = "run/device_checks.rs"]
+mod device_checks;
 #[path = "run/exactly_once.rs"]
 mod exactly_once;
 #[path = "run/support.rs"]

@@ -1,7 +1,8 @@
 //! `invoicedrop watch INBOX` through the real binary against the real sandbox on loopback: files
 //! written slowly, several at once, dropped twice, renamed in, broken; SIGKILL and SIGTERM in the
-//! middle of a file and a restart; a second watcher refused. No fixed sleeps on the watcher's
-//! side: every wait is a condition with a deadline.
+//! middle of a file and a restart; a second watcher refused; a standard-only device that sends no
+//! simplified invoice. No fixed sleeps on the watcher's side: every wait is a condition with a
+//! deadline.
 
 #[allow(dead_code)]
 #[path = "run/support.rs"]
@@ -537,4 +538,52 @@ fn lookup_tables_dropped_beside_the_exports_are_read_there_and_left_in_place() {
     let inv = docs.iter().find(|r| r["document"] == "INV-0101").unwrap();
     assert_eq!((inv["type"].as_str(), inv["status"].as_str()), ("standard", "accepted"));
     assert!(!inv["warnings"].contains("INV-MAP-LOOKUP"), "{inv:?}");
+}
+
+#[test]
+fn a_standard_only_device_sends_no_simplified_invoice_and_they_stay_unsettled() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = run(
+        d,
+        &env,
+        &[
+            "onboard",
+            "--otp",
+            "123456",
+            "--device-id",
+            "b2b",
+            "--invoice-type",
+            "standard",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let _w = Watch::start(d, &env, &[]);
+    std::fs::write(d.join("in/b2c.csv"), export(2, "B2C")).unwrap();
+    wait_for(LIMIT, "status.json after b2c.csv", || {
+        status_of(d)["last_file"]["name"] == "b2c.csv"
+    });
+    let rows = results(&d.join("in/results/b2c.result.csv"));
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        assert_eq!(r["result_status"], "invalid", "{r:?}");
+        assert!(
+            r["result_errors"].contains("this device (onboarded as standard-only) may not issue simplified invoices"),
+            "{r:?}"
+        );
+    }
+    // Not sent, so not rejected either; their reporting window runs all the same.
+    let stats = server.stats_json();
+    assert_eq!(device_count(&stats, "accepted"), 0, "{stats}");
+    assert_eq!(device_count(&stats, "rejections"), 0, "{stats}");
+    let s = status_of(d);
+    let unsettled: Vec<&str> = s["unsettled"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{s}"))
+        .iter()
+        .map(|t| t["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(unsettled, ["invalid", "invalid"], "{s}");
 }

@@ -5,7 +5,8 @@
 use crate::cli::ApiArgs;
 use crate::model::{DeviceType, OnboardingRequest, Party, Secret};
 use crate::sandbox::{self, SandboxConfig, SandboxHandle};
-use crate::submit::{self, ApiSettings, EnvCredentials, Ledger};
+use crate::submit::{self, ApiSettings, EnvCredentials, Ledger, OnboardedDevice, RememberedDevice};
+use crate::validate::DeviceContext;
 use anyhow::Context as _;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -134,14 +135,87 @@ pub(super) fn onboarding_request(
     }
 }
 
-/// The device to send through: `INVOICEDROP_ONBOARD_ID`, else the one remembered in the ledger,
-/// else (built-in sandbox only) a sandbox device onboarded now and remembered.
-pub(super) fn device(rt: &Runtime, conn: &Connection, ledger: &Ledger, seller: &Party) -> anyhow::Result<String> {
-    if let Some(id) = &conn.onboard_id {
-        return Ok(id.clone());
+/// Why the documents are not checked against the device before sending (D7, D21): its VAT
+/// number and invoice type are not known. Said once, as a note; nothing is blocked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceChecksSkipped {
+    /// `INVOICEDROP_ONBOARD_ID` names a device this state folder did not onboard.
+    #[error(
+        "the device comes from INVOICEDROP_ONBOARD_ID, and {} does not record which VAT number and invoice \
+         type it was onboarded with, so documents are sent without checking them against it (D21): \
+         the authority rejects those of another seller VAT number or of a type the device may not issue. \
+         To have them checked, unset INVOICEDROP_ONBOARD_ID and give --state the folder the device was \
+         onboarded into, which keeps both",
+        state.display()
+    )]
+    Override {
+        /// The state folder.
+        state: PathBuf,
+    },
+    /// The device was onboarded by an earlier invoicedrop, which kept only its onboard_id.
+    #[error(
+        "{} records this device's onboard_id but not the VAT number and invoice type it was onboarded \
+         with (an earlier invoicedrop onboarded it), so documents are sent without checking them against \
+         it (D21): the authority rejects those of another seller VAT number or of a type the device may \
+         not issue. Onboarding a new device (with its own --state folder: documents accepted through \
+         this one are known only here) records both",
+        state.display()
+    )]
+    NotRecorded {
+        /// The state folder.
+        state: PathBuf,
+    },
+}
+
+/// The device to send through, and what each document is checked against before it is sent.
+pub(super) struct Device {
+    /// Its onboard_id.
+    pub onboard_id: String,
+    /// Its VAT number and invoice type, or why they are not known.
+    pub checks: Result<DeviceContext, DeviceChecksSkipped>,
+}
+
+impl Device {
+    fn known(d: OnboardedDevice) -> Device {
+        Device {
+            checks: Ok(DeviceContext {
+                vat_number: d.vat_number,
+                device_type: d.invoice_type,
+            }),
+            onboard_id: d.onboard_id,
+        }
     }
-    if let Some(id) = ledger.remembered_onboard_id()? {
-        return Ok(id);
+}
+
+/// The device to send through: `INVOICEDROP_ONBOARD_ID`, else the one remembered in the ledger,
+/// else (built-in sandbox only) a sandbox device onboarded now and remembered. The override is
+/// checked like the remembered device when it is the same one; otherwise its VAT number and type
+/// are unknown.
+pub(super) fn device(rt: &Runtime, conn: &Connection, ledger: &Ledger, seller: &Party) -> anyhow::Result<Device> {
+    let remembered = ledger.remembered_device()?;
+    let state = || conn.ledger_dir.clone();
+    if let Some(id) = &conn.onboard_id {
+        return Ok(match remembered {
+            Some(RememberedDevice::Known(d)) if d.onboard_id == *id => Device::known(d),
+            Some(RememberedDevice::OnboardIdOnly(old)) if old == *id => Device {
+                onboard_id: old,
+                checks: Err(DeviceChecksSkipped::NotRecorded { state: state() }),
+            },
+            _ => Device {
+                onboard_id: id.clone(),
+                checks: Err(DeviceChecksSkipped::Override { state: state() }),
+            },
+        });
+    }
+    match remembered {
+        Some(RememberedDevice::Known(d)) => return Ok(Device::known(d)),
+        Some(RememberedDevice::OnboardIdOnly(id)) => {
+            return Ok(Device {
+                onboard_id: id,
+                checks: Err(DeviceChecksSkipped::NotRecorded { state: state() }),
+            });
+        }
+        None => {}
     }
     if conn.sandbox.is_none() {
         anyhow::bail!(
@@ -150,18 +224,122 @@ pub(super) fn device(rt: &Runtime, conn: &Connection, ledger: &Ledger, seller: &
             conn.ledger_dir.display()
         );
     }
+    // The built-in sandbox's device may issue both types, so that every export can be tried.
+    let device_type = DeviceType::Both;
     let request = onboarding_request(
         seller,
         &conn.settings.vat_number,
         Secret::new(sandbox::DEFAULT_OTP),
         "invoicedrop-built-in",
-        DeviceType::Both,
+        device_type,
         "einvoicing@example.com",
         "Retail",
     );
     let answer = rt
         .block_on(submit::onboard(&conn.settings, request))
         .context("cannot onboard a device with the built-in sandbox")?;
-    ledger.remember_onboard_id(&answer.onboard_id)?;
-    Ok(answer.onboard_id)
+    let onboarded = OnboardedDevice {
+        onboard_id: answer.onboard_id,
+        vat_number: conn.settings.vat_number.clone(),
+        invoice_type: device_type,
+    };
+    ledger.remember_device(&onboarded)?;
+    Ok(Device::known(onboarded))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::submit::OnboardedDevice;
+
+    /// A connection to a configured API (nothing is sent by these tests), with the override.
+    fn conn(state: &std::path::Path, onboard_id: Option<&str>) -> Connection {
+        Connection {
+            settings: ApiSettings::new(
+                "http://127.0.0.1:9",
+                sandbox::DEFAULT_VAT_NUMBER,
+                "user",
+                Secret::new("not-used"),
+            ),
+            ledger_dir: state.to_path_buf(),
+            onboard_id: onboard_id.map(str::to_string),
+            sandbox: None,
+        }
+    }
+
+    fn resolve(state: &std::path::Path, onboard_id: Option<&str>) -> anyhow::Result<Device> {
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let ledger = Ledger::open(state).unwrap();
+        device(&rt, &conn(state, onboard_id), &ledger, &crate::model::example::seller())
+    }
+
+    fn standard_only() -> OnboardedDevice {
+        OnboardedDevice {
+            onboard_id: "b2b==".into(),
+            vat_number: "300000000000003".into(),
+            invoice_type: DeviceType::Standard,
+        }
+    }
+
+    #[test]
+    fn a_remembered_device_is_checked_also_when_the_override_names_it() {
+        let dir = tempfile::tempdir().unwrap();
+        Ledger::open(dir.path())
+            .unwrap()
+            .remember_device(&standard_only())
+            .unwrap();
+        let want = DeviceContext {
+            vat_number: "300000000000003".into(),
+            device_type: DeviceType::Standard,
+        };
+        for named in [None, Some("b2b==")] {
+            let d = resolve(dir.path(), named).unwrap();
+            assert_eq!(d.onboard_id, "b2b==");
+            assert_eq!(d.checks, Ok(want.clone()), "{named:?}");
+        }
+        // Another device named by the override: its VAT number and type are not known here.
+        let d = resolve(dir.path(), Some("other")).unwrap();
+        assert_eq!(d.onboard_id, "other");
+        let skipped = d.checks.unwrap_err();
+        assert_eq!(
+            skipped,
+            DeviceChecksSkipped::Override {
+                state: dir.path().to_path_buf()
+            }
+        );
+        let note = skipped.to_string();
+        assert!(
+            note.contains("INVOICEDROP_ONBOARD_ID") && note.contains("sent without checking"),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn a_device_remembered_by_an_earlier_version_is_not_checked_and_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Ledger::open(dir.path()).unwrap());
+        {
+            let db = rusqlite::Connection::open(dir.path().join("ledger.sqlite")).unwrap();
+            db.execute("INSERT INTO meta (key, value) VALUES ('onboard_id', 'old==')", [])
+                .unwrap();
+        }
+        for named in [None, Some("old==")] {
+            let d = resolve(dir.path(), named).unwrap();
+            assert_eq!(d.onboard_id, "old==");
+            let skipped = d.checks.unwrap_err();
+            assert!(matches!(skipped, DeviceChecksSkipped::NotRecorded { .. }), "{named:?}");
+            let note = skipped.to_string();
+            assert!(
+                note.contains("an earlier invoicedrop onboarded it") && note.contains("records both"),
+                "{note}"
+            );
+        }
+    }
+
+    #[test]
+    fn without_a_device_a_configured_api_asks_to_onboard() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = resolve(dir.path(), None).err().expect("no device");
+        assert!(e.to_string().contains("invoicedrop onboard"), "{e}");
+    }
 }

@@ -261,6 +261,7 @@ pub(super) fn evaluate(
     let mut files_out = Vec::new();
     let files = expand(args.paths, &side_files, &mut skipped_files, &mut files_out);
     let mut opts = CheckOptions::new(now, seller);
+    opts.device = dispatch.as_ref().and_then(|d| d.device());
     if dispatch.is_none() {
         opts.batch = pipeline::CHECK_BATCH_DOCUMENTS;
     }

@@ -1,5 +1,6 @@
 //! `invoicedrop onboard --otp OTP --device-id ID`: register this device once (api.md 4.2) with the
-//! organisation fields of the seller profile; the onboard_id is kept in the state folder (D9).
+//! organisation fields of the seller profile; the onboard_id is kept in the state folder (D9),
+//! with the VAT number and invoice type `run` checks each document against (D7, D21).
 
 use super::Status;
 use super::api;
@@ -7,7 +8,7 @@ use super::out::outln;
 use crate::cli::*;
 use crate::config::Config;
 use crate::model::{DeviceType, Secret};
-use crate::submit::{self, Ledger};
+use crate::submit::{self, Ledger, OnboardedDevice};
 use anyhow::Context as _;
 
 /// Run `invoicedrop onboard`.
@@ -39,17 +40,35 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
     let answer = rt
         .block_on(submit::onboard(&conn.settings, request))
         .context("onboarding failed")?;
-    ledger.remember_onboard_id(&answer.onboard_id)?;
+    // The VAT number and type it was onboarded with, so that `run` checks every document against
+    // them before sending it (D7, D21).
+    ledger.remember_device(&OnboardedDevice {
+        onboard_id: answer.onboard_id.clone(),
+        vat_number: conn.settings.vat_number.clone(),
+        invoice_type: device_type,
+    })?;
     if cli.json {
         outln!(
             "{}",
-            serde_json::json!({"onboard_id": answer.onboard_id, "status": answer.status, "state": conn.ledger_dir})
+            serde_json::json!({
+                "onboard_id": answer.onboard_id,
+                "status": answer.status,
+                "vat_number": conn.settings.vat_number,
+                "invoice_type": device_type,
+                "state": conn.ledger_dir
+            })
         );
     } else if !cli.quiet {
         outln!(
-            "device {} onboarded ({}); its onboard_id is kept in {} and used by `invoicedrop run`",
+            "device {} onboarded ({}) for {} documents under VAT {}; its onboard_id is kept in {} and used by `invoicedrop run`",
             args.device_id,
             answer.status,
+            match device_type {
+                DeviceType::Standard => "standard",
+                DeviceType::Simplified => "simplified",
+                DeviceType::Both => "standard and simplified",
+            },
+            conn.settings.vat_number,
             conn.ledger_dir.display()
         );
     }

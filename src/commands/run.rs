@@ -11,6 +11,11 @@ use chrono::Utc;
 /// Run `invoicedrop run`.
 pub fn run(args: RunArgs, cli: &Cli) -> anyhow::Result<Status> {
     let runner = Runner::start(&args.input, &args.api)?;
+    if let Err(skipped) = &runner.device
+        && !cli.quiet
+    {
+        eprintln!("note: {skipped}");
+    }
     let mut dispatch = runner.dispatch(!cli.quiet && !cli.json, None);
     let resumed = runner.resume(&dispatch)?;
     if resumed > 0 && !cli.quiet {

@@ -2,7 +2,7 @@
 //! (the configured API or the built-in sandbox), the ledger and the [`Submitter`]; its
 //! [`RunDispatch`] sends each batch's valid documents and turns the answers into verdicts.
 
-use super::api;
+use super::api::{self, DeviceChecksSkipped};
 use crate::cli::*;
 use crate::config::Config;
 use crate::model::{Document, DocumentKind, InvoiceType, Message};
@@ -10,6 +10,7 @@ use crate::pipeline::{Dispatch, Unsent, Verdict};
 use crate::results::RowStatus;
 use crate::sandbox::SandboxHandle;
 use crate::submit::{DocumentKey, Ledger, LedgerState, Outcome, Outgoing, SubmitEvent, Submitter};
+use crate::validate::DeviceContext;
 use crate::watch::Tracked;
 use anyhow::Context as _;
 use chrono::{NaiveDate, NaiveTime, TimeZone as _, Utc};
@@ -46,6 +47,8 @@ pub(super) struct RunDispatch<'a> {
     pub(super) halted: bool,
     /// The answers of simplified documents, for the watch's 24-hour alert.
     pub(super) simplified: Vec<Tracked>,
+    /// The device's VAT number and type, when known: every document is checked against them.
+    device: Option<&'a DeviceContext>,
 }
 
 impl RunDispatch<'_> {
@@ -233,6 +236,10 @@ impl Dispatch for RunDispatch<'_> {
         self.show_tally();
     }
 
+    fn device(&self) -> Option<DeviceContext> {
+        self.device.cloned()
+    }
+
     fn not_sent(&mut self, invalid_simplified: Vec<Unsent>) {
         for u in invalid_simplified {
             self.simplified.push(Tracked {
@@ -306,6 +313,9 @@ pub(super) struct Runner {
     sandbox: Option<SandboxHandle>,
     /// The configuration (seller profile).
     pub(super) config: Config,
+    /// What documents are checked against before sending (D7, D21), or why they cannot be: the
+    /// caller says that once.
+    pub(super) device: Result<DeviceContext, DeviceChecksSkipped>,
 }
 
 impl Runner {
@@ -317,15 +327,16 @@ impl Runner {
         let rt = api::runtime()?;
         let conn = api::connect(&rt, api_args, &seller)?;
         let ledger = Ledger::open(&conn.ledger_dir)?;
-        let onboard_id = api::device(&rt, &conn, &ledger, &seller)?;
+        let device = api::device(&rt, &conn, &ledger, &seller)?;
         let submitter = rt
-            .block_on(Submitter::connect(conn.settings.clone(), onboard_id, ledger))
+            .block_on(Submitter::connect(conn.settings.clone(), device.onboard_id, ledger))
             .context("cannot start sending")?;
         Ok(Runner {
             rt,
             submitter,
             sandbox: conn.sandbox,
             config,
+            device: device.checks,
         })
     }
 
@@ -351,6 +362,7 @@ impl Runner {
             halt,
             halted: false,
             simplified: Vec::new(),
+            device: self.device.as_ref().ok(),
         }
     }
 

@@ -346,6 +346,9 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
         inbox.root.display()
     );
     let runner = runner;
+    if let Err(skipped) = &runner.device {
+        warn!("{skipped}");
+    }
     let halt = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<Wake>();
     {

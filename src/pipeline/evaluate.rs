@@ -30,9 +30,12 @@ fn fallback_label(path: &str, field: Option<&str>) -> String {
 /// Turn a rule finding into an issue on the row and column that fed the field.
 fn locate(f: &Finding, built: &Built) -> (Option<usize>, Issue) {
     let located = built.provenance.locate_len(&f.path);
-    // The mapping field that feeds the path, when no column found covers all of it.
+    // The mapping field that feeds the path, when no column found covers all of it. Not for a
+    // finding on the device (D7): the document's type is right, the device is not, and no
+    // column would change that.
     let field = match located {
         Some((_, len, _)) if len == f.path.len() => None,
+        _ if f.code == crate::validate::DEVICE_TYPE_NOT_ALLOWED_CODE => None,
         _ => crate::mapping::field_of(&f.path),
     };
     let (row, label) = match located {
@@ -89,8 +92,9 @@ fn drop_on_shifted_rows(issues: &mut Vec<(Option<usize>, Issue)>) {
 }
 
 /// The authority's rules and ours, for one computed document.
-fn rules(doc: &Document, totals: crate::compute::Totals, erp: &ErpTotals, now: DateTime<Utc>) -> Vec<Finding> {
-    let mut ctx = crate::validate::Context::new(now);
+fn rules(doc: &Document, totals: crate::compute::Totals, erp: &ErpTotals, opts: &CheckOptions) -> Vec<Finding> {
+    let mut ctx = crate::validate::Context::new(opts.now);
+    ctx.device.clone_from(&opts.device);
     if !erp.is_empty() {
         ctx.erp = Some(crate::validate::ErpFigures {
             line_net: erp.line_net.clone(),
@@ -175,7 +179,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
                 payable = Some(doc.legal_monitory_total.payable_amount);
                 if !no_lines_read {
                     let read = issues.len();
-                    for f in rules(doc, totals, &built.erp, opts.now) {
+                    for f in rules(doc, totals, &built.erp, opts) {
                         let (row, issue) = locate(&f, &built);
                         if !repeats(&issues, read, row, &issue) {
                             issues.push((row, issue));

@@ -22,7 +22,7 @@ use crate::model::{Document, Party};
 use crate::results::{
     ArtefactContent, ArtefactPaths, DocumentRecord, ResultIssue, ResultRow, ResultWriter, RowStatus, Summary,
 };
-use crate::validate::Finding;
+use crate::validate::{DeviceContext, Finding};
 use chrono::{DateTime, SecondsFormat, Utc};
 use rayon::prelude::*;
 use rust_decimal::Decimal;
@@ -72,6 +72,10 @@ pub struct CheckOptions {
     pub batch: usize,
     /// Keep at most this many document briefs in the summary.
     pub max_briefs: usize,
+    /// The device documents are sent through, when known (`run`, `watch`): a document it may not
+    /// issue (another seller VAT number, a type it was not onboarded for) is invalid, not sent
+    /// (D7, D21).
+    pub device: Option<DeviceContext>,
 }
 
 impl CheckOptions {
@@ -82,6 +86,7 @@ impl CheckOptions {
             seller: Arc::new(seller),
             batch: BATCH_DOCUMENTS,
             max_briefs: 1000,
+            device: None,
         }
     }
 }
@@ -182,6 +187,12 @@ pub trait Dispatch {
     /// A batch was read and checked (before [`Dispatch::dispatch`] of it): its input rows, its
     /// documents, and how many of those failed the checks. For progress; nothing by default.
     fn checked(&mut self, _rows: u64, _documents: u64, _invalid: u64) {}
+
+    /// The device the documents go through, when known: each document is checked against it
+    /// before it is dispatched (D7, D21). None by default.
+    fn device(&self) -> Option<DeviceContext> {
+        None
+    }
 }
 
 /// A simplified document that failed the checks: what the 24-hour alert needs of it.

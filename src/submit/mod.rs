@@ -33,7 +33,10 @@ mod token;
 
 pub use credentials::{CredentialsError, EnvCredentials, read_secret_file};
 pub use error::SubmitError;
-pub use ledger::{DocumentKey, Ledger, LedgerEntry, LedgerError, LedgerState, LedgerStats, idempotency_key};
+pub use ledger::{
+    DocumentKey, Ledger, LedgerEntry, LedgerError, LedgerState, LedgerStats, OnboardedDevice, RememberedDevice,
+    idempotency_key,
+};
 pub use outcome::{CONFLICT_CODE, DUPLICATE_CODE, Outcome, Outgoing, SubmitEvent};
 pub use settings::{ApiSettings, Backoff, EndpointPaths};
 pub use submitter::{Submitter, onboard};

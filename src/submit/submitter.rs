@@ -293,7 +293,7 @@ impl Submitter {
 }
 
 /// Onboard a device (api.md 4.2): authenticate, then register it. The returned onboard_id is for
-/// [`Ledger::remember_onboard_id`] (D9). The request is not repeated on a network failure: an
+/// [`Ledger::remember_device`] (D9). The request is not repeated on a network failure: an
 /// onboarding whose answer was lost may have been registered (a second try then answers 409).
 pub async fn onboard(settings: &ApiSettings, request: OnboardingRequest) -> Result<OnboardingResponse, SubmitError> {
     let client = Arc::new(ApiClient::new(settings)?);

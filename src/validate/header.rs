@@ -1,16 +1,16 @@
-//! The document as a whole: number, lines present, currencies, payment means, what notes need,
-//! and the device it goes through (D7, D21).
+//! The document as a whole: number, lines present, currencies, payment means, what notes need
+//! (the device it goes through: `device.rs`).
 
+use super::Finding;
 use super::codes;
 use super::rules::*;
 use super::support::{JsonPath, blank, blank_opt, num, short, val, xpath_round};
-use super::{Context, Finding};
-use crate::model::{DeviceType, Document, InvoiceType};
+use crate::model::{Document, InvoiceType};
 use crate::text::Trimmed;
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-pub(super) fn check(doc: &Document, ctx: &Context, out: &mut Vec<Finding>) {
+pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
     let number_key = doc.kind.number_key();
     if blank(&doc.number) {
         out.push(BR_02.at(
@@ -36,36 +36,6 @@ pub(super) fn check(doc: &Document, ctx: &Context, out: &mut Vec<Finding>) {
     payment_means(doc, out);
     if doc.kind.is_note() {
         note_requirements(doc, out);
-    }
-    if let Some(device) = &ctx.device {
-        let seller = doc.supplier_info.vat_number.as_deref().unwrap_or("").trimmed();
-        if seller != device.vat_number.trimmed() {
-            out.push(CERTIFICATE_PERMISSIONS.at(
-                "supplier_info.vat_number",
-                val(seller),
-                format!(
-                    "The seller VAT number {seller:?} is not the VAT number {:?} this device was onboarded with; \
-                     fix the seller profile or send the document through that seller's device.",
-                    device.vat_number.trimmed()
-                ),
-            ));
-        }
-        if !device.device_type.allows(doc.invoice_type) {
-            out.push(DEVICE_TYPE_NOT_ALLOWED.at(
-                doc.kind.type_key(),
-                val(doc.invoice_type.as_str()),
-                format!(
-                    "This device was onboarded for {} documents only, not {} ones; onboard it again with \
-                     invoice type `both`, or use another device.",
-                    match device.device_type {
-                        DeviceType::Standard => "standard",
-                        DeviceType::Simplified => "simplified",
-                        DeviceType::Both => "all",
-                    },
-                    doc.invoice_type
-                ),
-            ));
-        }
     }
 }
 
@@ -294,8 +264,6 @@ fn billing_reference_problem(reference: &str, note_date: NaiveDate) -> Option<St
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{rule_test, *};
-    use super::super::{Context, DeviceContext};
-    use crate::model::DeviceType;
     use rust_decimal_macros::dec;
 
     rule_test!(br_02_number, "BR-02", Warning, standard(),
@@ -388,40 +356,5 @@ mod tests {
         let mut d = standard();
         d.payment_means_instruction_note = None;
         assert_lacks(&check(&d), "BR-KSA-17");
-    }
-
-    fn with_device(vat: &str, device_type: DeviceType) -> Context {
-        Context {
-            device: Some(DeviceContext {
-                vat_number: vat.into(),
-                device_type,
-            }),
-            ..ctx()
-        }
-    }
-
-    #[test]
-    fn certificate_permissions() {
-        let d = standard();
-        let ok = super::super::validate(&d, &with_device(crate::model::example::SELLER_VAT, DeviceType::Both));
-        assert!(ok.is_empty(), "{ok:?}");
-        let bad = super::super::validate(&d, &with_device("300000000000003", DeviceType::Both));
-        let f = assert_has(&bad, "certificate-permissions", super::super::Severity::Error);
-        assert_eq!(f.path, "supplier_info.vat_number");
-    }
-
-    #[test]
-    fn device_type_not_allowed() {
-        let vat = crate::model::example::SELLER_VAT;
-        let ok = super::super::validate(&simplified(), &with_device(vat, DeviceType::Simplified));
-        assert_lacks(&ok, "DEVICE-TYPE-NOT-ALLOWED");
-        let bad = super::super::validate(&standard(), &with_device(vat, DeviceType::Simplified));
-        let f = assert_has(&bad, "DEVICE-TYPE-NOT-ALLOWED", super::super::Severity::Error);
-        assert_eq!(f.path, "invoice_type");
-        let bad = super::super::validate(&credit(), &with_device(vat, DeviceType::Simplified));
-        assert_eq!(
-            assert_has(&bad, "DEVICE-TYPE-NOT-ALLOWED", super::super::Severity::Error).path,
-            "creditnote_type"
-        );
     }
 }

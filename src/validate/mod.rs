@@ -47,6 +47,7 @@ mod allowances;
 mod categories;
 mod codes;
 mod dates;
+mod device;
 mod erp;
 mod finding;
 mod header;
@@ -62,6 +63,7 @@ mod proptests;
 #[cfg(test)]
 mod testkit;
 
+pub use device::{DeviceMismatch, TYPE_NOT_ALLOWED_CODE as DEVICE_TYPE_NOT_ALLOWED_CODE, mismatches};
 pub use finding::{Finding, Severity};
 pub use rules::{RuleInfo, rule, rules};
 
@@ -132,7 +134,8 @@ pub fn validate_computed(
     computed: Result<crate::compute::Totals, crate::compute::ComputeError>,
 ) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
-    header::check(doc, ctx, &mut out);
+    header::check(doc, &mut out);
+    device::check(doc, ctx, &mut out);
     dates::check(doc, ctx, &mut out);
     parties::check(doc, &mut out);
     addresses::check(doc, &mut out);

@@ -63,6 +63,22 @@ impl Server {
     }
 }
 
+impl Server {
+    /// `GET /sandbox/devices/{onboard_id}/documents`, as JSON: the documents the sandbox issued
+    /// for a device, in ICV order.
+    pub fn documents_json(&self, onboard_id: &str) -> serde_json::Value {
+        let mut url = reqwest::Url::parse(&self.handle.base_url()).expect("the base URL");
+        url.path_segments_mut()
+            .expect("a base URL")
+            .extend(["sandbox", "devices", onboard_id, "documents"]);
+        self._rt.block_on(async {
+            let r = reqwest::get(url).await.expect("GET the device's documents");
+            assert!(r.status().is_success(), "GET the device's documents: {}", r.status());
+            r.json().await.expect("the documents are JSON")
+        })
+    }
+}
+
 /// A count of the first device in `GET /sandbox/stats`: `accepted`, `replays`,
 /// `rekeyed_replays`...; fails when the field is missing.
 pub fn device_count(stats: &serde_json::Value, field: &str) -> u64 {

@@ -9,7 +9,7 @@
 
 mod store;
 
-use crate::model::DocumentKind;
+use crate::model::{DeviceType, DocumentKind};
 use sha2::{Digest, Sha256};
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
@@ -115,6 +115,50 @@ pub struct LedgerEntry {
     pub updated_at: String,
     /// When the last request left.
     pub last_sent_at: Option<String>,
+}
+
+/// The meta key of the remembered onboard_id (the only one earlier versions wrote).
+const META_ONBOARD_ID: &str = "onboard_id";
+/// The meta key of the remembered device: [`DeviceRecord`] as JSON.
+const META_DEVICE: &str = "device";
+
+/// A device as onboarding registered it: what the state folder remembers (D9), and what each
+/// document is checked against before it is sent (D7, D21).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OnboardedDevice {
+    /// The onboard_id the API returned (opaque, D2).
+    pub onboard_id: String,
+    /// The VAT number it was onboarded under.
+    pub vat_number: String,
+    /// The documents it may issue.
+    pub invoice_type: DeviceType,
+}
+
+/// What a state folder remembers of its device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RememberedDevice {
+    /// The device, with its VAT number and invoice type.
+    Known(OnboardedDevice),
+    /// Only the onboard_id: the device was onboarded by a version that kept nothing else.
+    OnboardIdOnly(String),
+}
+
+impl RememberedDevice {
+    /// The onboard_id.
+    pub fn onboard_id(&self) -> &str {
+        match self {
+            RememberedDevice::Known(d) => &d.onboard_id,
+            RememberedDevice::OnboardIdOnly(id) => id,
+        }
+    }
+}
+
+/// The stored form of an [`OnboardedDevice`].
+#[derive(serde::Serialize, serde::Deserialize)]
+struct DeviceRecord {
+    onboard_id: String,
+    vat_number: String,
+    invoice_type: DeviceType,
 }
 
 /// Counts of documents per state.
@@ -379,17 +423,56 @@ impl Ledger {
         }
     }
 
-    /// Store the onboard_id onboarding returned, so later runs need no flag (D9). Blocks briefly.
-    pub fn remember_onboard_id(&self, onboard_id: &str) -> Result<(), LedgerError> {
-        match self.ask_blocking(Request::SetMeta("onboard_id".into(), onboard_id.to_string()))? {
+    /// Store the device onboarding returned (D9): its onboard_id, so later runs need no flag, and
+    /// the VAT number and invoice type it was onboarded with, so that they can check each document
+    /// before sending it (D7, D21). One transaction. Blocks briefly.
+    ///
+    /// The onboard_id stays under its own key, as earlier versions stored it; the VAT number and
+    /// type are kept with the onboard_id they belong to, so an onboard_id stored alone later (by
+    /// an earlier version) is never paired with another device's.
+    pub fn remember_device(&self, device: &OnboardedDevice) -> Result<(), LedgerError> {
+        let record = DeviceRecord {
+            onboard_id: device.onboard_id.clone(),
+            vat_number: device.vat_number.clone(),
+            invoice_type: device.invoice_type,
+        };
+        let json = serde_json::to_string(&record).map_err(|e| LedgerError::Write {
+            path: self.inner.dir.join("ledger.sqlite"),
+            message: e.to_string(),
+        })?;
+        let pairs = vec![
+            (META_ONBOARD_ID.to_string(), device.onboard_id.clone()),
+            (META_DEVICE.to_string(), json),
+        ];
+        match self.ask_blocking(Request::SetMeta(pairs))? {
             Answer::Done => Ok(()),
             _ => Err(LedgerError::Closed),
         }
     }
 
-    /// The onboard_id stored by [`Ledger::remember_onboard_id`]. Blocks briefly.
-    pub fn remembered_onboard_id(&self) -> Result<Option<String>, LedgerError> {
-        match self.ask_blocking(Request::GetMeta("onboard_id".into()))? {
+    /// The device stored by [`Ledger::remember_device`] (or only its onboard_id, stored by an
+    /// earlier version). Blocks briefly.
+    pub fn remembered_device(&self) -> Result<Option<RememberedDevice>, LedgerError> {
+        let Some(onboard_id) = self.meta(META_ONBOARD_ID)? else {
+            return Ok(None);
+        };
+        let known = self
+            .meta(META_DEVICE)?
+            .and_then(|json| serde_json::from_str::<DeviceRecord>(&json).ok())
+            .filter(|r| r.onboard_id == onboard_id)
+            .map(|r| OnboardedDevice {
+                onboard_id: r.onboard_id,
+                vat_number: r.vat_number,
+                invoice_type: r.invoice_type,
+            });
+        Ok(Some(match known {
+            Some(device) => RememberedDevice::Known(device),
+            None => RememberedDevice::OnboardIdOnly(onboard_id),
+        }))
+    }
+
+    fn meta(&self, key: &str) -> Result<Option<String>, LedgerError> {
+        match self.ask_blocking(Request::GetMeta(key.to_string()))? {
             Answer::Meta(v) => Ok(v),
             _ => Err(LedgerError::Closed),
         }

@@ -59,7 +59,8 @@ pub(super) enum Request {
     Get(DocumentKey),
     Stats,
     Unresolved(String),
-    SetMeta(String, String),
+    /// Set these keys (in the one transaction of the batch).
+    SetMeta(Vec<(String, String)>),
     GetMeta(String),
 }
 
@@ -326,11 +327,13 @@ fn execute(tx: &Transaction<'_>, request: Request) -> rusqlite::Result<Answer> {
             let rows = stmt.query_map(params![onboard_id], entry)?;
             Ok(Answer::Entries(rows.collect::<rusqlite::Result<Vec<_>>>()?))
         }
-        Request::SetMeta(key, value) => {
-            tx.prepare_cached(
+        Request::SetMeta(pairs) => {
+            let mut stmt = tx.prepare_cached(
                 "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
-            )?
-            .execute(params![key, value])?;
+            )?;
+            for (key, value) in pairs {
+                stmt.execute(params![key, value])?;
+            }
             Ok(Answer::Done)
         }
         Request::GetMeta(key) => {

@@ -215,15 +215,75 @@ async fn many_concurrent_writers_share_commits() {
 }
 
 #[test]
-fn onboard_id_is_remembered() {
+fn the_device_is_remembered_with_its_vat_number_and_invoice_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let device = OnboardedDevice {
+        onboard_id: "abc==".into(),
+        vat_number: "300000000000003".into(),
+        invoice_type: crate::model::DeviceType::Standard,
+    };
+    {
+        let ledger = Ledger::open(dir.path()).unwrap();
+        assert_eq!(ledger.remembered_device().unwrap(), None);
+        ledger.remember_device(&device).unwrap();
+    }
+    let ledger = Ledger::open(dir.path()).unwrap();
+    let remembered = ledger.remembered_device().unwrap().unwrap();
+    assert_eq!(remembered, RememberedDevice::Known(device.clone()));
+    assert_eq!(remembered.onboard_id(), "abc==");
+    // A second onboarding replaces the first.
+    let other = OnboardedDevice {
+        onboard_id: "def==".into(),
+        invoice_type: crate::model::DeviceType::Both,
+        ..device
+    };
+    ledger.remember_device(&other).unwrap();
+    assert_eq!(
+        ledger.remembered_device().unwrap(),
+        Some(RememberedDevice::Known(other))
+    );
+}
+
+#[test]
+fn an_onboard_id_stored_alone_is_not_paired_with_another_devices_type() {
     let dir = tempfile::tempdir().unwrap();
     {
         let ledger = Ledger::open(dir.path()).unwrap();
-        assert_eq!(ledger.remembered_onboard_id().unwrap(), None);
-        ledger.remember_onboard_id("abc==").unwrap();
+        ledger
+            .remember_device(&OnboardedDevice {
+                onboard_id: "first".into(),
+                vat_number: "300000000000003".into(),
+                invoice_type: crate::model::DeviceType::Standard,
+            })
+            .unwrap();
+    }
+    // What an earlier version writes when it onboards: the onboard_id alone.
+    {
+        let conn = rusqlite::Connection::open(dir.path().join("ledger.sqlite")).unwrap();
+        conn.execute("UPDATE meta SET value = 'second' WHERE key = 'onboard_id'", [])
+            .unwrap();
     }
     let ledger = Ledger::open(dir.path()).unwrap();
-    assert_eq!(ledger.remembered_onboard_id().unwrap().as_deref(), Some("abc=="));
+    assert_eq!(
+        ledger.remembered_device().unwrap(),
+        Some(RememberedDevice::OnboardIdOnly("second".into()))
+    );
+}
+
+#[test]
+fn a_state_folder_of_an_earlier_version_gives_the_onboard_id_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(Ledger::open(dir.path()).unwrap());
+    {
+        let conn = rusqlite::Connection::open(dir.path().join("ledger.sqlite")).unwrap();
+        conn.execute("INSERT INTO meta (key, value) VALUES ('onboard_id', 'abc==')", [])
+            .unwrap();
+    }
+    let ledger = Ledger::open(dir.path()).unwrap();
+    assert_eq!(
+        ledger.remembered_device().unwrap(),
+        Some(RememberedDevice::OnboardIdOnly("abc==".into()))
+    );
 }
 
 #[test]
