@@ -1,10 +1,13 @@
 //! `invoicedrop run` through the real binary against the real sandbox on loopback: the samples
 //! with no configuration, no progress bar off a terminal, exactly-once issuing through faults,
-//! rate limits, expiring tokens and SIGKILLs (run/exactly_once.rs), and the configuration
+//! rate limits, expiring tokens and SIGKILLs (run/exactly_once.rs), reruns as `report` counts
+//! them (run/reconcile.rs), and the configuration
 //! failures, each with a message that says what to do.
 
 #[path = "run/exactly_once.rs"]
 mod exactly_once;
+#[path = "run/reconcile.rs"]
+mod reconcile;
 #[path = "run/support.rs"]
 mod support;
 
