@@ -1,13 +1,15 @@
 //! `invoicedrop run` through the real binary against the real sandbox on loopback: the samples
 //! with no configuration, no progress bar off a terminal, exactly-once issuing through faults,
 //! rate limits, expiring tokens and SIGKILLs (run/exactly_once.rs), documents the device may not
-//! issue kept from being sent (run/device_checks.rs), and the configuration failures, each with a
-//! message that says what to do.
+//! issue kept from being sent (run/device_checks.rs), reruns as `report` counts them
+//! (run/reconcile.rs), and the configuration failures, each with a message that says what to do.
 
 #[path = "run/device_checks.rs"]
 mod device_checks;
 #[path = "run/exactly_once.rs"]
 mod exactly_once;
+#[path = "run/reconcile.rs"]
+mod reconcile;
 #[path = "run/support.rs"]
 mod support;
 

@@ -139,14 +139,27 @@ async fn the_same_number_with_other_content_is_a_conflict_and_is_not_sent() {
     let sub = connect(&server.base_url, Ledger::open(dir.path()).unwrap()).await;
     sub.submit_all(vec![invoice("C-1", 1)], |_| {}).await.unwrap();
     let outcomes = sub.submit_all(vec![changed("C-1", 2)], |_| {}).await.unwrap();
-    let Outcome::Conflict { tag, message } = &outcomes[0] else {
+    let Outcome::Conflict {
+        tag,
+        message,
+        response,
+        issued,
+        ..
+    } = &outcomes[0]
+    else {
         panic!("{:?}", outcomes[0])
     };
     assert_eq!(*tag, 2);
     assert!(
-        message.contains(CONFLICT_CODE) && message.contains("credit note"),
-        "{message}"
+        !message.contains(CONFLICT_CODE) && message.contains("credit note") && message.contains("is issued"),
+        "the code is given once, by the result files: {message}"
     );
+    assert!(
+        response.id.is_some() && response.invoice.is_some(),
+        "the issued acceptance, from the ledger"
+    );
+    let issued = issued.as_ref().expect("the issued document");
+    assert_eq!((issued.number.as_str(), issued.note.as_deref()), ("C-1", None));
     assert_eq!(outcomes[0].errors()[0].code.as_deref(), Some(CONFLICT_CODE));
     assert_eq!(server.fake.documents().len(), 1);
 }
@@ -236,7 +249,23 @@ async fn changed_content_after_a_crash_settles_the_stored_body_first() {
     let sub = connect(&server.base_url, Ledger::open(dir.path()).unwrap()).await;
     let outcomes = sub.submit_all(vec![changed("K-2", 9)], |_| {}).await.unwrap();
     // The interrupted request had been accepted: the replay says so, and the new content conflicts.
-    assert!(matches!(&outcomes[0], Outcome::Conflict { tag: 9, .. }), "{outcomes:?}");
+    let Outcome::Conflict {
+        tag: 9,
+        response,
+        issued: Some(issued),
+        attempts,
+        ..
+    } = &outcomes[0]
+    else {
+        panic!("{outcomes:?}")
+    };
+    assert!(response.id.is_some(), "the issued acceptance");
+    assert_eq!(*attempts, 2);
+    assert_eq!(
+        (issued.number.as_str(), issued.note.as_deref()),
+        ("K-2", None),
+        "the issued document is the stored body, not the changed one"
+    );
     let requests = server.fake.documents();
     assert_eq!(requests.len(), 2);
     assert_eq!(

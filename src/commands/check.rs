@@ -416,7 +416,14 @@ fn counts_text(c: &pipeline::Counts) -> String {
         parts.push(format!("{} valid", c.valid));
     }
     if sent {
-        parts.push(format!("{} accepted", c.accepted));
+        if c.conflicts > 0 {
+            parts.push(format!(
+                "{} accepted ({} issued earlier with content the export no longer gives: INV-LEDGER-CONFLICT)",
+                c.accepted, c.conflicts
+            ));
+        } else {
+            parts.push(format!("{} accepted", c.accepted));
+        }
         parts.push(format!("{} rejected", c.rejected));
         parts.push(format!("{} failed", c.failed));
     }

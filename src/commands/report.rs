@@ -5,6 +5,7 @@
 use super::Status;
 use super::out::{out, outln};
 use crate::cli::{Cli, ReportArgs};
+use crate::results::duplicates::Duplicates;
 use crate::results::report::{self, Reconciled, Report};
 use crate::results::summary::{Amounts, money};
 use std::fmt::Write as _;
@@ -47,6 +48,35 @@ fn reconciled_line(r: &Reconciled) -> String {
     s
 }
 
+/// What the folder's totals left out, by the sets involved.
+fn duplicates_text(d: &Duplicates) -> String {
+    let mut out = String::new();
+    if d.documents == 0 {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "duplicates: {} document{} held by more than one record; all sets, per day and overall count each once \
+         ({} record{} of {} rows left out; each set's own figures count them):",
+        d.documents,
+        if d.documents == 1 { " is" } else { "s are" },
+        d.records_left_out,
+        if d.records_left_out == 1 { "" } else { "s" },
+        d.rows_left_out
+    );
+    for g in &d.by_sets {
+        let _ = writeln!(
+            out,
+            "  {} counted in {}, left out in {} (e.g. {})",
+            g.documents,
+            g.counted_in,
+            g.left_out_in.join(", "),
+            g.examples.join(", ")
+        );
+    }
+    out
+}
+
 /// The report for a person.
 pub fn render(r: &Report, quiet: bool) -> String {
     let mut out = String::new();
@@ -57,9 +87,10 @@ pub fn render(r: &Report, quiet: bool) -> String {
             out.push_str(&s.summary.render("  ", r.sets.len() == 1));
         }
         if r.sets.len() > 1 {
-            let _ = writeln!(out, "all sets:");
+            let _ = writeln!(out, "all sets (each document once):");
             out.push_str(&r.summary.render("  ", true));
         }
+        out.push_str(&duplicates_text(&r.duplicates));
         let _ = writeln!(out, "reconciliation (accepted documents against their signed XML):");
         if r.overall.is_empty() {
             let _ = writeln!(out, "  no accepted documents and no signed XML: nothing to reconcile");

@@ -131,19 +131,38 @@ fn codes(ms: &[Message]) -> Vec<String> {
         .collect()
 }
 
-/// The verdict of one outcome.
-fn verdict(outcome: Outcome) -> Verdict {
+/// A document's net, VAT and gross.
+type Totals = [rust_decimal::Decimal; 3];
+
+fn totals(d: &Document) -> Totals {
+    let t = &d.legal_monitory_total;
+    [t.tax_exclusive_amount, d.tax_total.tax_amount, t.tax_inclusive_amount]
+}
+
+/// `net 100.00, VAT 15.00, gross 115.00`.
+fn totals_text([net, vat, gross]: Totals) -> String {
+    let money = crate::results::summary::money;
+    format!("net {}, VAT {}, gross {}", money(net), money(vat), money(gross))
+}
+
+/// The verdict of an accepted document (also of a conflict: issued, with other content).
+fn accepted_verdict(response: crate::model::SubmissionResponse, attempts: u32) -> Verdict {
+    Verdict {
+        status: Some(RowStatus::Accepted),
+        uuid: response.id.clone().unwrap_or_default(),
+        qr: response.qr_code.clone().unwrap_or_default(),
+        warnings: response.warnings.0.iter().map(render).collect(),
+        codes: codes(&response.warnings.0),
+        attempts,
+        response: Some(response),
+        ..Verdict::default()
+    }
+}
+
+/// The verdict of one outcome; `export` is the document as the export gives it now.
+fn verdict(outcome: Outcome, export: Option<&Totals>) -> Verdict {
     match outcome {
-        Outcome::Accepted { response, attempts, .. } => Verdict {
-            status: Some(RowStatus::Accepted),
-            uuid: response.id.clone().unwrap_or_default(),
-            qr: response.qr_code.clone().unwrap_or_default(),
-            warnings: response.warnings.0.iter().map(render).collect(),
-            codes: codes(&response.warnings.0),
-            attempts,
-            response: Some(response),
-            ..Verdict::default()
-        },
+        Outcome::Accepted { response, attempts, .. } => accepted_verdict(response, attempts),
         Outcome::Rejected {
             http_status,
             response,
@@ -168,12 +187,35 @@ fn verdict(outcome: Outcome) -> Verdict {
                 ..Verdict::default()
             }
         }
-        Outcome::Conflict { message, .. } => Verdict {
-            status: Some(RowStatus::Rejected),
-            errors: vec![format!("{}: {message}", crate::submit::CONFLICT_CODE)],
-            codes: vec![crate::submit::CONFLICT_CODE.to_string()],
-            ..Verdict::default()
-        },
+        // Issued, with the content the API accepted earlier: accepted, with the conflict as an
+        // error, and the issued document's UUID, XML, QR and figures.
+        Outcome::Conflict {
+            message,
+            response,
+            issued,
+            attempts,
+            ..
+        } => {
+            let code = crate::submit::CONFLICT_CODE;
+            let mut error = format!("{code}: {message}");
+            if let (Some(now), Some(was)) = (export, issued.as_deref()) {
+                let was = totals(was);
+                if *now == was {
+                    error.push_str(". Its totals are unchanged: the change is in other fields");
+                } else {
+                    error.push_str(&format!(
+                        ". The export now says {}; the issued document says {}",
+                        totals_text(*now),
+                        totals_text(was)
+                    ));
+                }
+            }
+            let mut v = accepted_verdict(response, attempts);
+            v.errors = vec![error];
+            v.codes.insert(0, code.to_string());
+            v.issued = issued;
+            v
+        }
         Outcome::Failed { reason, attempts, .. } => Verdict {
             status: Some(RowStatus::Failed),
             errors: vec![format!(
@@ -255,6 +297,8 @@ impl RunDispatch<'_> {
     fn send(&mut self, docs: Vec<Document>) -> Vec<Verdict> {
         let n = docs.len();
         self.bar.inc_length(n as u64);
+        // Kept to tell a conflict's figures in the export from the issued ones.
+        let exported: Vec<Totals> = docs.iter().map(totals).collect();
         let outgoing: Vec<Outgoing> = docs
             .into_iter()
             .enumerate()
@@ -272,7 +316,7 @@ impl RunDispatch<'_> {
                 for o in outcomes {
                     let tag = o.tag() as usize;
                     if let Some(slot) = verdicts.get_mut(tag) {
-                        *slot = Some(verdict(o));
+                        *slot = Some(verdict(o, exported.get(tag)));
                     }
                 }
                 verdicts

@@ -94,11 +94,28 @@ fn store_artefacts(
     outcomes: &[Outcome],
     writer: &mut ResultWriter,
 ) -> Vec<Option<Result<ArtefactPaths, String>>> {
-    type Key<'a> = &'a (String, String, chrono::NaiveDate, chrono::NaiveTime);
-    let wanted: Vec<Option<(Key<'_>, &crate::model::SubmissionResponse)>> = at
+    type Key = (String, String, chrono::NaiveDate, chrono::NaiveTime);
+    // A document issued earlier with other content (a conflict) is named as issued.
+    let issued_key = |d: &Document| -> Key {
+        (
+            d.supplier_info.vat_number.clone().unwrap_or_default(),
+            d.number.clone(),
+            d.issue_date,
+            d.issue_time,
+        )
+    };
+    let keys: Vec<Option<std::borrow::Cow<'_, Key>>> = at
         .iter()
         .zip(verdicts)
-        .map(|(&i, v)| Some((outcomes[i].artefact_key.as_ref()?, v.response.as_ref()?)))
+        .map(|(&i, v)| match v.issued.as_deref() {
+            Some(d) => Some(std::borrow::Cow::Owned(issued_key(d))),
+            None => outcomes[i].artefact_key.as_ref().map(std::borrow::Cow::Borrowed),
+        })
+        .collect();
+    let wanted: Vec<Option<(&Key, &crate::model::SubmissionResponse)>> = keys
+        .iter()
+        .zip(verdicts)
+        .map(|(k, v)| Some((k.as_deref()?, v.response.as_ref()?)))
         .collect();
     if wanted.iter().all(Option::is_none) {
         return vec![None; at.len()];

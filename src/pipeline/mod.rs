@@ -106,6 +106,9 @@ pub struct Counts {
     pub rejected: u64,
     /// No final answer (`run`): the next run repeats them with the same idempotency key.
     pub failed: u64,
+    /// Of the accepted, those issued earlier with content the export no longer gives
+    /// (`INV-LEDGER-CONFLICT`): issued, but to be corrected with a credit or debit note.
+    pub conflicts: u64,
 }
 
 impl Counts {
@@ -129,6 +132,7 @@ impl Counts {
         self.accepted += other.accepted;
         self.rejected += other.rejected;
         self.failed += other.failed;
+        self.conflicts += other.conflicts;
     }
 
     /// All documents.
@@ -136,9 +140,10 @@ impl Counts {
         self.valid + self.invalid + self.skipped + self.accepted + self.rejected + self.failed
     }
 
-    /// Documents that did not go through: invalid, rejected or failed.
+    /// Documents that need attention: invalid, rejected, failed, or accepted in conflict with
+    /// the export.
     pub fn bad(&self) -> u64 {
-        self.invalid + self.rejected + self.failed
+        self.invalid + self.rejected + self.failed + self.conflicts
     }
 }
 
@@ -166,6 +171,9 @@ pub struct Verdict {
     /// The authority's answer of an accepted document: its signed XML and QR are written beside
     /// the result file.
     pub response: Option<crate::model::SubmissionResponse>,
+    /// The document as issued, when it differs from the export's (an `INV-LEDGER-CONFLICT`):
+    /// the result files give its figures, and its artefacts are named after it.
+    pub issued: Option<Box<Document>>,
 }
 
 /// The rule code a rendered finding starts with (`BR-KSA-98 column ...`, `BR-KSA-98: ...`).
@@ -312,6 +320,17 @@ impl Outcome {
             }
         }
         if let Some(r) = &mut self.record {
+            if let Some(issued) = &v.issued {
+                // What is issued is what the accountant reconciles: the issued figures, with the
+                // export's rows and findings.
+                let was = DocumentRecord::from_document(issued, status);
+                r.kind = was.kind;
+                r.invoice_type = was.invoice_type;
+                r.issue_date = was.issue_date;
+                r.issue_time = was.issue_time;
+                r.currency = was.currency;
+                (r.net, r.vat, r.vat_sar, r.gross, r.payable) = (was.net, was.vat, was.vat_sar, was.gross, was.payable);
+            }
             r.status = status;
             r.uuid.clone_from(&v.uuid);
             r.xml_file.clone_from(&v.xml_file);
@@ -395,8 +414,9 @@ fn tally(o: Outcome, file: &str, opts: &CheckOptions, summary: &mut FileSummary)
         if rr.status == RowStatus::Invalid {
             summary.rows_invalid += 1;
         }
+        // An accepted row with an error: issued earlier with other content (INV-LEDGER-CONFLICT).
         if summary.problems.len() < 20
-            && matches!(rr.status, RowStatus::Invalid | RowStatus::Rejected | RowStatus::Failed)
+            && (rr.status.is_problem() || (rr.status == RowStatus::Accepted && !rr.errors.is_empty()))
         {
             for e in rr.errors.iter().filter(|e| !e.starts_with("INV-DOCUMENT")) {
                 if summary.problems.len() < 20 {
@@ -405,11 +425,15 @@ fn tally(o: Outcome, file: &str, opts: &CheckOptions, summary: &mut FileSummary)
             }
         }
     }
+    let conflict = o.codes.iter().any(|c| c == crate::submit::CONFLICT_CODE);
     for c in o.codes {
         *summary.codes.entry(c).or_default() += 1;
     }
     if let Some(b) = o.brief {
         summary.documents.add(b.status);
+        if conflict && b.status == RowStatus::Accepted {
+            summary.documents.conflicts += 1;
+        }
         if b.status != RowStatus::Skipped {
             count_kind(&mut summary.by_kind, &b.kind, &b.invoice_type);
         }

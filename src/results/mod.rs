@@ -19,6 +19,7 @@ pub mod artefacts;
 pub mod atomic;
 mod csv_file;
 pub mod documents;
+pub mod duplicates;
 mod error;
 mod issue;
 pub mod qr;

@@ -5,15 +5,20 @@
 //! Every difference is listed by document ([`Difference`]): an amount, number, UUID or date that
 //! differs from its XML, an accepted document whose XML is missing or unreadable, an XML file no
 //! accepted document claims, and result files of one set that disagree with each other (an
-//! interrupted write).
+//! interrupted write), and an accepted document whose export changed after it was issued
+//! (`conflict`).
+//!
+//! The folder's totals ("all sets", per day, overall) count each document once, however many
+//! result sets hold it ([`duplicates`](super::duplicates)); the documents left out are listed.
 
 use super::documents::{DocumentRecord, read_documents};
+use super::duplicates::{self, Duplicates, SetRecords};
 use super::summary::{Amounts, Summary, SummaryBuilder};
 use super::xml_totals::{XmlTotals, read_xml_totals};
 use super::{RESULT_COLUMNS, ResultsError, RowStatus};
 use rust_decimal::Decimal;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 /// One result set: the files of one input.
@@ -50,7 +55,7 @@ pub struct Difference {
     /// Its issue date, when known.
     pub issue_date: String,
     /// `amount`, `number`, `uuid`, `issue_date`, `currency`, `xml_missing`, `xml_unreadable`,
-    /// `xml_orphan`, `inconsistent`.
+    /// `xml_orphan`, `inconsistent`, `conflict`.
     pub kind: String,
     /// The field compared (`net`, `vat`, `vat_sar`, `gross`, `payable`), for amounts.
     pub field: String,
@@ -69,11 +74,14 @@ pub struct Report {
     pub results_dir: String,
     /// Each result set.
     pub sets: Vec<SetReport>,
-    /// All sets together.
+    /// All sets together, each document once.
     pub summary: Summary,
-    /// Per issue date, then currency.
+    /// Documents held by more than one record (in several sets, or twice in one), which
+    /// `summary`, `by_day` and `overall` count once.
+    pub duplicates: Duplicates,
+    /// Per issue date, then currency (each document once).
     pub by_day: BTreeMap<String, BTreeMap<String, Reconciled>>,
-    /// Per currency.
+    /// Per currency (each document once).
     pub overall: BTreeMap<String, Reconciled>,
     /// Every difference, by set and document.
     pub differences: Vec<Difference>,
@@ -104,6 +112,10 @@ struct Ctx<'a> {
     dir: &'a Path,
     differences: Vec<Difference>,
     by_day: BTreeMap<String, BTreeMap<String, Reconciled>>,
+    /// UUIDs of the signed XML counted so far: each issued document counts once.
+    xml_uuids: HashSet<String>,
+    /// Signed XML no accepted document claims, counted once every set is read.
+    orphans: Vec<XmlTotals>,
 }
 
 impl Ctx<'_> {
@@ -132,13 +144,32 @@ impl Ctx<'_> {
             .or_default()
     }
 
-    /// Compare one accepted document with its XML.
-    fn reconcile(&mut self, set: &str, r: &DocumentRecord) -> Option<String> {
+    /// Compare one accepted document with its XML; `counted`: its amounts count in the totals
+    /// (false for a duplicate of a document counted elsewhere).
+    fn reconcile(&mut self, set: &str, r: &DocumentRecord, counted: bool) -> Option<String> {
         let (doc, date) = (r.document.as_str(), r.issue_date.as_str());
+        if r.errors.iter().any(|c| c == crate::submit::CONFLICT_CODE) {
+            let as_uuid = if r.uuid.is_empty() { "" } else { " as UUID " };
+            self.diff(
+                set,
+                doc,
+                date,
+                "conflict",
+                format!(
+                    "issued{as_uuid}{} with other content than the export now gives ({}): the figures here are the \
+                     issued document's. Issue a credit or debit note against it, or give the export back its issued \
+                     content",
+                    r.uuid,
+                    crate::submit::CONFLICT_CODE
+                ),
+            );
+        }
         if let (Some(net), Some(vat), Some(gross)) = (r.net, r.vat, r.gross) {
-            let day = self.day(date, &r.currency);
-            day.documents += 1;
-            day.input.add(&Amounts { net, vat, gross });
+            if counted {
+                let day = self.day(date, &r.currency);
+                day.documents += 1;
+                day.input.add(&Amounts { net, vat, gross });
+            }
         } else {
             self.diff(
                 set,
@@ -168,7 +199,12 @@ impl Ctx<'_> {
             }
         };
         match read_xml_totals(&bytes) {
-            Ok(x) => self.compare(set, r, &x),
+            Ok(x) => {
+                if counted {
+                    self.add_xml(&x);
+                }
+                self.compare(set, r, &x);
+            }
             Err(e) => {
                 let m = format!("its signed XML {} does not read: {e}", r.xml_file);
                 self.diff(set, doc, date, "xml_unreadable", m);
@@ -177,7 +213,13 @@ impl Ctx<'_> {
         Some(r.xml_file.clone())
     }
 
+    /// Count a signed XML's amounts, once per UUID.
     fn add_xml(&mut self, x: &XmlTotals) {
+        if let Some(u) = x.uuid.as_deref().filter(|u| !u.is_empty())
+            && !self.xml_uuids.insert(u.to_string())
+        {
+            return;
+        }
         let day = self.day(
             x.issue_date.as_deref().unwrap_or(""),
             x.currency.as_deref().unwrap_or(""),
@@ -191,7 +233,6 @@ impl Ctx<'_> {
     }
 
     fn compare(&mut self, set: &str, r: &DocumentRecord, x: &XmlTotals) {
-        self.add_xml(x);
         let (doc, date) = (r.document.as_str(), r.issue_date.as_str());
         let amounts: [(&str, Option<Decimal>, Option<Decimal>); 5] = [
             ("net", r.net, x.net),
@@ -315,15 +356,43 @@ fn xml_files(dir: &Path, folder: &str) -> Vec<String> {
     out
 }
 
-fn reconcile_set(ctx: &mut Ctx<'_>, set: &str) -> Result<Summary, ResultsError> {
-    let dir = ctx.dir;
+/// The files of one set, as read.
+struct SetFiles {
+    name: String,
+    /// `X.documents.csv`, when there is one.
+    records: Option<Vec<DocumentRecord>>,
+    /// `X.summary.json`, when there is one.
+    written: Option<Summary>,
+}
+
+fn read_set(dir: &Path, set: String) -> Result<SetFiles, ResultsError> {
     let docs_path = dir.join(format!("{set}.documents.csv"));
-    let result_path = dir.join(format!("{set}.result.csv"));
     let summary_path = dir.join(format!("{set}.summary.json"));
-    let mut builder = SummaryBuilder::new(set, "", "");
     let records = if docs_path.is_file() {
-        read_documents(&docs_path)?
+        Some(read_documents(&docs_path)?)
     } else {
+        None
+    };
+    let written = match std::fs::read(&summary_path) {
+        Ok(bytes) => {
+            Some(serde_json::from_slice(&bytes).map_err(|e| ResultsError::malformed(&summary_path, e.to_string()))?)
+        }
+        Err(_) => None,
+    };
+    Ok(SetFiles {
+        name: set,
+        records,
+        written,
+    })
+}
+
+/// Reconcile one set; `counted[i]`: the set's `i`-th document counts in the folder's totals.
+fn reconcile_set(ctx: &mut Ctx<'_>, files: &SetFiles, counted: &[bool]) -> Result<Summary, ResultsError> {
+    let dir = ctx.dir;
+    let set = files.name.as_str();
+    let result_path = dir.join(format!("{set}.result.csv"));
+    let mut builder = SummaryBuilder::new(set, "", "");
+    if files.records.is_none() {
         ctx.diff(
             set,
             "",
@@ -331,28 +400,23 @@ fn reconcile_set(ctx: &mut Ctx<'_>, set: &str) -> Result<Summary, ResultsError> 
             "inconsistent",
             format!("{set}.documents.csv is missing: nothing to reconcile with"),
         );
-        Vec::new()
-    };
+    }
+    let records = files.records.as_deref().unwrap_or_default();
     let mut claimed = BTreeSet::new();
     let mut accepted_files = HashMap::new();
-    for r in &records {
+    for (i, r) in records.iter().enumerate() {
         builder.add_document(r);
         if r.status == RowStatus::Accepted {
             accepted_files.insert(r.document.clone(), r.xml_file.clone());
-            if let Some(f) = ctx.reconcile(set, r) {
+            if let Some(f) = ctx.reconcile(set, r, counted.get(i).copied().unwrap_or(true)) {
                 claimed.insert(f);
             }
         }
     }
-    let written: Option<Summary> = match std::fs::read(&summary_path) {
-        Ok(bytes) => {
-            Some(serde_json::from_slice(&bytes).map_err(|e| ResultsError::malformed(&summary_path, e.to_string()))?)
-        }
-        Err(_) => {
-            ctx.diff(set, "", "", "inconsistent", format!("{set}.summary.json is missing"));
-            None
-        }
-    };
+    let written = files.written.as_ref();
+    if written.is_none() {
+        ctx.diff(set, "", "", "inconsistent", format!("{set}.summary.json is missing"));
+    }
     let rows = if result_path.is_file() {
         Some(read_result_rows(&result_path, &accepted_files, ctx, set)?)
     } else {
@@ -364,7 +428,7 @@ fn reconcile_set(ctx: &mut Ctx<'_>, set: &str) -> Result<Summary, ResultsError> 
         summary.rows = rows.values().sum();
         summary.rows_by_status = rows;
     }
-    if let Some(w) = &written {
+    if let Some(w) = written {
         summary.files = w.files.clone();
         summary.mapping = w.mapping.clone();
         summary.time = w.time.clone();
@@ -406,8 +470,8 @@ fn reconcile_set(ctx: &mut Ctx<'_>, set: &str) -> Result<Summary, ResultsError> 
                 )
             })
             .unwrap_or_default();
-        if let Some(x) = &parsed {
-            ctx.add_xml(x);
+        if let Some(x) = parsed {
+            ctx.orphans.push(x);
         }
         ctx.diff(
             set,
@@ -434,13 +498,40 @@ pub fn build(dir: &Path) -> Result<Report, ResultsError> {
         dir,
         differences: Vec::new(),
         by_day: BTreeMap::new(),
+        xml_uuids: HashSet::new(),
+        orphans: Vec::new(),
     };
+    let files = sets
+        .into_iter()
+        .map(|set| read_set(dir, set))
+        .collect::<Result<Vec<_>, _>>()?;
+    let selection = duplicates::select(
+        &files
+            .iter()
+            .map(|f| SetRecords {
+                name: &f.name,
+                time: f.written.as_ref().map_or("", |w| w.time.as_str()),
+                records: f.records.as_deref().unwrap_or_default(),
+            })
+            .collect::<Vec<_>>(),
+    );
     let mut reports = Vec::new();
     let mut all = Summary::default();
-    for set in sets {
-        let summary = reconcile_set(&mut ctx, &set)?;
+    let mut once = SummaryBuilder::new("", "", "");
+    for (f, counted) in files.iter().zip(&selection.counted) {
+        let summary = reconcile_set(&mut ctx, f, counted)?;
         all.merge(&summary);
-        reports.push(SetReport { name: set, summary });
+        for (r, _) in f.records.iter().flatten().zip(counted).filter(|(_, c)| **c) {
+            once.add_document(r);
+        }
+        reports.push(SetReport {
+            name: f.name.clone(),
+            summary,
+        });
+    }
+    all.use_documents_of(&once.finish());
+    for x in std::mem::take(&mut ctx.orphans) {
+        ctx.add_xml(&x);
     }
     let mut overall: BTreeMap<String, Reconciled> = BTreeMap::new();
     for day in ctx.by_day.values_mut() {
@@ -461,6 +552,7 @@ pub fn build(dir: &Path) -> Result<Report, ResultsError> {
         results_dir: dir.display().to_string(),
         sets: reports,
         summary: all,
+        duplicates: selection.duplicates,
         by_day: ctx.by_day,
         overall,
         differences: ctx.differences,

@@ -335,6 +335,33 @@ impl Summary {
         self.notes.extend(other.notes.iter().cloned());
     }
 
+    /// Take the documents' figures of `from` (documents by status, kind and type, issue date,
+    /// and by rule code), keeping this summary's files, rows, notes and stray rows: `report`'s
+    /// folder summary counts each document once (see `duplicates`).
+    pub fn use_documents_of(&mut self, from: &Summary) {
+        self.documents = from.documents.clone();
+        self.by_status = from.by_status.clone();
+        self.by_kind = from.by_kind.clone();
+        self.by_date = from.by_date.clone();
+        for (mine, theirs) in [
+            (&mut self.rejections, &from.rejections),
+            (&mut self.warnings, &from.warnings),
+        ] {
+            let stray: Vec<(String, u64)> = mine
+                .iter()
+                .filter(|(_, g)| g.stray_rows > 0)
+                .map(|(c, g)| (c.clone(), g.stray_rows))
+                .collect();
+            *mine = theirs.clone();
+            for g in mine.values_mut() {
+                g.stray_rows = 0;
+            }
+            for (c, n) in stray {
+                mine.entry(c).or_default().stray_rows = n;
+            }
+        }
+    }
+
     /// Documents of one status.
     pub fn count(&self, status: RowStatus) -> u64 {
         self.by_status.get(&status).map_or(0, |t| t.documents)
@@ -468,6 +495,26 @@ mod tests {
         assert!(json.contains("\"net\":\"30\""), "{json}");
         let back: Summary = serde_json::from_str(&json).unwrap();
         assert_eq!(back, m);
+    }
+
+    #[test]
+    fn documents_of_another_summary_replace_the_documents_and_keep_rows_and_stray_rows() {
+        let mut a = SummaryBuilder::new("a.csv", "xero", "1");
+        a.add_row(RowStatus::Accepted);
+        a.add_stray_codes(&["INV-MAP-NUMBER".into()], &[]);
+        let mut r = record("A", RowStatus::Invalid, "2026-11-20", dec!(10));
+        r.errors.push("BR-KSA-40".into());
+        a.add_document(&r);
+        a.add_document(&r);
+        let mut all = a.finish();
+        let mut once = SummaryBuilder::new("", "", "");
+        once.add_document(&r);
+        all.use_documents_of(&once.finish());
+        assert_eq!((all.rows, all.files.clone()), (1, vec!["a.csv".to_string()]));
+        assert_eq!(all.count(RowStatus::Invalid), 1);
+        assert_eq!(all.documents.amounts["SAR"].net, dec!(10));
+        assert_eq!(all.rejections["BR-KSA-40"].documents[&RowStatus::Invalid], 1);
+        assert_eq!(all.rejections["INV-MAP-NUMBER"].stray_rows, 1);
     }
 
     #[test]

@@ -48,12 +48,22 @@ pub enum Outcome {
         /// Requests sent for it, over all runs.
         attempts: u32,
     },
-    /// Not sent: this number was already accepted with different content.
+    /// Not sent: this number was already accepted with different content. The document is
+    /// issued (with the content the API accepted): `response` is that acceptance, from the
+    /// ledger, so its UUID, signed XML and QR are kept.
     Conflict {
         /// The caller's id.
         tag: u64,
-        /// What happened and what to do (code [`CONFLICT_CODE`]).
+        /// What happened and what to do, without the code (the code is [`CONFLICT_CODE`]).
         message: String,
+        /// The issued document's acceptance (UUID, signed XML, QR, warnings).
+        response: SubmissionResponse,
+        /// Its exact bytes.
+        raw: Vec<u8>,
+        /// The document as issued (the body the API accepted), when the ledger's body reads.
+        issued: Option<Box<Document>>,
+        /// Requests sent for the issued content, over all runs.
+        attempts: u32,
     },
     /// No final answer in this run: the outcome is still unknown (or the document was not sent).
     /// The ledger keeps it; the next run repeats it with the same idempotency key and body.
@@ -78,18 +88,19 @@ impl Outcome {
         }
     }
 
-    /// True when the document is issued.
+    /// True when the document was accepted with this content (a [`Outcome::Conflict`] is issued
+    /// too, but with other content).
     pub fn is_accepted(&self) -> bool {
         matches!(self, Outcome::Accepted { .. })
     }
 
-    /// Requests sent for the document, over all runs (0 for a conflict).
+    /// Requests sent for the document, over all runs (for a conflict, for its issued content).
     pub fn attempts(&self) -> u32 {
         match self {
             Outcome::Accepted { attempts, .. }
             | Outcome::Rejected { attempts, .. }
+            | Outcome::Conflict { attempts, .. }
             | Outcome::Failed { attempts, .. } => *attempts,
-            Outcome::Conflict { .. } => 0,
         }
     }
 

@@ -5,8 +5,8 @@ use super::client::{AuthFailure, Reply};
 use super::ledger::{Decision, LedgerState, RecordAck, Replacement};
 use super::retry::{self, Probe, Transition};
 use super::submitter::Shared;
-use super::{CONFLICT_CODE, Outcome, SubmitError, SubmitEvent};
-use crate::model::{DocumentKind, InvoiceType, SubmissionResponse};
+use super::{Outcome, SubmitError, SubmitEvent};
+use crate::model::{Document, DocumentKind, InvoiceType, SubmissionResponse};
 use chrono::{NaiveDate, NaiveTime};
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -175,10 +175,17 @@ impl<'a> Run<'a> {
                     from_ledger: true,
                 }
             }
-            Decision::Conflict(e) => Outcome::Conflict {
-                tag: job.tag,
-                message: conflict_message(job.kind, &job.number, e.uuid.as_deref(), &e.updated_at),
-            },
+            Decision::Conflict(e) => {
+                let raw = e.response.clone().unwrap_or_default();
+                Outcome::Conflict {
+                    tag: job.tag,
+                    message: conflict_message(job.kind, &job.number, e.uuid.as_deref(), &e.updated_at),
+                    response: parse_response(&raw),
+                    raw,
+                    issued: issued_document(&e.body),
+                    attempts: e.attempts,
+                }
+            }
             Decision::Send {
                 body,
                 attempts,
@@ -370,6 +377,10 @@ impl<'a> Run<'a> {
                         return Outcome::Conflict {
                             tag: doc.tag,
                             message: conflict_message(doc.kind, &doc.number, response.id.as_deref(), "in this run"),
+                            response,
+                            raw,
+                            issued: issued_document(&body),
+                            attempts,
                         };
                     }
                     return Outcome::Accepted {
@@ -513,12 +524,20 @@ pub(crate) fn parse_response(raw: &[u8]) -> SubmissionResponse {
     SubmissionResponse::parse(raw).unwrap_or_else(|| SubmissionResponse::from_value(&Value::Null))
 }
 
+/// The document a ledger body holds (the exact bytes the API accepted).
+fn issued_document(body: &[u8]) -> Option<Box<Document>> {
+    serde_json::from_slice(body).ok().map(Box::new)
+}
+
+/// What a conflict means and what to do; without the code ([`CONFLICT_CODE`](super::CONFLICT_CODE)), which the
+/// result files put in front once.
 fn conflict_message(kind: DocumentKind, number: &str, uuid: Option<&str>, when: &str) -> String {
     let uuid = uuid.map(|u| format!(", UUID {u}")).unwrap_or_default();
     format!(
-        "{CONFLICT_CODE}: {kind} {number} was already accepted by the API ({when}{uuid}) with different content, so \
-         it was not sent again. To change an issued document, issue a credit note or debit note against it; if this \
-         is a different document, give it a new number"
+        "{kind} {number} is issued: the API accepted it earlier ({when}{uuid}), and the export now gives it \
+         different content, which was not sent. Its UUID, signed XML and QR in the results are the issued ones. To \
+         change an issued document, issue a credit note or debit note against it; if this is a different document, \
+         give it a new number"
     )
 }
 

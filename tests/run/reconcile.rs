@@ -1,0 +1,219 @@
+//! What accountants reconcile after reruns, through the real binary and the built-in sandbox:
+//! an export issued once and reported again under another name counts once in `report`'s
+//! folder totals; an issued invoice whose export changed keeps its UUID, signed XML and QR,
+//! says so once, exits 1, and `report` counts it once with a `conflict`.
+
+use super::support::*;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+fn samples() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples")
+}
+
+/// The Sage 50 sample's text, its lookup files copied into `dir`.
+fn sage50(dir: &Path) -> String {
+    for side in ["customers.csv", "credit_notes.csv"] {
+        std::fs::copy(samples().join(side), dir.join(side)).unwrap();
+    }
+    std::fs::read_to_string(samples().join("sage50_invoices.csv")).unwrap()
+}
+
+/// `invoicedrop run FILE --state st --results r` in `dir`.
+fn run_file(dir: &Path, file: &str) -> std::process::Output {
+    run(dir, &[], &["run", file, "--state", "st", "--results", "r"])
+}
+
+fn report_json(dir: &Path) -> (i32, Value) {
+    let o = run(dir, &[], &["--json", "report", "r"]);
+    let v = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    (o.status.code().unwrap_or(-1), v)
+}
+
+/// The accepted documents of a set: number → (uuid, vat).
+fn accepted(dir: &Path, set: &str) -> BTreeMap<String, (String, String)> {
+    results(&dir.join(format!("r/{set}.documents.csv")))
+        .into_iter()
+        .filter(|d| d["status"] == "accepted")
+        .map(|d| (d["document"].clone(), (d["uuid"].clone(), d["vat"].clone())))
+        .collect()
+}
+
+#[test]
+fn an_export_reported_again_under_another_name_counts_once_in_the_folder_totals() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.csv"), sage50(dir.path())).unwrap();
+    let o = run_file(dir.path(), "a.csv");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // The same documents again, as a second drop of the file gets them: from the ledger.
+    std::fs::copy(dir.path().join("a.csv"), dir.path().join("b.csv")).unwrap();
+    let o = run_file(dir.path(), "b.csv");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let a = accepted(dir.path(), "a");
+    assert!(a.len() >= 2, "{a:?}");
+    assert_eq!(
+        a,
+        accepted(dir.path(), "b"),
+        "b was reported from the ledger: the same UUIDs"
+    );
+    let vat: rust_decimal::Decimal = a
+        .values()
+        .map(|(_, v)| v.parse::<rust_decimal::Decimal>().unwrap())
+        .sum();
+
+    let (code, v) = report_json(dir.path());
+    assert_eq!(code, 0, "{v:#}");
+    let n = a.len() as u64;
+    assert_eq!(v["overall"]["SAR"]["documents"], n, "{:#}", v["overall"]);
+    assert_eq!(v["overall"]["SAR"]["xml_documents"], n);
+    assert_eq!(
+        v["overall"]["SAR"]["input"]["vat"]
+            .as_str()
+            .unwrap()
+            .parse::<rust_decimal::Decimal>()
+            .unwrap(),
+        vat,
+        "the VAT of each issued document once"
+    );
+    assert_eq!(v["summary"]["by_status"]["accepted"]["documents"], n);
+    for set in v["sets"].as_array().unwrap() {
+        assert_eq!(
+            set["summary"]["by_status"]["accepted"]["documents"], n,
+            "each set's own figures"
+        );
+    }
+    let d = &v["duplicates"];
+    let all_docs = results(&dir.path().join("r/a.documents.csv")).len() as u64;
+    assert_eq!(d["documents"], all_docs, "every document of b: {d:#}");
+    assert_eq!(d["records_left_out"], all_docs);
+    assert_eq!(v["summary"]["documents"]["documents"], all_docs);
+    let groups = d["by_sets"].as_array().unwrap();
+    assert!(
+        groups
+            .iter()
+            .any(|g| g["counted_in"] == "a" && g["left_out_in"] == serde_json::json!(["b"]) && g["documents"] == n),
+        "{groups:#?}"
+    );
+    let listed: BTreeSet<&str> = d["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["uuid"].as_str())
+        .collect();
+    assert!(a.values().all(|(u, _)| listed.contains(u.as_str())), "{listed:?}");
+
+    let o = run(dir.path(), &[], &["report", "r"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains(&format!(
+            "duplicates: {all_docs} documents are held by more than one record"
+        )) && out.contains(&format!("{n} counted in a, left out in b"))
+            && out.contains(&format!("overall    SAR input {n} docs")),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_issued_invoice_whose_export_changed_keeps_its_artefacts_and_counts_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = dir.path().join("x.csv");
+    let sample = sage50(dir.path());
+    std::fs::write(&x, &sample).unwrap();
+    let o = run_file(dir.path(), "x.csv");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let row_of = |number: &str| -> BTreeMap<String, String> {
+        results(&dir.path().join("r/x.result.csv"))
+            .into_iter()
+            .find(|r| r["result_document"] == number)
+            .unwrap()
+    };
+    let doc_of = |number: &str| -> BTreeMap<String, String> {
+        results(&dir.path().join("r/x.documents.csv"))
+            .into_iter()
+            .find(|r| r["document"] == number)
+            .unwrap()
+    };
+    let first = row_of("SI-1001");
+    let first_doc = doc_of("SI-1001");
+    assert_eq!(first["result_status"], "accepted");
+    let xml = std::fs::read(dir.path().join("r").join(&first["result_xml_file"])).unwrap();
+    let png = std::fs::read(dir.path().join("r").join(&first["result_qr_file"])).unwrap();
+    let (_, before) = report_json(dir.path());
+
+    std::fs::write(&x, sample.replace("Laser printer,", "Laser printer X,")).unwrap();
+    let o = run_file(dir.path(), "x.csv");
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(1), "a conflict needs attention: {out}");
+    assert!(out.contains("INV-LEDGER-CONFLICT"), "{out}");
+
+    // The rows: issued, with the issued UUID, XML and QR, and the conflict said once.
+    let again = row_of("SI-1001");
+    assert_eq!(again["result_status"], "accepted");
+    for col in ["result_uuid", "result_qr", "result_xml_file", "result_qr_file"] {
+        assert_eq!(again[col], first[col], "{col}");
+    }
+    assert_eq!(
+        std::fs::read(dir.path().join("r").join(&again["result_xml_file"])).unwrap(),
+        xml
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("r").join(&again["result_qr_file"])).unwrap(),
+        png
+    );
+    let errors = &again["result_errors"];
+    assert_eq!(errors.matches("INV-LEDGER-CONFLICT").count(), 1, "{errors}");
+    assert!(
+        errors.contains("is issued") && errors.contains("credit note") && errors.contains(&first["result_uuid"]),
+        "{errors}"
+    );
+    // The document: the issued figures, the conflict among its errors.
+    let doc = doc_of("SI-1001");
+    for col in [
+        "status",
+        "net",
+        "vat",
+        "gross",
+        "payable",
+        "uuid",
+        "xml_file",
+        "qr_file",
+        "issue_date",
+    ] {
+        assert_eq!(doc[col], first_doc[col], "{col}");
+    }
+    assert_eq!(doc["errors"], "INV-LEDGER-CONFLICT");
+    let summary: Value = serde_json::from_slice(&std::fs::read(dir.path().join("r/x.summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["rejections"]["INV-LEDGER-CONFLICT"]["documents"]["accepted"], 1);
+    assert_eq!(
+        summary["by_status"], before["sets"][0]["summary"]["by_status"],
+        "the same documents issued"
+    );
+    let o = run(
+        dir.path(),
+        &[],
+        &["--json", "run", "x.csv", "--state", "st", "--results", "r"],
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    assert_eq!(
+        (v["documents"]["conflicts"].as_u64(), v["exit_code"].as_u64()),
+        (Some(1), Some(1)),
+        "{v:#}"
+    );
+
+    // The report: every issued document once, the issued amounts reconciled, the conflict listed.
+    let (code, v) = report_json(dir.path());
+    assert_eq!(code, 1, "{v:#}");
+    assert_eq!(v["overall"], before["overall"], "the same issued documents and amounts");
+    let diffs = v["differences"].as_array().unwrap();
+    assert_eq!(diffs.len(), 1, "{diffs:#?}");
+    assert_eq!(
+        (diffs[0]["kind"].as_str(), diffs[0]["document"].as_str()),
+        (Some("conflict"), Some("SI-1001"))
+    );
+    assert!(
+        diffs[0]["message"].as_str().unwrap().contains("credit or debit note"),
+        "{diffs:#?}"
+    );
+}
