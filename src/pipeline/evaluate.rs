@@ -29,20 +29,21 @@ fn fallback_label(path: &str, field: Option<&str>) -> String {
 
 /// Turn a rule finding into an issue on the row and column that fed the field.
 fn locate(f: &Finding, built: &Built) -> (Option<usize>, Issue) {
-    let located = built.provenance.locate_len(&f.path);
+    let located = built.provenance.locate_feeding(&f.path);
     // The mapping field that feeds the path, when no column found covers all of it. Not for a
     // finding on the device (D7): the document's type is right, the device is not, and no
     // column would change that.
     let field = match located {
-        Some((_, len, _)) if len == f.path.len() => None,
+        Some((_, len, _, _)) if len == f.path.len() => None,
         _ if f.code == crate::validate::DEVICE_TYPE_NOT_ALLOWED_CODE => None,
         _ => crate::mapping::field_of(&f.path),
     };
     let (row, label) = match located {
         // A field that would feed the path more closely than the column found, but that no
-        // column gives (the rate of BR-53, not the export's VAT total): named instead.
-        Some((row, len, _)) if field.is_some_and(|(closer, _)| closer > len) => (Some(row), None),
-        Some((row, _, label)) => (Some(row), label.map(str::to_string)),
+        // column gives (the rate of BR-53, not the export's VAT total): named instead; unless
+        // the column found feeds the value itself (a tax code column gives the VAT rate).
+        Some((row, len, _, false)) if field.is_some_and(|(closer, _)| closer > len) => (Some(row), None),
+        Some((row, _, label, _)) => (Some(row), label.map(str::to_string)),
         None => (None, None),
     };
     let issue = Issue {
@@ -78,8 +79,11 @@ fn shifts_cells(issue: &Issue) -> bool {
     matches!(issue.code.as_str(), "INV-ROW-CELLS" | "INV-ROW-QUOTE")
 }
 
-/// On a row whose cells may be shifted ([`shifts_cells`]), what mapping its cells found is
-/// only a consequence: that error alone stays.
+/// What reading said twice: on a row whose cells may be shifted ([`shifts_cells`]), what
+/// mapping its cells found is only a consequence, and that error alone stays; a value missing
+/// (`INV-MAP-MISSING`) from a cell already said to be unreadable (`UNIT_PRICE "-": not a
+/// number`) is that same mistake; so is another row's `INV-MAP-CONFLICT` with a first row
+/// whose cell has its own error (a first row without a date).
 fn drop_on_shifted_rows(issues: &mut Vec<(Option<usize>, Issue)>) {
     let shifted: Vec<Option<usize>> = issues
         .iter()
@@ -88,6 +92,30 @@ fn drop_on_shifted_rows(issues: &mut Vec<(Option<usize>, Issue)>) {
         .collect();
     if !shifted.is_empty() {
         issues.retain(|(row, i)| shifts_cells(i) || !shifted.contains(row));
+    }
+    let said_before = |k: usize, issues: &[(Option<usize>, Issue)]| {
+        let (row, said) = &issues[k];
+        match said.code.as_str() {
+            "INV-MAP-MISSING" => {
+                said.column.is_some()
+                    && issues[..k]
+                        .iter()
+                        .any(|(r, i)| r == row && i.column == said.column && i.is_error())
+            }
+            // Another row disagreeing with a first row whose cell is itself in error (a blank
+            // date): correcting the first row is the one fix.
+            "INV-MAP-CONFLICT" => issues
+                .iter()
+                .any(|(r, i)| *r == Some(0) && i.column == said.column && i.is_error() && i.code != "INV-MAP-CONFLICT"),
+            _ => false,
+        }
+    };
+    if issues.len() > 1 {
+        let drop: Vec<bool> = (0..issues.len()).map(|k| said_before(k, issues)).collect();
+        if drop.contains(&true) {
+            let mut drop = drop.into_iter();
+            issues.retain(|_| !drop.next().unwrap_or(false));
+        }
     }
 }
 

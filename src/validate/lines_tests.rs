@@ -239,3 +239,34 @@ mod net {
         }
     }
 }
+
+#[test]
+fn a_line_at_a_wrong_rate_or_of_no_quantity_is_one_finding_not_one_per_total_it_makes() {
+    // A standard rate of 12 % on a line: the breakdown made from it is not said again.
+    let mut d = standard();
+    apply(&mut d, |d| {
+        for l in &mut d.invoice_lines {
+            l.item.classified_tax_category.percent = dec!(12);
+        }
+        recompute(d);
+    });
+    let f = check(&d);
+    let paths: Vec<&str> = of(&f, "BR-KSA-84").iter().map(|f| f.path.as_str()).collect();
+    assert!(
+        !paths.is_empty() && paths.iter().all(|p| p.starts_with("invoice_lines[")),
+        "{f:?}"
+    );
+    // A quantity of 0: nothing about the VAT breakdown or totals it leaves out.
+    let mut d = standard();
+    apply(&mut d, |d| {
+        d.invoice_lines[1].quantity = dec!(0);
+        recompute(d);
+    });
+    let f = check(&d);
+    assert_has(&f, "INV-ZERO-QUANTITY", crate::validate::Severity::Error);
+    let totals: Vec<&crate::validate::Finding> = f
+        .iter()
+        .filter(|f| f.path.starts_with("tax_total") || f.path.starts_with("legal_monitory_total"))
+        .collect();
+    assert!(totals.is_empty(), "{totals:?}");
+}

@@ -147,7 +147,35 @@ pub fn validate_computed(
     erp::check(doc, ctx, &computed, &mut out);
     drop_repeated(&mut out);
     drop_derived_negatives(&mut out);
+    drop_derived_categories(&mut out);
+    drop_derived_from_zero_quantities(&mut out);
     out
+}
+
+/// A line with a quantity of 0 (`INV-ZERO-QUANTITY`) adds nothing to the VAT breakdown: what
+/// the breakdown and totals then lack (`BR-CO-18` no breakdown, `BR-S-01` no S entry) and the
+/// export's own figures (`INV-ERP-*`) that differ by that line are its consequences.
+fn drop_derived_from_zero_quantities(out: &mut Vec<Finding>) {
+    if !out.iter().any(|f| f.code == rules::INV_ZERO_QUANTITY.code) {
+        return;
+    }
+    let total = |f: &Finding| f.path.starts_with("tax_total") || f.path.starts_with("legal_monitory_total");
+    out.retain(|f| !(total(f) || f.code.starts_with("INV-ERP-")));
+}
+
+/// A line's VAT category or rate that a rule refuses (a standard rate of 12 %, BR-KSA-84) is
+/// said on the line only: the VAT breakdown made from that line repeats it under the same code,
+/// and the export's own figures (`INV-ERP-*`), taken at another rate, differ because of it.
+fn drop_derived_categories(out: &mut Vec<Finding>) {
+    let on_line = |f: &Finding| f.path.starts_with("invoice_lines[") && f.path.contains(".classified_tax_category");
+    let codes: Vec<String> = out.iter().filter(|f| on_line(f)).map(|f| f.code.to_string()).collect();
+    if codes.is_empty() {
+        return;
+    }
+    out.retain(|f| {
+        let repeated = f.path.starts_with("tax_total") && codes.iter().any(|c| *c == *f.code);
+        !(repeated || f.code.starts_with("INV-ERP-"))
+    });
 }
 
 /// A negative breakdown or total that follows from a negative line, discount or charge (itself

@@ -86,6 +86,22 @@ impl<'a> Provenance<'a> {
         self.locate_len(path).map(|(row, _, label)| (row, label))
     }
 
+    /// [`Provenance::locate_len`], and whether the chosen prefix is a field that feeds the
+    /// document (`line.tax`, whose code gives the VAT category and rate), rather than a whole
+    /// line or one of the export's figures read only to be compared.
+    pub fn locate_feeding(&self, path: &str) -> Option<(usize, usize, Option<&str>, bool)> {
+        let (row, len, label) = self.locate_len(path)?;
+        let feeds = self.entries.iter().any(|(prefix, r, l)| {
+            *r == row
+                && *l == label
+                && match *prefix {
+                    Prefix::Document(f) | Prefix::LineField(_, f) => !compared_only(FIELDS[f].name),
+                    Prefix::Line(_) => false,
+                }
+        });
+        Some((row, len, label, feeds))
+    }
+
     /// [`Provenance::locate`], with how much of the path the chosen prefix covers.
     pub fn locate_len(&self, path: &str) -> Option<(usize, usize, Option<&str>)> {
         let line = line_of(path);

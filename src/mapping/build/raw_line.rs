@@ -92,7 +92,7 @@ impl RawLine {
                 t.exemption_reason = reason;
             }
         }
-        RawLine {
+        let mut line = RawLine {
             idx,
             id: text(get(fid!("line.id"))),
             name: text(get(fid!("line.item_name"))),
@@ -108,6 +108,23 @@ impl RawLine {
             tax_unreadable,
             // Last: after every read of the line.
             unreadable: unreadable.get() > 0,
+        };
+        // A discount of more than the price: said on its cell, and not applied (the negative
+        // price it would make is only its consequence).
+        if let Some(d) = line.discount_percent.filter(|d| *d > Decimal::ONE_HUNDRED) {
+            let f = fid!("line.discount_percent");
+            cx.issues.push((
+                Some(idx),
+                crate::mapping::Issue::error(
+                    "INV-MAP-VALUE",
+                    cx.bound.source_label(f).map(str::to_string),
+                    Some(d.normalize().to_string()),
+                    "a discount of more than 100 % of the price: give the discount in percent of the price (0 to 100)",
+                ),
+            ));
+            line.discount_percent = None;
+            line.unreadable = true;
         }
+        line
     }
 }
