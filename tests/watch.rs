@@ -423,7 +423,17 @@ fn a_second_watcher_on_the_same_inbox_is_refused() {
     // The first one, idle, stops at once on SIGINT with exit 0 and says so in status.json.
     w.signal("-INT");
     assert_eq!(w.wait_exit(), Some(0), "{}", w.log());
-    assert_eq!(status_of(d)["state"], "stopping");
+    assert_eq!(status_of(d)["state"], "stopped");
+    // A results folder that cannot be made is refused at the start, not warned about at every scan.
+    std::fs::create_dir_all(d.join("in2")).unwrap();
+    std::fs::write(d.join("afile"), "x").unwrap();
+    let o = run(d, &env, &["watch", "in2", "--results", "afile"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("--results afile: cannot create this folder"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]

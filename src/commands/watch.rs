@@ -60,6 +60,10 @@ struct Watcher<'a> {
     /// Set when sending had to stop for good (credentials rejected, unknown device).
     fatal: Option<String>,
     alerted: usize,
+    /// The last error writing status.json, said once until it is written again.
+    status_error: Option<String>,
+    /// The loop has ended: status.json says `stopped`.
+    stopped: bool,
 }
 
 fn name_of(p: &Path) -> String {
@@ -94,7 +98,9 @@ impl Watcher<'_> {
         let status = WatchStatus {
             inbox: self.inbox.root.display().to_string(),
             pid: std::process::id(),
-            state: if self.halt.load(Ordering::SeqCst) {
+            state: if self.stopped {
+                "stopped"
+            } else if self.halt.load(Ordering::SeqCst) {
                 "stopping"
             } else {
                 "watching"
@@ -108,8 +114,21 @@ impl Watcher<'_> {
             alerts,
             unsettled,
         };
-        if let Err(e) = status.write(&self.input.results) {
-            warn!("cannot write status.json: {e}");
+        // Written after every scan: a failure is said once (and again when it changes), not
+        // every few hundred milliseconds.
+        match status.write(&self.input.results) {
+            Err(e) => {
+                let e = e.to_string();
+                if self.status_error.as_deref() != Some(e.as_str()) {
+                    warn!("cannot write status.json: {e}");
+                    self.status_error = Some(e);
+                }
+            }
+            Ok(()) => {
+                if self.status_error.take().is_some() {
+                    info!("status.json is written again");
+                }
+            }
         }
     }
 
@@ -336,6 +355,13 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
         config: args.config.clone(),
         results: args.results.clone().unwrap_or_else(|| inbox.root.join("results")),
     };
+    // A results folder that cannot be made stops the watch now, not one warning per scan.
+    std::fs::create_dir_all(&input.results).with_context(|| {
+        format!(
+            "--results {}: cannot create this folder (is a file in the way?); give a folder the watcher may write",
+            input.results.display()
+        )
+    })?;
     let mut runner = Runner::start(&input, &args.api)?;
     // Lookup tables dropped into the inbox are read from there (the export itself is read from
     // .processing/), and left in place.
@@ -411,6 +437,8 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
         last: None,
         fatal: None,
         alerted: 0,
+        status_error: None,
+        stopped: false,
     };
     for t in runner.unresolved_simplified() {
         w.unsettled.insert((t.kind, t.number.clone()), t);
@@ -442,6 +470,7 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
             }
         }
     }
+    w.stopped = true;
     w.write_status(None);
     let fatal = w.fatal.take();
     drop(w);

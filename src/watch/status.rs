@@ -64,7 +64,8 @@ pub struct WatchStatus {
     pub inbox: String,
     /// The watcher's process id.
     pub pid: u32,
-    /// `watching` or `stopping`.
+    /// `watching`, `stopping` (SIGTERM received, finishing the batch in flight) or `stopped`
+    /// (the watcher has exited cleanly).
     pub state: String,
     /// When this was written.
     pub updated_at: DateTime<Utc>,
