@@ -597,3 +597,108 @@ fn a_standard_only_device_sends_no_simplified_invoice_and_they_stay_unsettled() 
         .collect();
     assert_eq!(unsettled, ["invalid", "invalid"], "{s}");
 }
+
+#[test]
+fn a_file_that_grows_after_it_was_taken_goes_to_failed_and_dropped_again_complete_sends_only_the_rest() {
+    // A writer that stalls longer than the quiet period, then writes the rest. Sending is slow
+    // until the rest is written: the reading runs at most 7 batches of 100 documents ahead of the
+    // batch being sent, so while the first batch is being sent it cannot have reached the end of
+    // these 1,200 documents.
+    let (server, env, dir) = setup(SandboxConfig {
+        delay_ms: 1500,
+        ..SandboxConfig::default()
+    });
+    let d = dir.path();
+    let w = Watch::start(d, &env, &[]);
+    let n = 1210;
+    let full = export(n, "G");
+    // Cut inside the line of G-01201.
+    let cut = full
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(1200)
+        .map(|(i, _)| i - 30)
+        .unwrap();
+    let mut writer = std::fs::File::create(d.join("in/grow.csv")).unwrap();
+    std::io::Write::write_all(&mut writer, &full[..cut]).unwrap();
+    wait_for(LIMIT, "grow.csv taken", || d.join("in/.processing/grow.csv").exists());
+    wait_for(LIMIT, "the first document accepted", || server.accepted() >= 1);
+    // The writer goes on, into the file it still holds open (now in .processing/).
+    std::io::Write::write_all(&mut writer, &full[cut..]).unwrap();
+    drop(writer);
+    server
+        .handle
+        .set_faults(invoicedrop::sandbox::Faults {
+            delay_ms: 0,
+            ..server.handle.faults()
+        })
+        .unwrap();
+    wait_for(LIMIT, "grow.csv in failed/", || {
+        d.join("in/failed/grow.csv.error.txt").exists()
+    });
+    assert!(names(&d.join("in/done")).is_empty());
+    assert_eq!(std::fs::read(d.join("in/failed/grow.csv")).unwrap(), full);
+    let note = std::fs::read_to_string(d.join("in/failed/grow.csv.error.txt")).unwrap();
+    for part in [
+        "the file changed while it was read (",
+        "bytes when opened, ",
+        "it was still being written or was replaced; its last document, ",
+        "was not sent (INV-FILE-CHANGED)",
+        "Drop grow.csv into the inbox again once it is complete: what was accepted is reported from the ledger and only the rest is sent",
+    ] {
+        assert!(note.contains(part), "{part:?} not in {note}");
+    }
+    // The result file: every document but the last accepted; the last one invalid, not sent.
+    let rows = results(&d.join("in/results/grow.result.csv"));
+    let (last, before) = rows.split_last().unwrap();
+    assert!(before.iter().all(|r| r["result_status"] == "accepted"), "{note}");
+    assert_eq!(last["result_status"], "invalid", "{last:?}");
+    assert!(
+        last["result_errors"].contains("INV-FILE-CHANGED: the file changed while it was read ("),
+        "{last:?}"
+    );
+    assert!(
+        note.contains(&format!(
+            "its last document, {} (line {})",
+            last["InvoiceNumber"],
+            rows.len() + 1
+        )),
+        "{note}"
+    );
+    let sent_first = server.accepted();
+    assert_eq!(sent_first, (rows.len() - 1) as u64);
+    wait_for(LIMIT, "status.json naming grow.csv", || {
+        status_of(d)["last_file"]["name"] == "grow.csv"
+    });
+    let status = status_of(d);
+    assert_eq!(status["last_file"]["outcome"], "failed", "{status}");
+    assert!(
+        status["last_file"]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("INV-FILE-CHANGED"),
+        "{status}"
+    );
+    let log = w.log();
+    assert!(
+        log.contains("grow.csv: failed: the file changed while it was read"),
+        "{log}"
+    );
+
+    // Dropped again, complete: the documents accepted are reported from the ledger, the rest is
+    // sent, each once.
+    std::fs::rename(d.join("in/failed/grow.csv"), d.join("in/grow.csv")).unwrap();
+    wait_for(LIMIT, "grow.csv in done/", || names(&d.join("in/done")).len() == 1);
+    assert_eq!(server.accepted(), n as u64);
+    let stats = server.stats_json();
+    assert_eq!(device_count(&stats, "replays"), 0, "{stats}");
+    assert_eq!(device_count(&stats, "rekeyed_replays"), 0, "{stats}");
+    // A time-stamped second result set, since grow.result.csv exists.
+    let second: Vec<String> = names(&d.join("in/results"))
+        .into_iter()
+        .filter(|f| f.starts_with("grow.") && f.ends_with(".result.csv") && f != "grow.result.csv")
+        .collect();
+    assert_eq!(second.len(), 1, "{second:?}");
+    all_accepted(&d.join("in/results").join(&second[0]), n);
+}

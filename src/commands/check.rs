@@ -185,7 +185,24 @@ fn check_one(
     summary.result_xlsx = finished.result_xlsx.map(|p| p.display().to_string());
     summary.summary_file = Some(finished.summary_json.display().to_string());
     summary.summary = Some(finished.summary);
+    if let Some(changed) = &summary.changed {
+        summary.error = Some(changed_error(changed, sending));
+    }
     Ok(Some(summary))
+}
+
+/// The error of a file that changed while it was read: its results are written, its last
+/// document held back (`INV-FILE-CHANGED`), and it is to be run again once complete. A
+/// whole-file error (exit 2): the results do not cover the file as it now is.
+fn changed_error(changed: &pipeline::FileChanged, sending: bool) -> String {
+    if sending {
+        changed.explain(
+            "was not sent",
+            "Run it again once it is complete: what was sent is reported from the ledger and only the rest is sent",
+        )
+    } else {
+        changed.explain("was held back", "Check it again once it is complete")
+    }
 }
 
 /// What `run` adds to a file's failure to write its results: the documents it sent are safe.
@@ -348,15 +365,18 @@ fn print_human(r: &Report, quiet: bool) {
             } else {
                 eprintln!("error: {}: {e}", f.file);
             }
-            if f.rows > 0 || f.documents.total() > 0 {
-                eprintln!(
-                    "  before it: {} rows, {} documents: {}",
-                    f.rows,
-                    f.documents.total(),
-                    counts_text(&f.documents)
-                );
+            // A file that changed while it was read has its results, said below.
+            if f.result_file.is_none() {
+                if f.rows > 0 || f.documents.total() > 0 {
+                    eprintln!(
+                        "  before it: {} rows, {} documents: {}",
+                        f.rows,
+                        f.documents.total(),
+                        counts_text(&f.documents)
+                    );
+                }
+                continue;
             }
-            continue;
         }
         if quiet {
             continue;

@@ -210,6 +210,29 @@ impl Watcher<'_> {
             summary.documents.invalid,
             summary.documents.skipped
         );
+        if let Some(changed) = &summary.changed {
+            // Still being written when taken (a writer that stalled longer than the quiet
+            // period), or replaced: its last document was not sent. Dropped again once
+            // complete, it is reported from the ledger and only the rest is sent.
+            let error = format!(
+                "{} ({counts})",
+                changed.explain(
+                    "was not sent",
+                    &format!(
+                        "Drop {name} into the inbox again once it is complete: what was accepted is reported from the ledger and only the rest is sent"
+                    ),
+                )
+            );
+            let result_file = summary.result_file.clone();
+            return self.fail_after(
+                &claimed,
+                &name,
+                &error,
+                summary.rows,
+                summary.documents.clone(),
+                result_file,
+            );
+        }
         if let Some(error) = &summary.error {
             // Its results could not be written, but documents may have been sent: say how many,
             // and that dropping the file again writes the results without sending them again.
@@ -221,7 +244,7 @@ impl Watcher<'_> {
             } else {
                 error.clone()
             };
-            return self.fail_after(&claimed, &name, &error, summary.rows, summary.documents.clone());
+            return self.fail_after(&claimed, &name, &error, summary.rows, summary.documents.clone(), None);
         }
         let mut last = LastFile {
             name: name.clone(),
@@ -254,11 +277,11 @@ impl Watcher<'_> {
     }
 
     fn fail(&mut self, claimed: &Path, name: &str, error: &str) -> anyhow::Result<()> {
-        self.fail_after(claimed, name, error, 0, Default::default())
+        self.fail_after(claimed, name, error, 0, Default::default(), None)
     }
 
     /// [`Self::fail`] for a file of which `rows` were read and `documents` handled before it
-    /// failed (their counts stay in `status.json`).
+    /// failed (their counts stay in `status.json`), with its result file when it was written.
     fn fail_after(
         &mut self,
         claimed: &Path,
@@ -266,6 +289,7 @@ impl Watcher<'_> {
         error: &str,
         rows: u64,
         documents: crate::pipeline::Counts,
+        result_file: Option<String>,
     ) -> anyhow::Result<()> {
         let to = self.inbox.to_failed(claimed, error)?;
         warn!("{name}: failed: {error} -> {}", to.display());
@@ -276,7 +300,7 @@ impl Watcher<'_> {
             repeat: false,
             rows,
             documents,
-            result_file: None,
+            result_file,
             error: Some(error.to_string()),
         });
         self.write_status(None);

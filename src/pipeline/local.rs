@@ -14,6 +14,7 @@
 //! 21.8 % less wall time (medians of 16 alternating runs; BENCHMARKS.md, "2026-11-25
 //! afternoon").
 
+use super::stamp::Watched;
 use super::*;
 use crate::mapping::Grouper;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -31,21 +32,27 @@ pub(super) struct Reading {
     /// The last batch's length (the next one starts with room for as many units).
     room: usize,
     done: bool,
+    /// The file as it was when opened, looked at again when the rows run out.
+    watched: Option<Watched>,
+    /// Set at the end of the rows when the file changed meanwhile (its last document was held
+    /// back).
+    pub(super) changed: Option<FileChanged>,
 }
 
 impl Reading {
     /// The rows of `input`, grouped for `bound`, the first batch with room for `per_batch` units.
-    pub(super) fn new(
-        rows: Box<dyn Iterator<Item = Result<Row, RowError>> + Send>,
-        bound: Arc<Bound>,
-        per_batch: usize,
-    ) -> Self {
+    /// `sending`: its valid documents are sent (what the finding on a last document held back
+    /// says).
+    pub(super) fn new(input: Input, bound: Arc<Bound>, per_batch: usize, sending: bool) -> Self {
+        let Input { path, rows, opened, .. } = input;
         Reading {
             rows,
             grouper: Grouper::new(bound),
             next: 0,
             room: per_batch.max(1),
             done: false,
+            watched: opened.map(|o| Watched::new(path, o, sending)),
+            changed: None,
         }
     }
 
@@ -59,7 +66,13 @@ impl Reading {
         let mut docs = 0usize;
         while docs < per_batch {
             let Some(item) = self.rows.next() else {
-                batch.extend(self.grouper.finish());
+                let mut last = self.grouper.finish();
+                // Before the last document is evaluated: a file that changed while it was read
+                // may have cut it (the documents before it were closed by a row after them).
+                if let Some(w) = &self.watched {
+                    self.changed = w.at_end(&mut last);
+                }
+                batch.extend(last);
                 self.done = true;
                 break;
             };
@@ -210,7 +223,7 @@ pub(super) fn check_local(
     let time = opts.now.to_rfc3339_opts(SecondsFormat::Secs, true);
     let file = input.path.display().to_string();
     let shared = Shared {
-        reading: Mutex::new(Reading::new(input.rows, bound.clone(), opts.batch)),
+        reading: Mutex::new(Reading::new(input, bound.clone(), opts.batch, false)),
         writing: Mutex::new(Writing {
             next: 0,
             waiting: BTreeMap::new(),
@@ -231,10 +244,125 @@ pub(super) fn check_local(
             h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         }
     });
+    let changed = shared
+        .reading
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .changed;
     let w = shared.writing.into_inner().unwrap_or_else(PoisonError::into_inner);
+    summary.changed = changed;
     if let Some(e) = w.error {
         return Err(e);
     }
     debug_assert!(w.waiting.is_empty(), "every batch handed in is written");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bundled Xero sample's first `docs` documents (its rows up to the next document's).
+    fn xero_head(docs: usize) -> String {
+        let sample =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/xero_sales_invoices.csv")).unwrap();
+        let mut out = String::new();
+        let mut numbers: Vec<String> = Vec::new();
+        for (i, line) in sample.lines().enumerate() {
+            if i > 0 {
+                let number = line.split(',').nth(18).unwrap_or_default().to_string();
+                if !numbers.contains(&number) {
+                    if numbers.len() == docs {
+                        break;
+                    }
+                    numbers.push(number);
+                }
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        assert_eq!(numbers.len(), docs, "the sample has {docs} documents");
+        out
+    }
+
+    /// Every unit of `path`, read as `run` reads it, with what changed; `between` runs after the
+    /// file is opened and before its rows are read.
+    fn read_all(path: &std::path::Path, between: impl FnOnce()) -> (Vec<Unit>, Option<FileChanged>) {
+        let mapping = crate::mapping::bundled::get("xero").unwrap().unwrap();
+        let prepared = prepare(path, Arc::new(mapping), &crate::config::Config::default()).unwrap();
+        between();
+        let mut reading = Reading::new(prepared.input, prepared.bound, 1000, true);
+        let mut units = Vec::new();
+        while let Some((_, batch)) = reading.batch(1000) {
+            units.extend(batch);
+        }
+        (units, reading.changed.take())
+    }
+
+    fn file_changed_issues(u: &Unit) -> Vec<(usize, String)> {
+        let Unit::Document(d) = u else { return Vec::new() };
+        d.rows
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| r.issues.iter().map(move |is| (i, is)))
+            .filter(|(_, is)| is.code == FILE_CHANGED_CODE)
+            .map(|(i, is)| (i, is.message.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_file_that_grows_while_read_has_its_last_document_held_back_and_only_that_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.csv");
+        // The fifth document, INV-0105, has four lines (the third, INV-0103, is voided: skipped).
+        let head = xero_head(5);
+        std::fs::write(&path, &head).unwrap();
+        let (units, changed) = read_all(&path, || {});
+        assert_eq!(changed, None, "an unchanged file");
+        assert!(units.iter().all(|u| file_changed_issues(u).is_empty()));
+
+        let (units, changed) = read_all(&path, || {
+            let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+            std::io::Write::write_all(&mut f, head.lines().last().unwrap().as_bytes()).unwrap();
+        });
+        let changed = changed.expect("the file grew while it was read");
+        assert_eq!(changed.opened, head.len() as u64);
+        assert!(matches!(changed.now, Ok(n) if n > head.len() as u64), "{changed:?}");
+        let docs: Vec<&Unit> = units.iter().filter(|u| matches!(u, Unit::Document(_))).collect();
+        assert_eq!(docs.len(), 5);
+        let Unit::Document(last) = docs[4] else { unreachable!() };
+        assert_eq!(last.key, "INV-0105");
+        let held = changed.held_back.clone().expect("the last document is held back");
+        assert_eq!(held.0, last.key);
+        assert_eq!(Some(held.1), last.rows[0].source().map(|s| s.line));
+        // One finding, on the last document's first row; the documents before it untouched.
+        let found = file_changed_issues(docs[4]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, 0);
+        assert!(
+            found[0].1.contains("bytes when opened") && found[0].1.contains("is not sent"),
+            "{found:?}"
+        );
+        assert!(docs[..4].iter().all(|u| file_changed_issues(u).is_empty()));
+    }
+
+    #[test]
+    fn a_file_replaced_or_removed_while_read_is_seen_at_its_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.csv");
+        let head = xero_head(2);
+        std::fs::write(&path, &head).unwrap();
+        // Replaced by a shorter file (renamed over it): the rows read are the old file's.
+        let (_, changed) = read_all(&path, || {
+            let other = dir.path().join("other.csv");
+            std::fs::write(&other, xero_head(1)).unwrap();
+            std::fs::rename(&other, &path).unwrap();
+        });
+        let changed = changed.expect("replaced");
+        assert!(matches!(changed.now, Ok(n) if n < head.len() as u64), "{changed:?}");
+        assert!(changed.held_back.is_some());
+        std::fs::write(&path, &head).unwrap();
+        let (_, changed) = read_all(&path, || std::fs::remove_file(&path).unwrap());
+        assert!(changed.expect("removed").now.is_err());
+    }
 }

@@ -10,10 +10,12 @@ mod dispatch;
 mod evaluate;
 mod local;
 pub mod open;
+pub mod stamp;
 
 use dispatch::{Dispatched, dispatch_batch, finish_batch};
 use evaluate::evaluate;
 pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options};
+pub use stamp::{FILE_CHANGED_CODE, FileChanged, FileStamp};
 
 use crate::compute::compute_document_totals;
 use crate::ingest::{Row, SourceRef};
@@ -59,6 +61,9 @@ pub struct Input {
     pub header_rows: Vec<Vec<String>>,
     /// The rows, streamed.
     pub rows: Box<dyn Iterator<Item = Result<Row, RowError>> + Send>,
+    /// The file's size and modification time when it was opened (`None`: not known, not
+    /// compared): compared again when the rows run out, before the last document is evaluated.
+    pub opened: Option<FileStamp>,
 }
 
 /// Settings of a check.
@@ -257,8 +262,14 @@ pub struct FileSummary {
     /// Things the user should know.
     pub notes: Vec<String>,
     /// A whole-file error. Its result files were not (all) written; the counts are what was done
-    /// before it (in `run`, documents already sent, which the ledger keeps).
+    /// before it (in `run`, documents already sent, which the ledger keeps). Or the file changed
+    /// while it was read ([`FileSummary::changed`]): its result files are written, and its last
+    /// document was held back.
     pub error: Option<String>,
+    /// Set when the file changed between its opening and the end of its rows (still being
+    /// written, or replaced): its last document was held back (`INV-FILE-CHANGED`).
+    #[serde(skip)]
+    pub changed: Option<FileChanged>,
     /// The first problems, as `file line N: CODE column "value": message`.
     pub problems: Vec<String>,
     /// The first documents.
@@ -474,16 +485,19 @@ pub fn check_stream(
     let per_batch = opts.batch.max(1);
     let (batch_tx, batch_rx) = std::sync::mpsc::sync_channel::<Vec<Unit>>(BATCHES_IN_FLIGHT);
     let (out_tx, out_rx) = std::sync::mpsc::sync_channel::<Vec<Outcome>>(BATCHES_IN_FLIGHT);
-    let mut reading = local::Reading::new(input.rows, bound.clone(), per_batch);
+    let mut reading = local::Reading::new(input, bound.clone(), per_batch, true);
     let write_failed = std::sync::atomic::AtomicBool::new(false);
-    std::thread::scope(|scope| {
+    // Lent to the writing stage; the file's change, if any, is put in after it.
+    let tallied = &mut *summary;
+    let (written, changed) = std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             while let Some((_, batch)) = reading.batch(per_batch) {
                 if batch_tx.send(batch).is_err() {
                     // The writer stopped (a write error): nothing more to do.
-                    return;
+                    return None;
                 }
             }
+            reading.changed
         });
         let time = &time;
         let evaluator = scope.spawn(move || {
@@ -510,11 +524,11 @@ pub fn check_stream(
             for batch in done_rx {
                 if written.is_ok() {
                     let outcomes = finish_batch(batch, Some(&mut *writer));
-                    written = record(outcomes, file, opts, writer, summary);
+                    written = record(outcomes, file, opts, writer, tallied);
                     write_failed.store(written.is_err(), std::sync::atomic::Ordering::Relaxed);
                 } else {
                     for o in finish_batch(batch, None) {
-                        tally(o, file, opts, summary);
+                        tally(o, file, opts, tallied);
                     }
                 }
             }
@@ -533,7 +547,9 @@ pub fn check_stream(
         // panic in either thread is passed on, never turned into a short result file.
         drop(out_rx);
         evaluator.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        reader.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        written
-    })
+        let changed = reader.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (written, changed)
+    });
+    summary.changed = changed;
+    written
 }

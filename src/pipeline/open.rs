@@ -147,6 +147,8 @@ pub struct Prepared {
 /// mapping is checked against the headers before any row is read.
 pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Prepared, FileError> {
     let opts = read_options(&mapping);
+    // Before the file is opened: a change between the two is seen at the end, never missed.
+    let opened = super::FileStamp::of(path).ok();
     let reader = RowReader::open(path, &opts)?;
     let header_rows = reader.header_rows().to_vec();
     let mut notes: Vec<String> = reader.notes().to_vec();
@@ -207,6 +209,7 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
             path: path.to_path_buf(),
             header_rows,
             rows: Box::new(rows),
+            opened,
         },
         bound: Arc::new(bound),
         notes,
