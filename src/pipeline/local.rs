@@ -34,15 +34,16 @@ pub(super) struct Reading {
 }
 
 impl Reading {
-    /// The rows of `input`, grouped for `bound`, the first batch with room for `per_batch` units.
+    /// The rows of `input`, grouped for `bound` (knowing its split keys, when found), the first batch with room for `per_batch` units.
     pub(super) fn new(
         rows: Box<dyn Iterator<Item = Result<Row, RowError>> + Send>,
+        splits: Option<Arc<crate::mapping::SplitKeys>>,
         bound: Arc<Bound>,
         per_batch: usize,
     ) -> Self {
         Reading {
             rows,
-            grouper: Grouper::new(bound),
+            grouper: Grouper::with_splits(bound, splits),
             next: 0,
             room: per_batch.max(1),
             done: false,
@@ -210,7 +211,7 @@ pub(super) fn check_local(
     let time = opts.now.to_rfc3339_opts(SecondsFormat::Secs, true);
     let file = input.path.display().to_string();
     let shared = Shared {
-        reading: Mutex::new(Reading::new(input.rows, bound.clone(), opts.batch)),
+        reading: Mutex::new(Reading::new(input.rows, input.splits, bound.clone(), opts.batch)),
         writing: Mutex::new(Writing {
             next: 0,
             waiting: BTreeMap::new(),

@@ -13,7 +13,7 @@ pub mod open;
 
 use dispatch::{Dispatched, dispatch_batch, finish_batch};
 use evaluate::evaluate;
-pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options};
+pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options, split_keys};
 
 use crate::compute::compute_document_totals;
 use crate::ingest::{Row, SourceRef};
@@ -59,6 +59,11 @@ pub struct Input {
     pub header_rows: Vec<Vec<String>>,
     /// The rows, streamed.
     pub rows: Box<dyn Iterator<Item = Result<Row, RowError>> + Send>,
+    /// The document numbers whose rows are not together in the file, when a first pass over it
+    /// found them ([`split_keys`]): every part of such a document is invalid (`INV-MAP-SPLIT`),
+    /// none is dispatched. `None`: not known, a number that reappears is said on its later
+    /// parts only (the first was checked before it was found).
+    pub splits: Option<Arc<crate::mapping::SplitKeys>>,
 }
 
 /// Settings of a check.
@@ -474,7 +479,7 @@ pub fn check_stream(
     let per_batch = opts.batch.max(1);
     let (batch_tx, batch_rx) = std::sync::mpsc::sync_channel::<Vec<Unit>>(BATCHES_IN_FLIGHT);
     let (out_tx, out_rx) = std::sync::mpsc::sync_channel::<Vec<Outcome>>(BATCHES_IN_FLIGHT);
-    let mut reading = local::Reading::new(input.rows, bound.clone(), per_batch);
+    let mut reading = local::Reading::new(input.rows, input.splits, bound.clone(), per_batch);
     let write_failed = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
