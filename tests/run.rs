@@ -2,8 +2,9 @@
 //! with no configuration, no progress bar off a terminal, exactly-once issuing through faults,
 //! rate limits, expiring tokens and SIGKILLs (run/exactly_once.rs), documents the device may not
 //! issue kept from being sent (run/device_checks.rs), a file cut while it is read
-//! (run/changed_file.rs), reruns as `report` counts them
-//! (run/reconcile.rs), and the configuration failures, each with a message that says what to do.
+//! (run/changed_file.rs), reruns as `report` counts them (run/reconcile.rs), no part of a
+//! document whose rows are apart in the export sent (run/split.rs), and the configuration
+//! failures, each with a message that says what to do.
 
 #[path = "run/changed_file.rs"]
 mod changed_file;
@@ -13,6 +14,8 @@ mod device_checks;
 mod exactly_once;
 #[path = "run/reconcile.rs"]
 mod reconcile;
+#[path = "run/split.rs"]
+mod split;
 #[path = "run/support.rs"]
 mod support;
 

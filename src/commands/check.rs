@@ -141,34 +141,58 @@ fn check_one(
             Arc::new(m)
         }
     };
-    let prepared = pipeline::prepare(path, mapping.clone(), config).map_err(|e| e.to_string())?;
-    let mut summary = FileSummary {
-        file: path.display().to_string(),
-        mapping: mapping.name.clone(),
-        notes: prepared.notes.clone(),
-        ..Default::default()
-    };
-    let headers = prepared.bound.headers.names();
-    let mut writer = ResultWriter::create(results, path, &headers)
-        .map_err(|e| format!("cannot write the result file in {}: {e}", results.display()))?;
-    writer.set_mapping(&mapping.name);
     let sending = dispatch.is_some();
-    if let Err(e) = pipeline::check_stream(
-        prepared.input,
-        prepared.bound,
-        opts,
-        &mut writer,
-        &mut summary,
-        dispatch,
-    ) {
-        summary.error = Some(format!(
-            "{e}: the result files of this input were not written (whatever {} held before is kept); \
-             free some space (or raise the file size limit) and try again{}",
-            results.display(),
-            sent_note(sending)
-        ));
-        return Ok(Some(summary));
-    }
+    // Rows of one number in more than one block of the file: no part of that document may be
+    // sent, the first included, which is read before the others. `run` and `watch` find such
+    // numbers in a first pass over the file before anything is sent. `check` sends nothing: it
+    // checks once without that pass (its cost, about a tenth of check's, is spent only when
+    // needed) and, when a number did reappear, checks the file again knowing them, so that its
+    // results say what `run` would do.
+    let mut splits = None;
+    let mut dispatch = dispatch;
+    let (writer, mut summary) = loop {
+        let mut prepared = pipeline::prepare(path, mapping.clone(), config).map_err(|e| e.to_string())?;
+        if sending && splits.is_none() {
+            splits = Some(Arc::new(
+                pipeline::split_keys(path, &prepared.bound).map_err(|e| e.to_string())?,
+            ));
+        }
+        let known = splits.is_some();
+        prepared.input.splits = splits.clone();
+        let mut summary = FileSummary {
+            file: path.display().to_string(),
+            mapping: mapping.name.clone(),
+            notes: prepared.notes.clone(),
+            ..Default::default()
+        };
+        let headers = prepared.bound.headers.names();
+        let mut writer = ResultWriter::create(results, path, &headers)
+            .map_err(|e| format!("cannot write the result file in {}: {e}", results.display()))?;
+        writer.set_mapping(&mapping.name);
+        let bound = prepared.bound.clone();
+        if let Err(e) = pipeline::check_stream(
+            prepared.input,
+            prepared.bound,
+            opts,
+            &mut writer,
+            &mut summary,
+            dispatch.as_deref_mut(),
+        ) {
+            summary.error = Some(format!(
+                "{e}: the result files of this input were not written (whatever {} held before is kept); \
+                 free some space (or raise the file size limit) and try again{}",
+                results.display(),
+                sent_note(sending)
+            ));
+            return Ok(Some(summary));
+        }
+        if known || !summary.codes.contains_key(crate::mapping::SPLIT_CODE) {
+            break (writer, summary);
+        }
+        // Only `check` comes here (nothing was sent): the results written are dropped.
+        drop(writer);
+        splits = Some(Arc::new(pipeline::split_keys(path, &bound).map_err(|e| e.to_string())?));
+    };
     let finished = match writer.finish() {
         Ok(f) => f,
         Err(e) => {

@@ -338,6 +338,15 @@ impl Bound {
         }
     }
 
+    /// The column (or template, lookup) the document key is read from, as findings name it:
+    /// the group key column, else the `number` field's source.
+    pub fn key_label(&self) -> Option<Label<'_>> {
+        match self.group_key {
+            Some(i) => Some(self.label(i)),
+            None => self.source_label(fid!("number")),
+        }
+    }
+
     /// The reason to skip a row's document, if a skip rule matches: (reason, column, value).
     pub fn skip_reason(&self, row: &Row, header: Option<&Row>) -> Option<(String, String, String)> {
         let v = self.view(row, header);

@@ -150,19 +150,6 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             cx.issues.push((Some(i), issue.clone()));
         }
     }
-    if let Some(first) = draft.duplicate_of {
-        cx.issues.push((
-            None,
-            Issue::error(
-                "INV-MAP-DUPLICATE",
-                None,
-                Some(draft.key.clone()),
-                format!(
-                    "this document number already appeared earlier in the file (from line {first}); the rows of one document must be together, and a number is issued once"
-                ),
-            ),
-        ));
-    }
     let Some(&(first_idx, first)) = lines_rows.first() else {
         return Built {
             document: None,

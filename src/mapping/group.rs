@@ -3,10 +3,17 @@
 //! Rows sharing a document key (the `number` field, or `[group] key`) form one document; they must
 //! be contiguous. Only the rows of the open document are held; a closed document's number is
 //! remembered as a 64-bit hash with its first line and issue date (a few dozen bytes per document,
-//! never the rows), so a number that reappears later in the file is reported as an error on the
-//! second group of rows instead of being merged silently or buffering the whole file. The issue
-//! dates let a credit note find the date of the invoice it corrects when that invoice is in the
-//! same file.
+//! never the rows). The issue dates let a credit note find the date of the invoice it corrects
+//! when that invoice is in the same file.
+//!
+//! A key whose rows are in more than one block of the file (another document's rows, or a row
+//! without a number, between them) is a document split in parts: no part of it may be issued,
+//! since the first part, complete in appearance, would be sent before the rest is read. A first
+//! pass over the file ([`KeyScan`], the same block logic as the grouper, a hash per document)
+//! finds those keys ([`SplitKeys`]) before any document is evaluated; the grouper given them
+//! puts `INV-MAP-SPLIT` on the first row of every part. Without them (`check`'s first pass) a
+//! key that reappears is found only on its later parts, which get the same code: `check` then
+//! checks the file again with the keys known (see `commands/check.rs`).
 //!
 //! Rows that belong to no document (a continuation row before any document, a row without a
 //! number, an unreadable record between documents) are emitted as stray rows, in place.
@@ -18,6 +25,7 @@ use super::headers::RepeatMemo;
 use crate::ingest::{Row, SourceRef};
 use chrono::NaiveDate;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
@@ -66,8 +74,9 @@ pub struct DocDraft {
     pub rows: Vec<DraftRow>,
     /// Set when a skip rule matched the first row: (reason, column, value).
     pub skip: Option<(String, String, String)>,
-    /// Set when the same key closed earlier in the file: that document's first line.
-    pub duplicate_of: Option<u64>,
+    /// Set when the key's rows are in more than one block of the file (its first row then
+    /// carries `INV-MAP-SPLIT`): no part of the document may be issued.
+    pub split: bool,
     /// The issue date of the corrected invoice, when found earlier in the same file.
     pub original_date: Option<NaiveDate>,
 }
@@ -79,6 +88,173 @@ pub enum Unit {
     Document(DocDraft),
     /// A row outside any document.
     Stray(DraftRow),
+}
+
+/// The code of a document whose rows are in more than one block of the file.
+pub const SPLIT_CODE: &str = "INV-MAP-SPLIT";
+
+/// The first lines kept of a split key's parts (the message names them, then how many more).
+const PART_LINES: usize = 6;
+
+/// Where one split key's parts start.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Parts {
+    /// The first lines of its first parts, in file order (at most [`PART_LINES`]).
+    lines: Vec<u64>,
+    /// How many parts.
+    count: u64,
+}
+
+/// The document keys whose rows are in more than one block of a file, each with the first lines
+/// of its parts: a hash per key, as the grouper keeps per document, never the rows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SplitKeys {
+    parts: HashMap<u64, Parts>,
+}
+
+impl SplitKeys {
+    /// No key is split.
+    pub fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+
+    /// How many keys are split.
+    pub fn len(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// A key seen first at `first` opens another part at `line`.
+    fn add(&mut self, h: u64, first: u64, line: u64) {
+        let p = self.parts.entry(h).or_insert_with(|| Parts {
+            lines: vec![first],
+            count: 1,
+        });
+        if p.lines.len() < PART_LINES {
+            p.lines.push(line);
+        }
+        p.count += 1;
+    }
+
+    fn get(&self, h: u64) -> Option<&Parts> {
+        self.parts.get(&h)
+    }
+}
+
+/// Where a row goes, given the open document's key: the same block (a line of the open
+/// document, or a continuation row), no document (a row without a number), or a new block.
+/// The one rule of blocks, for the grouper and for [`KeyScan`] alike.
+enum Block {
+    Same,
+    Stray,
+    New,
+}
+
+fn block(key: &str, open: Option<&str>, continuation: bool) -> Block {
+    if key.is_empty() {
+        if continuation && open.is_some() {
+            Block::Same
+        } else {
+            Block::Stray
+        }
+    } else if open == Some(key) {
+        Block::Same
+    } else {
+        Block::New
+    }
+}
+
+/// The first pass over a file: the keys whose rows are in more than one block ([`SplitKeys`]),
+/// by the grouper's own rules (a repeated header line or an unreadable record stays in the
+/// open block; a row without a number, unless it continues one, ends it). Keeps the open key
+/// and a hash and first line per key; reads no field but the key.
+#[derive(Debug)]
+pub struct KeyScan {
+    bound: Arc<Bound>,
+    open: Option<String>,
+    first: HashMap<u64, u64>,
+    splits: SplitKeys,
+    repeat_memo: RepeatMemo,
+}
+
+impl KeyScan {
+    /// A scan for rows of a bound mapping.
+    pub fn new(bound: Arc<Bound>) -> Self {
+        KeyScan {
+            bound,
+            open: None,
+            first: HashMap::new(),
+            splits: SplitKeys::default(),
+            repeat_memo: RepeatMemo::default(),
+        }
+    }
+
+    /// One row.
+    pub fn push(&mut self, row: &Row) {
+        if self.bound.headers.is_header_repeat(row, &mut self.repeat_memo) {
+            return;
+        }
+        let header = self.bound.header_row(row).ok().flatten();
+        let key = self.bound.key(row, header);
+        match block(&key, self.open.as_deref(), self.bound.mapping.continuation) {
+            Block::Same => {}
+            Block::Stray => self.open = None,
+            Block::New => {
+                let line = row.source.line;
+                let h = hash(&key);
+                match self.first.entry(h) {
+                    Entry::Vacant(e) => {
+                        e.insert(line);
+                    }
+                    Entry::Occupied(e) => self.splits.add(h, *e.get(), line),
+                }
+                let open = self.open.get_or_insert_with(String::new);
+                open.clear();
+                open.push_str(&key);
+            }
+        }
+    }
+
+    /// A record the reader could not read: it stays in the open block (see
+    /// [`Grouper::push_error`]).
+    pub fn push_error(&mut self) {}
+
+    /// The split keys.
+    pub fn finish(self) -> SplitKeys {
+        self.splits
+    }
+}
+
+/// The finding on the first row of each part of a split document.
+fn split_issue(bound: &Bound, key: &str, parts: Option<&Parts>, earlier: Option<u64>) -> Issue {
+    let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
+    let message = match parts {
+        Some(p) => {
+            let mut lines: Vec<String> = p.lines.iter().map(u64::to_string).collect();
+            let more = p.count.saturating_sub(p.lines.len() as u64);
+            let list = if more > 0 {
+                format!("{} and {more} more", lines.join(", "))
+            } else {
+                let last = lines.pop().unwrap_or_default();
+                if lines.is_empty() {
+                    last
+                } else {
+                    format!("{} and {last}", lines.join(", "))
+                }
+            };
+            format!(
+                "this document's rows are not together in the file (its {} parts start at lines {list}): \
+                 no part of it is issued; put all its rows together, with its number on each, and run again",
+                p.count
+            )
+        }
+        // Found only here: this is a later part (the keys were not known before the rows).
+        None => format!(
+            "this document's rows are not together in the file (a part of it starts at line {}): no \
+             part of it is issued; put all its rows together, with its number on each, and run again",
+            earlier.unwrap_or(0)
+        ),
+    };
+    Issue::error(SPLIT_CODE, column, Some(key.to_string()), message)
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -95,6 +271,8 @@ pub struct Grouper {
     open_date: Option<NaiveDate>,
     seen: HashMap<u64, Seen>,
     repeat_memo: RepeatMemo,
+    /// The split keys, when a first pass found them ([`KeyScan`]).
+    splits: Option<Arc<SplitKeys>>,
 }
 
 fn hash(key: &str) -> u64 {
@@ -104,14 +282,22 @@ fn hash(key: &str) -> u64 {
 }
 
 impl Grouper {
-    /// A grouper for rows of a bound mapping.
+    /// A grouper for rows of a bound mapping, the split keys not known: a key that reappears
+    /// is said on its later parts only.
     pub fn new(bound: Arc<Bound>) -> Self {
+        Self::with_splits(bound, None)
+    }
+
+    /// A grouper that knows the file's split keys (from a [`KeyScan`] of the same rows): every
+    /// part of a split document says so on its first row.
+    pub fn with_splits(bound: Arc<Bound>, splits: Option<Arc<SplitKeys>>) -> Self {
         Grouper {
             bound,
             open: None,
             open_date: None,
             seen: HashMap::new(),
             repeat_memo: RepeatMemo::default(),
+            splits,
         }
     }
 
@@ -140,7 +326,7 @@ impl Grouper {
         Some(Unit::Document(doc))
     }
 
-    fn open(&mut self, key: String, row: DraftRow) {
+    fn open(&mut self, key: String, mut row: DraftRow) {
         let (skip, date) = match &row.row {
             Some(r) => {
                 let header = self.bound.header_row(r).ok().flatten();
@@ -155,13 +341,19 @@ impl Grouper {
             }
             None => (None, None),
         };
-        let duplicate_of = self.seen.get(&hash(&key)).map(|s| s.line);
+        let h = hash(&key);
+        let parts = self.splits.as_deref().and_then(|s| s.get(h));
+        let earlier = self.seen.get(&h).map(|s| s.line);
+        let split = parts.is_some() || earlier.is_some();
+        if split {
+            row.issues.push(split_issue(&self.bound, &key, parts, earlier));
+        }
         self.open_date = date;
         self.open = Some(DocDraft {
             key,
             rows: vec![row],
             skip,
-            duplicate_of,
+            split,
             original_date: None,
         });
     }
@@ -202,10 +394,9 @@ impl Grouper {
             }
         };
         let key = self.bound.key(&row, header);
-        if !key.is_empty()
-            && let Some(doc) = &mut self.open
-            && doc.key == key
-        {
+        let continuation = self.bound.mapping.continuation;
+        let place = block(&key, self.open.as_ref().map(|d| d.key.as_str()), continuation);
+        if let (Block::Same, Some(doc)) = (&place, &mut self.open) {
             doc.rows.push(DraftRow {
                 source: None,
                 row: Some(row),
@@ -221,13 +412,7 @@ impl Grouper {
             issues,
             note: None,
         };
-        if key.is_empty() {
-            if self.bound.mapping.continuation
-                && let Some(doc) = &mut self.open
-            {
-                doc.rows.push(dr);
-                return out;
-            }
+        if let Block::Stray = place {
             let what = if self.bound.mapping.continuation {
                 "a continuation row (blank document number) with no document above it"
             } else {

@@ -8,7 +8,9 @@
 //! 2. [`Bound::new`] binds it to the file's headers before any row is read (an unknown column is an
 //!    error naming it and the closest header), loads its lookup tables and its joined header file;
 //! 3. [`Grouper`] turns the stream of rows into [`Unit`]s: documents (rows sharing a number,
-//!    contiguous) and stray rows, keeping only the rows of the open document in memory;
+//!    contiguous) and stray rows, keeping only the rows of the open document in memory; a
+//!    [`KeyScan`] of the rows before finds the numbers whose rows are not together
+//!    ([`SplitKeys`]), so that no part of such a document is issued;
 //! 4. [`build`] turns a document's rows into a [`Document`](crate::model::Document), with the
 //!    export's own totals ([`ErpTotals`]) and a [`Provenance`] that maps a finding's JSON path back
 //!    to the source row and column.
@@ -31,7 +33,7 @@ pub mod transform;
 
 pub use apply::{Bound, JoinRows, LookupMiss, Value};
 pub use build::{Built, ErpTotals, Provenance, build, field_of};
-pub use group::{DocDraft, DraftRow, Grouper, RowNote, Unit};
+pub use group::{DocDraft, DraftRow, Grouper, KeyScan, RowNote, SPLIT_CODE, SplitKeys, Unit};
 pub use load::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule, parse_template};
 
 use crate::validate::Severity;

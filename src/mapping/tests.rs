@@ -240,25 +240,128 @@ fn a_line_value_that_cannot_be_read_leaves_the_exports_totals_uncompared() {
     assert_eq!(read.erp.tax_inclusive, Some(dec!(23.00)));
 }
 
+/// The split keys of rows, by a first pass.
+fn scan(b: &Arc<Bound>, rows: &[Row]) -> SplitKeys {
+    let mut k = KeyScan::new(b.clone());
+    for r in rows {
+        k.push(r);
+    }
+    k.finish()
+}
+
+/// Group rows knowing their split keys, as `run` does.
+fn group_known(b: &Arc<Bound>, rows: Vec<Row>) -> Vec<Unit> {
+    let splits = Some(Arc::new(scan(b, &rows)));
+    let mut g = Grouper::with_splits(b.clone(), splits);
+    let mut out = Vec::new();
+    for r in rows {
+        out.extend(g.push(r));
+    }
+    out.extend(g.finish());
+    out
+}
+
+/// The INV-MAP-SPLIT findings of a document's rows, by row index.
+fn split_findings(d: &DocDraft) -> Vec<(usize, String)> {
+    d.rows
+        .iter()
+        .enumerate()
+        .flat_map(|(n, r)| {
+            r.issues
+                .iter()
+                .filter(|i| i.code == SPLIT_CODE)
+                .map(move |i| (n, i.render()))
+        })
+        .collect()
+}
+
+const SPLIT_ROWS: &str = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+     A1,05/11/2026,X,,Pen,1,1,\nA2,05/11/2026,X,,Pen,1,1,\nA1,05/11/2026,X,,Cup,1,1,\n";
+
 #[test]
-fn a_number_that_reappears_later_is_reported_not_merged() {
-    let (h, rows) = rows_from_csv(
-        "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
-         A1,05/11/2026,X,,Pen,1,1,\nA2,05/11/2026,X,,Pen,1,1,\nA1,05/11/2026,X,,Pen,1,1,\n",
-        1,
-    );
+fn a_number_that_reappears_later_is_said_on_every_part_when_known_before() {
+    let (h, rows) = rows_from_csv(SPLIT_ROWS, 1);
+    let b = bound(SIMPLE, &h);
+    let units = group_known(&b, rows);
+    let ds = docs(&units);
+    assert_eq!(ds.len(), 3);
+    let expected = "INV-MAP-SPLIT No \"A1\": this document's rows are not together in the file (its 2 parts \
+                    start at lines 2 and 4): no part of it is issued; put all its rows together, with its \
+                    number on each, and run again";
+    for d in [ds[0], ds[2]] {
+        assert!(d.split);
+        assert_eq!(split_findings(d), [(0, expected.to_string())]);
+        let built = build(d, &b, &seller());
+        let codes: Vec<_> = built.issues.iter().map(|(r, i)| (*r, i.code.as_str())).collect();
+        assert_eq!(codes, [(Some(0), SPLIT_CODE)], "{:?}", built.issues);
+    }
+    assert!(!ds[1].split && split_findings(ds[1]).is_empty());
+}
+
+#[test]
+fn without_the_first_pass_only_the_later_parts_say_it() {
+    let (h, rows) = rows_from_csv(SPLIT_ROWS, 1);
     let b = bound(SIMPLE, &h);
     let units = group_all(&b, rows);
     let ds = docs(&units);
+    assert!(!ds[0].split && split_findings(ds[0]).is_empty());
+    assert!(ds[2].split);
+    let found = split_findings(ds[2]);
+    assert_eq!(found.len(), 1);
+    assert!(found[0].1.contains("a part of it starts at line 2"), "{found:?}");
+}
+
+#[test]
+fn a_row_without_number_inside_a_document_splits_it_unless_rows_continue() {
+    let text = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+                A1,05/11/2026,X,,Pen,1,1,\n,,,,Cup,1,1,\nA1,05/11/2026,X,,Mug,1,1,\nA2,05/11/2026,X,,Pen,1,1,\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    let b = bound(SIMPLE, &h);
+    let splits = scan(&b, &rows);
+    assert_eq!(splits.len(), 1);
+    let units = group_known(&b, rows.clone());
+    let ds = docs(&units);
     assert_eq!(ds.len(), 3);
-    assert_eq!(ds[2].duplicate_of, Some(2));
-    let built = build(ds[2], &b, &seller());
+    assert!(ds[0].split && ds[1].split && !ds[2].split);
+    assert!(split_findings(ds[1])[0].1.contains("start at lines 2 and 4"));
+    // With continuation rows, the blank row is a line of A1 and A1 is one block.
+    let m = SIMPLE.replace("[defaults]", "[group]\ncontinuation = true\n[defaults]");
+    let b = bound(&m, &h);
+    assert!(scan(&b, &rows).is_empty());
+    let units = group_known(&b, rows);
+    assert!(docs(&units).iter().all(|d| !d.split));
+}
+
+#[test]
+fn many_parts_are_counted_and_the_first_few_named() {
+    let mut text = String::from("No,Date,Customer,VAT,Item,Qty,Price,Tax\n");
+    for _ in 0..10 {
+        text.push_str("A1,05/11/2026,X,,Pen,1,1,\nB1,05/11/2026,X,,Pen,1,1,\n");
+    }
+    let (h, rows) = rows_from_csv(&text, 1);
+    let b = bound(SIMPLE, &h);
+    assert_eq!(scan(&b, &rows).len(), 2);
+    let units = group_known(&b, rows);
+    let ds = docs(&units);
+    assert_eq!(ds.len(), 20);
+    assert!(ds.iter().all(|d| d.split));
+    let f = &split_findings(ds[0])[0].1;
     assert!(
-        built
-            .issues
-            .iter()
-            .any(|(_, i)| i.code == "INV-MAP-DUPLICATE" && i.message.contains("line 2"))
+        f.contains("its 10 parts start at lines 2, 4, 6, 8, 10, 12 and 4 more"),
+        "{f}"
     );
+}
+
+#[test]
+fn contiguous_documents_and_repeated_headers_are_not_split() {
+    let text = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+                A1,05/11/2026,X,,Pen,1,1,\nNo,Date,Customer,VAT,Item,Qty,Price,Tax\nA1,05/11/2026,X,,Cup,1,1,\n\
+                A2,05/11/2026,X,,Pen,1,1,\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    let b = bound(SIMPLE, &h);
+    assert!(scan(&b, &rows).is_empty());
+    let units = group_known(&b, rows);
+    assert!(docs(&units).iter().all(|d| !d.split && split_findings(d).is_empty()));
 }
 
 #[test]

@@ -40,14 +40,20 @@ pub(super) struct Reading {
 }
 
 impl Reading {
-    /// The rows of `input`, grouped for `bound`, the first batch with room for `per_batch` units.
-    /// `sending`: its valid documents are sent (what the finding on a last document held back
-    /// says).
+    /// The rows of `input`, grouped for `bound` (knowing its split keys, when found), the first
+    /// batch with room for `per_batch` units. `sending`: its valid documents are sent (what the
+    /// finding on a last document held back says).
     pub(super) fn new(input: Input, bound: Arc<Bound>, per_batch: usize, sending: bool) -> Self {
-        let Input { path, rows, opened, .. } = input;
+        let Input {
+            path,
+            rows,
+            opened,
+            splits,
+            ..
+        } = input;
         Reading {
             rows,
-            grouper: Grouper::new(bound),
+            grouper: Grouper::with_splits(bound, splits),
             next: 0,
             room: per_batch.max(1),
             done: false,

@@ -14,7 +14,7 @@ pub mod stamp;
 
 use dispatch::{Dispatched, dispatch_batch, finish_batch};
 use evaluate::evaluate;
-pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options};
+pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options, split_keys};
 pub use stamp::{FILE_CHANGED_CODE, FileChanged, FileStamp};
 
 use crate::compute::compute_document_totals;
@@ -64,6 +64,11 @@ pub struct Input {
     /// The file's size and modification time when it was opened (`None`: not known, not
     /// compared): compared again when the rows run out, before the last document is evaluated.
     pub opened: Option<FileStamp>,
+    /// The document numbers whose rows are not together in the file, when a first pass over it
+    /// found them ([`split_keys`]): every part of such a document is invalid (`INV-MAP-SPLIT`),
+    /// none is dispatched. `None`: not known, a number that reappears is said on its later
+    /// parts only (the first was checked before it was found).
+    pub splits: Option<Arc<crate::mapping::SplitKeys>>,
 }
 
 /// Settings of a check.

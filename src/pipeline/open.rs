@@ -6,7 +6,7 @@ use super::{Input, RowError};
 use crate::config::Config;
 use crate::ingest::{IngestError, ReadOptions, RowReader, peek_headers};
 use crate::mapping::detect::{self, Candidate};
-use crate::mapping::{Bound, JoinRows, Mapping, MappingError, bundled};
+use crate::mapping::{Bound, JoinRows, KeyScan, Mapping, MappingError, SplitKeys, bundled};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -210,8 +210,27 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
             header_rows,
             rows: Box::new(rows),
             opened,
+            splits: None,
         },
         bound: Arc::new(bound),
         notes,
     })
+}
+
+/// The first pass over an export `prepare`d with `bound`: the document numbers whose rows are in
+/// more than one block of the file ([`SplitKeys`]), by the grouper's rules. Reads the file again
+/// (the key column of each row), keeping a hash and a line per document, never the rows. Put
+/// in [`Input::splits`](super::Input::splits) before the file is checked, so that no part of
+/// such a document is sent.
+pub fn split_keys(path: &Path, bound: &Arc<Bound>) -> Result<SplitKeys, FileError> {
+    let reader = RowReader::open(path, &read_options(&bound.mapping))?;
+    let mut scan = KeyScan::new(bound.clone());
+    for r in reader {
+        match r {
+            Ok(row) => scan.push(&row),
+            // As the check takes it: a record that could not be read stays where it is.
+            Err(_) => scan.push_error(),
+        }
+    }
+    Ok(scan.finish())
 }
