@@ -37,21 +37,6 @@ fn in_ledger(state: &Path, onboard_id: &str, kind: DocumentKind, number: &str) -
     Ledger::open(state).unwrap().get(&key).unwrap().is_some()
 }
 
-/// The numbers of the documents the sandbox issued for a device (its journal, in ICV order).
-fn issued(server: &Server, onboard_id: &str) -> Vec<String> {
-    let docs = server.documents_json(onboard_id);
-    docs.as_array()
-        .unwrap_or_else(|| panic!("no list of documents: {docs}"))
-        .iter()
-        .map(|d| {
-            d["number"]
-                .as_str()
-                .unwrap_or_else(|| panic!("no number in {d}"))
-                .to_string()
-        })
-        .collect()
-}
-
 #[test]
 fn a_standard_only_device_sends_no_simplified_document_and_says_what_to_do() {
     let server = Server::start(SandboxConfig::default());
@@ -112,7 +97,7 @@ fn a_standard_only_device_sends_no_simplified_document_and_says_what_to_do() {
     let stats = server.stats_json();
     assert_eq!(device_count(&stats, "accepted"), 2, "{stats}");
     assert_eq!(device_count(&stats, "rejections"), 0, "{stats}");
-    let mut numbers = issued(&server, &device.onboard_id);
+    let mut numbers = server.issued(&device.onboard_id);
     numbers.sort();
     assert_eq!(numbers, vec!["SCN-2001", "SI-1001"]);
     assert!(!in_ledger(&state, &device.onboard_id, DocumentKind::Invoice, "SI-1002"));

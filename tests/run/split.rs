@@ -29,21 +29,6 @@ fn sage50_lines(dir: &Path) -> Vec<String> {
     lines
 }
 
-/// The numbers the sandbox issued for the device (its journal, in ICV order).
-fn issued(server: &Server, onboard_id: &str) -> Vec<String> {
-    let docs = server.documents_json(onboard_id);
-    docs.as_array()
-        .unwrap_or_else(|| panic!("no list of documents: {docs}"))
-        .iter()
-        .map(|d| {
-            d["number"]
-                .as_str()
-                .unwrap_or_else(|| panic!("no number: {d}"))
-                .to_string()
-        })
-        .collect()
-}
-
 fn onboard_id(state: &Path) -> String {
     Ledger::open(state)
         .unwrap()
@@ -112,7 +97,7 @@ fn run_and_check(dir: &Path, server: &Server, file: &str, firsts: &[usize], part
     assert_eq!(device_count(&stats, "rejections"), 0, "{stats}");
     let state = dir.join(".invoicedrop");
     let id = onboard_id(&state);
-    let mut numbers = issued(server, &id);
+    let mut numbers = server.issued(&id);
     numbers.sort();
     assert_eq!(numbers, ["SCN-2001", "SI-1002"]);
     let key = DocumentKey {

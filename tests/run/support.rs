@@ -77,6 +77,21 @@ impl Server {
             r.json().await.expect("the documents are JSON")
         })
     }
+
+    /// The numbers of the documents the sandbox issued for a device (its journal, in ICV order).
+    pub fn issued(&self, onboard_id: &str) -> Vec<String> {
+        let docs = self.documents_json(onboard_id);
+        docs.as_array()
+            .unwrap_or_else(|| panic!("no list of documents: {docs}"))
+            .iter()
+            .map(|d| {
+                d["number"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("no number in {d}"))
+                    .to_string()
+            })
+            .collect()
+    }
 }
 
 /// A count of the first device in `GET /sandbox/stats`: `accepted`, `replays`,
