@@ -556,20 +556,7 @@ fn a_standard_only_device_sends_no_simplified_invoice_and_they_stay_unsettled() 
     let env = server.env();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let o = run(
-        d,
-        &env,
-        &[
-            "onboard",
-            "--otp",
-            "123456",
-            "--device-id",
-            "b2b",
-            "--invoice-type",
-            "standard",
-        ],
-    );
-    assert!(o.status.success(), "{}", text(&o));
+    onboard_standard_only(d, &env, "b2b");
     let _w = Watch::start(d, &env, &[]);
     std::fs::write(d.join("in/b2c.csv"), export(2, "B2C")).unwrap();
     wait_for(LIMIT, "status.json after b2c.csv", || {

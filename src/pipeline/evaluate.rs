@@ -84,7 +84,7 @@ fn shifts_cells(issue: &Issue) -> bool {
 /// (`INV-MAP-MISSING`) from a cell already said to be unreadable (`UNIT_PRICE "-": not a
 /// number`) is that same mistake; so is another row's `INV-MAP-CONFLICT` with a first row
 /// whose cell has its own error (a first row without a date).
-fn drop_on_shifted_rows(issues: &mut Vec<(Option<usize>, Issue)>) {
+fn drop_read_repeats(issues: &mut Vec<(Option<usize>, Issue)>) {
     let shifted: Vec<Option<usize>> = issues
         .iter()
         .filter(|(_, i)| shifts_cells(i))
@@ -195,7 +195,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
     }
     let mut built = build(&draft, bound, &opts.seller);
     let mut issues = std::mem::take(&mut built.issues);
-    drop_on_shifted_rows(&mut issues);
+    drop_read_repeats(&mut issues);
     let mut payable = None;
     // When no line could be read (each row says why), the rules would only repeat it: no lines,
     // no VAT breakdown, totals that differ from the export's.

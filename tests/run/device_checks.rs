@@ -42,20 +42,7 @@ fn a_standard_only_device_sends_no_simplified_document_and_says_what_to_do() {
     let server = Server::start(SandboxConfig::default());
     let env = server.env();
     let dir = tempfile::tempdir().unwrap();
-    let o = run(
-        dir.path(),
-        &env,
-        &[
-            "onboard",
-            "--otp",
-            "123456",
-            "--device-id",
-            "qa-7",
-            "--invoice-type",
-            "standard",
-        ],
-    );
-    assert!(o.status.success(), "{}", text(&o));
+    onboard_standard_only(dir.path(), &env, "qa-7");
     let state = dir.path().join(".invoicedrop");
     let RememberedDevice::Known(device) = remembered(&state) else {
         panic!("the device's VAT number and type are not remembered")
@@ -165,20 +152,7 @@ fn a_device_of_unknown_type_is_not_checked_and_the_run_says_so_once() {
     let server = Server::start(SandboxConfig::default());
     let env = server.env();
     let onboarded = tempfile::tempdir().unwrap();
-    let o = run(
-        onboarded.path(),
-        &env,
-        &[
-            "onboard",
-            "--otp",
-            "123456",
-            "--device-id",
-            "b2b",
-            "--invoice-type",
-            "standard",
-        ],
-    );
-    assert!(o.status.success(), "{}", text(&o));
+    onboard_standard_only(onboarded.path(), &env, "b2b");
     let onboard_id = remembered(&onboarded.path().join(".invoicedrop"))
         .onboard_id()
         .to_string();

@@ -147,6 +147,21 @@ pub fn onboard(dir: &Path, env: &[(&str, String)]) {
     assert!(o.status.success(), "onboard failed: {}", text(&o));
 }
 
+/// Onboard device `id` for standard invoices only, its state in `dir/.invoicedrop`.
+pub fn onboard_standard_only(dir: &Path, env: &[(&str, String)], id: &str) {
+    let args = [
+        "onboard",
+        "--otp",
+        "123456",
+        "--device-id",
+        id,
+        "--invoice-type",
+        "standard",
+    ];
+    let o = run(dir, env, &args);
+    assert!(o.status.success(), "onboard failed: {}", text(&o));
+}
+
 /// A Xero export of `n` one-line simplified invoices issued today (Riyadh), numbered T-00001...
 pub fn xero_export(path: &Path, n: usize) {
     let riyadh = FixedOffset::east_opt(3 * 3600).unwrap();
