@@ -313,6 +313,71 @@ async fn an_unknown_outcome_is_retried_next_run_with_the_same_key() {
 }
 
 #[tokio::test]
+async fn a_number_maybe_issued_by_the_replaced_device_waits_for_it_to_be_settled() {
+    const NEW: &str = "bmV3LWRldmljZQ==";
+    let server = start(ID).await;
+    let dir = tempfile::tempdir().unwrap();
+    server.fake.set_script(|_| Action::Status(504, String::new()));
+    {
+        let mut s = settings(&server.base_url);
+        s.max_attempts = 1;
+        let sub = Submitter::connect(s, ID.into(), Ledger::open(dir.path()).unwrap())
+            .await
+            .unwrap();
+        let outcomes = sub.submit_all(vec![invoice("M-1", 1)], |_| {}).await.unwrap();
+        assert!(matches!(outcomes[0], Outcome::Failed { .. }), "{outcomes:?}");
+    }
+    server.fake.set_script(|_| Action::Normal);
+    // The replacement device holds it back: maybe issued through the first one.
+    {
+        let sub = Submitter::connect(
+            settings(&server.base_url),
+            NEW.into(),
+            Ledger::open(dir.path()).unwrap(),
+        )
+        .await
+        .unwrap();
+        let outcomes = sub.submit_all(vec![invoice("M-1", 1)], |_| {}).await.unwrap();
+        let Outcome::Failed {
+            reason, attempts: 0, ..
+        } = &outcomes[0]
+        else {
+            panic!("{outcomes:?}")
+        };
+        assert!(
+            reason.contains(&format!("earlier device {ID}")) && reason.contains("INVOICEDROP_ONBOARD_ID"),
+            "{reason}"
+        );
+        let sent: Vec<_> = server.fake.documents().iter().map(|r| r.onboard_id.clone()).collect();
+        assert_eq!(
+            sent,
+            [ID],
+            "the first device's one attempt, nothing through the new one"
+        );
+    }
+    // Settled through the first device, as the message says: then the new device reports it.
+    {
+        let sub = connect(&server.base_url, Ledger::open(dir.path()).unwrap()).await;
+        let settled = sub.resume_unresolved(|_| {}).await.unwrap();
+        assert!(matches!(settled[0].1, Outcome::Accepted { .. }), "{settled:?}");
+    }
+    let sub = Submitter::connect(
+        settings(&server.base_url),
+        NEW.into(),
+        Ledger::open(dir.path()).unwrap(),
+    )
+    .await
+    .unwrap();
+    let outcomes = sub.submit_all(vec![invoice("M-1", 1)], |_| {}).await.unwrap();
+    assert!(
+        matches!(outcomes[0], Outcome::Accepted { from_ledger: true, .. }),
+        "{outcomes:?}"
+    );
+    assert_eq!(server.fake.accepted_count(), 1, "M-1 once");
+    assert!(server.fake.documents().iter().all(|r| r.onboard_id == ID));
+}
+
+#[tokio::test]
 async fn a_rejected_document_may_be_sent_again_once_fixed() {
     let server = start(ID).await;
     let dir = tempfile::tempdir().unwrap();

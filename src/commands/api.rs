@@ -157,8 +157,8 @@ pub enum DeviceChecksSkipped {
         "{} records this device's onboard_id but not the VAT number and invoice type it was onboarded \
          with (an earlier invoicedrop onboarded it), so documents are sent without checking them against \
          it (D21): the authority rejects those of another seller VAT number or of a type the device may \
-         not issue. Onboarding a new device (with its own --state folder: documents accepted through \
-         this one are known only here) records both",
+         not issue. Onboarding a new device into this state folder records both (the numbers this one \
+         issued are not issued again through the new one)",
         state.display()
     )]
     NotRecorded {
@@ -189,8 +189,8 @@ impl Device {
 
 /// The device to send through: `INVOICEDROP_ONBOARD_ID`, else the one remembered in the ledger,
 /// else (built-in sandbox only) a sandbox device onboarded now and remembered. The override is
-/// checked like the remembered device when it is the same one; otherwise its VAT number and type
-/// are unknown.
+/// checked like the remembered device when it is the same one or an earlier device of this state
+/// folder; otherwise its VAT number and type are unknown.
 pub(super) fn device(rt: &Runtime, conn: &Connection, ledger: &Ledger, seller: &Party) -> anyhow::Result<Device> {
     let remembered = ledger.remembered_device()?;
     let state = || conn.ledger_dir.clone();
@@ -201,6 +201,8 @@ pub(super) fn device(rt: &Runtime, conn: &Connection, ledger: &Ledger, seller: &
                 onboard_id: old,
                 checks: Err(DeviceChecksSkipped::NotRecorded { state: state() }),
             },
+            // An earlier device of this state folder (replaced by a later onboarding).
+            _ if let Some(d) = ledger.device(id)? => Device::known(d),
             _ => Device {
                 onboard_id: id.clone(),
                 checks: Err(DeviceChecksSkipped::Override { state: state() }),
@@ -311,6 +313,32 @@ mod tests {
         assert!(
             note.contains("INVOICEDROP_ONBOARD_ID") && note.contains("sent without checking"),
             "{note}"
+        );
+    }
+
+    #[test]
+    fn an_earlier_device_of_the_state_folder_named_by_the_override_is_checked_as_onboarded() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let ledger = Ledger::open(dir.path()).unwrap();
+            ledger.remember_device(&standard_only()).unwrap();
+            ledger
+                .remember_device(&OnboardedDevice {
+                    onboard_id: "next==".into(),
+                    vat_number: "300000000000003".into(),
+                    invoice_type: DeviceType::Both,
+                })
+                .unwrap();
+        }
+        assert_eq!(resolve(dir.path(), None).unwrap().onboard_id, "next==");
+        let d = resolve(dir.path(), Some("b2b==")).unwrap();
+        assert_eq!(d.onboard_id, "b2b==");
+        assert_eq!(
+            d.checks,
+            Ok(DeviceContext {
+                vat_number: "300000000000003".into(),
+                device_type: DeviceType::Standard,
+            })
         );
     }
 

@@ -28,6 +28,7 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
     let rt = api::runtime()?;
     let conn = api::connect(&rt, &args.api, &seller)?;
     let ledger = Ledger::open(&conn.ledger_dir)?;
+    let earlier = ledger.remembered_device()?.map(|d| d.onboard_id().to_string());
     let request = api::onboarding_request(
         &seller,
         &conn.settings.vat_number,
@@ -47,6 +48,14 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
         vat_number: conn.settings.vat_number.clone(),
         invoice_type: device_type,
     })?;
+    let replaced = earlier.filter(|id| *id != answer.onboard_id);
+    if let Some(id) = &replaced {
+        eprintln!(
+            "note: this device replaces the device {id} in {}: `invoicedrop run` now sends through the new one. \
+             Numbers the earlier device issued stay in the ledger and are not issued again",
+            conn.ledger_dir.display()
+        );
+    }
     if cli.json {
         outln!(
             "{}",
@@ -55,7 +64,8 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
                 "status": answer.status,
                 "vat_number": conn.settings.vat_number,
                 "invoice_type": device_type,
-                "state": conn.ledger_dir
+                "state": conn.ledger_dir,
+                "replaced": replaced
             })
         );
     } else if !cli.quiet {

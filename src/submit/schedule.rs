@@ -2,7 +2,7 @@
 //! token, ledger `in_flight`, request, answer, ledger record, and what comes next.
 
 use super::client::{AuthFailure, Reply};
-use super::ledger::{Decision, LedgerState, RecordAck, Replacement};
+use super::ledger::{Decision, LedgerEntry, LedgerState, RecordAck, Replacement};
 use super::retry::{self, Probe, Transition};
 use super::submitter::Shared;
 use super::{Outcome, SubmitError, SubmitEvent};
@@ -179,13 +179,24 @@ impl<'a> Run<'a> {
                 let raw = e.response.clone().unwrap_or_default();
                 Outcome::Conflict {
                     tag: job.tag,
-                    message: conflict_message(job.kind, &job.number, e.uuid.as_deref(), &e.updated_at),
+                    message: conflict_message(
+                        job.kind,
+                        &job.number,
+                        e.uuid.as_deref(),
+                        &e.updated_at,
+                        (e.key.onboard_id != self.shared.onboard_id).then_some(e.key.onboard_id.as_str()),
+                    ),
                     response: parse_response(&raw),
                     raw,
                     issued: issued_document(&e.body),
                     attempts: e.attempts,
                 }
             }
+            Decision::Elsewhere(e) => Outcome::Failed {
+                tag: job.tag,
+                reason: elsewhere_message(job.kind, &job.number, &e),
+                attempts: 0,
+            },
             Decision::Send {
                 body,
                 attempts,
@@ -376,7 +387,13 @@ impl<'a> Run<'a> {
                         // The interrupted earlier request was issued: the new content is a conflict.
                         return Outcome::Conflict {
                             tag: doc.tag,
-                            message: conflict_message(doc.kind, &doc.number, response.id.as_deref(), "in this run"),
+                            message: conflict_message(
+                                doc.kind,
+                                &doc.number,
+                                response.id.as_deref(),
+                                "in this run",
+                                None,
+                            ),
                             response,
                             raw,
                             issued: issued_document(&body),
@@ -531,13 +548,28 @@ fn issued_document(body: &[u8]) -> Option<Box<Document>> {
 
 /// What a conflict means and what to do; without the code ([`CONFLICT_CODE`](super::CONFLICT_CODE)), which the
 /// result files put in front once.
-fn conflict_message(kind: DocumentKind, number: &str, uuid: Option<&str>, when: &str) -> String {
+/// `device`: the earlier device it was issued through, when not this one.
+fn conflict_message(kind: DocumentKind, number: &str, uuid: Option<&str>, when: &str, device: Option<&str>) -> String {
     let uuid = uuid.map(|u| format!(", UUID {u}")).unwrap_or_default();
+    let device = device
+        .map(|d| format!(" through the earlier device {d}"))
+        .unwrap_or_default();
     format!(
-        "{kind} {number} is issued: the API accepted it earlier ({when}{uuid}), and the export now gives it \
+        "{kind} {number} is issued: the API accepted it earlier{device} ({when}{uuid}), and the export now gives it \
          different content, which was not sent. Its UUID, signed XML and QR in the results are the issued ones. To \
          change an issued document, issue a credit note or debit note against it; if this is a different document, \
          give it a new number"
+    )
+}
+
+/// A number sent through another device of the state folder with no final answer recorded.
+fn elsewhere_message(kind: DocumentKind, number: &str, sent: &LedgerEntry) -> String {
+    let when = sent.last_sent_at.as_deref().unwrap_or(&sent.updated_at);
+    format!(
+        "not sent: {kind} {number} was sent through the earlier device {id} ({when}) and no final answer was \
+         recorded, so it may be issued; sending it through this device could issue it twice. Settle it with \
+         that device first (INVOICEDROP_ONBOARD_ID={id} invoicedrop run with the same --state), then run again",
+        id = sent.key.onboard_id
     )
 }
 
@@ -585,9 +617,52 @@ mod tests {
 
     #[test]
     fn conflicts_say_what_to_do() {
-        let m = conflict_message(DocumentKind::Invoice, "INV-9", Some("u-1"), "2026-11-01T10:00:00Z");
+        let m = conflict_message(
+            DocumentKind::Invoice,
+            "INV-9",
+            Some("u-1"),
+            "2026-11-01T10:00:00Z",
+            None,
+        );
         assert!(
             m.contains("INV-9") && m.contains("credit note") && m.contains("new number"),
+            "{m}"
+        );
+        assert!(!m.contains("device"), "{m}");
+        let m = conflict_message(
+            DocumentKind::Invoice,
+            "INV-9",
+            None,
+            "2026-11-01T10:00:00Z",
+            Some("b2xk"),
+        );
+        assert!(m.contains("accepted it earlier through the earlier device b2xk"), "{m}");
+    }
+
+    #[test]
+    fn a_number_maybe_issued_by_another_device_says_how_to_settle_it() {
+        let e = LedgerEntry {
+            idempotency_key: String::new(),
+            key: crate::submit::DocumentKey {
+                onboard_id: "b2xk".into(),
+                kind: DocumentKind::Invoice,
+                number: "INV-9".into(),
+            },
+            content_hash: String::new(),
+            body: Vec::new(),
+            state: LedgerState::Unknown,
+            attempts: 2,
+            last_status: Some(503),
+            response: None,
+            uuid: None,
+            created_at: "2026-11-01T09:00:00Z".into(),
+            updated_at: "2026-11-01T10:00:01Z".into(),
+            last_sent_at: Some("2026-11-01T10:00:00Z".into()),
+        };
+        let m = elsewhere_message(DocumentKind::Invoice, "INV-9", &e);
+        assert!(
+            m.contains("INV-9 was sent through the earlier device b2xk (2026-11-01T10:00:00Z)")
+                && m.contains("INVOICEDROP_ONBOARD_ID=b2xk"),
             "{m}"
         );
     }

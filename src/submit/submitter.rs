@@ -174,6 +174,7 @@ impl Submitter {
                             content_hash: content_hash(&body),
                             key,
                             body,
+                            seller_vat: o.document.supplier_info.vat_number.clone(),
                         },
                         o.tag,
                     )));

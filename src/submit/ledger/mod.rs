@@ -249,6 +249,9 @@ pub(crate) struct BeginItem {
     pub(crate) idempotency_key: String,
     pub(crate) content_hash: String,
     pub(crate) body: Vec<u8>,
+    /// The document's seller VAT number: a number another device of the same seller issued (or
+    /// maybe issued) is not sent again.
+    pub(crate) seller_vat: Option<String>,
 }
 
 /// Content to send once an unresolved earlier request is settled as rejected.
@@ -265,6 +268,9 @@ pub(crate) enum Decision {
     Done(Box<LedgerEntry>),
     /// Accepted earlier with other content: do not send.
     Conflict(Box<LedgerEntry>),
+    /// Sent earlier through another device of this state folder, with no final answer recorded:
+    /// maybe issued, so not sent through this one.
+    Elsewhere(Box<LedgerEntry>),
     /// Send `body`; for a document that was maybe processed, `body` is the stored one and
     /// `replacement` the new content, to send only if the stored one turns out rejected.
     Send {
@@ -440,11 +446,16 @@ impl Ledger {
             path: self.inner.dir.join("ledger.sqlite"),
             message: e.to_string(),
         })?;
-        let pairs = vec![
+        let meta = vec![
             (META_ONBOARD_ID.to_string(), device.onboard_id.clone()),
-            (META_DEVICE.to_string(), json),
+            (META_DEVICE.to_string(), json.clone()),
         ];
-        match self.ask_blocking(Request::SetMeta(pairs))? {
+        match self.ask_blocking(Request::AddDevice {
+            onboard_id: device.onboard_id.clone(),
+            vat_number: device.vat_number.clone(),
+            record: json.clone(),
+            meta,
+        })? {
             Answer::Done => Ok(()),
             _ => Err(LedgerError::Closed),
         }
@@ -469,6 +480,23 @@ impl Ledger {
             Some(device) => RememberedDevice::Known(device),
             None => RememberedDevice::OnboardIdOnly(onboard_id),
         }))
+    }
+
+    /// A device onboarded into this state folder, the current one or an earlier one, with its VAT
+    /// number and invoice type (`None` when this folder never recorded them). Blocks briefly.
+    pub fn device(&self, onboard_id: &str) -> Result<Option<OnboardedDevice>, LedgerError> {
+        let json = match self.ask_blocking(Request::GetDevice(onboard_id.to_string()))? {
+            Answer::Meta(v) => v,
+            _ => return Err(LedgerError::Closed),
+        };
+        Ok(json
+            .and_then(|json| serde_json::from_str::<DeviceRecord>(&json).ok())
+            .filter(|r| r.onboard_id == onboard_id)
+            .map(|r| OnboardedDevice {
+                onboard_id: r.onboard_id,
+                vat_number: r.vat_number,
+                invoice_type: r.invoice_type,
+            }))
     }
 
     fn meta(&self, key: &str) -> Result<Option<String>, LedgerError> {

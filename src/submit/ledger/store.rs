@@ -33,6 +33,13 @@ CREATE TABLE IF NOT EXISTS documents (
     UNIQUE (onboard_id, kind, number)
 );
 CREATE INDEX IF NOT EXISTS documents_state ON documents (state);
+CREATE INDEX IF NOT EXISTS documents_number ON documents (number, kind);
+CREATE TABLE IF NOT EXISTS devices (
+    onboard_id   TEXT PRIMARY KEY NOT NULL,
+    vat_number   TEXT NOT NULL,
+    record       TEXT NOT NULL,
+    onboarded_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY NOT NULL,
     value TEXT NOT NULL
@@ -59,8 +66,16 @@ pub(super) enum Request {
     Get(DocumentKey),
     Stats,
     Unresolved(String),
-    /// Set these keys (in the one transaction of the batch).
-    SetMeta(Vec<(String, String)>),
+    /// Remember a device (onboard_id, VAT number) among the state folder's devices, and set these
+    /// keys, in one transaction.
+    AddDevice {
+        onboard_id: String,
+        vat_number: String,
+        record: String,
+        meta: Vec<(String, String)>,
+    },
+    /// The stored record of a device of this state folder.
+    GetDevice(String),
     GetMeta(String),
 }
 
@@ -178,6 +193,7 @@ impl Store {
             });
         }
         conn.execute_batch(SCHEMA).map_err(open_err)?;
+        adopt_remembered_device(&conn).map_err(open_err)?;
         conn.execute_batch(&format!("PRAGMA user_version={SCHEMA_VERSION};"))
             .map_err(open_err)?;
         conn.set_prepared_statement_cache_capacity(32);
@@ -327,14 +343,22 @@ fn execute(tx: &Transaction<'_>, request: Request) -> rusqlite::Result<Answer> {
             let rows = stmt.query_map(params![onboard_id], entry)?;
             Ok(Answer::Entries(rows.collect::<rusqlite::Result<Vec<_>>>()?))
         }
-        Request::SetMeta(pairs) => {
-            let mut stmt = tx.prepare_cached(
-                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
-            )?;
-            for (key, value) in pairs {
-                stmt.execute(params![key, value])?;
-            }
+        Request::AddDevice {
+            onboard_id,
+            vat_number,
+            record,
+            meta,
+        } => {
+            add_device(tx, &onboard_id, &vat_number, &record)?;
+            set_meta(tx, meta)?;
             Ok(Answer::Done)
+        }
+        Request::GetDevice(onboard_id) => {
+            let value = tx
+                .prepare_cached("SELECT record FROM devices WHERE onboard_id = ?1")?
+                .query_row(params![onboard_id], |r| r.get(0))
+                .optional()?;
+            Ok(Answer::Meta(value))
         }
         Request::GetMeta(key) => {
             let value = tx
@@ -346,6 +370,71 @@ fn execute(tx: &Transaction<'_>, request: Request) -> rusqlite::Result<Answer> {
     }
 }
 
+fn set_meta(tx: &Transaction<'_>, pairs: Vec<(String, String)>) -> rusqlite::Result<()> {
+    let mut stmt =
+        tx.prepare_cached("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2")?;
+    for (key, value) in pairs {
+        stmt.execute(params![key, value])?;
+    }
+    Ok(())
+}
+
+fn add_device(conn: &Connection, onboard_id: &str, vat_number: &str, record: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO devices (onboard_id, vat_number, record, onboarded_at) VALUES (?1, ?2, ?3, ?4) \
+         ON CONFLICT(onboard_id) DO UPDATE SET vat_number = ?2, record = ?3",
+    )?
+    .execute(params![onboard_id, vat_number, record, now()])?;
+    Ok(())
+}
+
+/// A state folder written before the devices table kept its device only in `meta`: list it
+/// there, so that its documents are matched by VAT number like any other device's.
+fn adopt_remembered_device(conn: &Connection) -> rusqlite::Result<()> {
+    let json: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'device'", [], |r| r.get(0))
+        .optional()?;
+    let Some(json) = json else { return Ok(()) };
+    let Ok(record) = serde_json::from_str::<serde_json::Value>(&json) else {
+        return Ok(());
+    };
+    if let (Some(id), Some(vat)) = (record["onboard_id"].as_str(), record["vat_number"].as_str()) {
+        conn.execute(
+            "INSERT OR IGNORE INTO devices (onboard_id, vat_number, record, onboarded_at) VALUES (?1, ?2, ?3, ?4)",
+            params![id, vat, json, now()],
+        )?;
+    }
+    Ok(())
+}
+
+/// The same number, issued or maybe issued through another device of this state folder for the
+/// same seller: accepted first, then sent without a final answer. A device whose VAT number is
+/// not known (onboarded by an earlier version) counts as the same seller's.
+fn issued_elsewhere(tx: &Transaction<'_>, item: &BeginItem) -> rusqlite::Result<Option<LedgerEntry>> {
+    let columns = COLUMNS
+        .split(", ")
+        .map(|c| format!("d.{}", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    tx.prepare_cached(&format!(
+        "SELECT {columns} FROM documents d LEFT JOIN devices v ON v.onboard_id = d.onboard_id \
+         WHERE d.number = ?1 AND d.kind = ?2 AND d.onboard_id <> ?3 \
+         AND d.state IN ('accepted', 'in_flight', 'unknown') \
+         AND (v.vat_number IS NULL OR ?4 IS NULL OR v.vat_number = ?4) \
+         ORDER BY d.state <> 'accepted', d.updated_at DESC LIMIT 1"
+    ))?
+    .query_row(
+        params![
+            item.key.number,
+            kind_name(item.key.kind),
+            item.key.onboard_id,
+            item.seller_vat
+        ],
+        entry,
+    )
+    .optional()
+}
+
 /// Register a document about to be submitted and decide what to do with it.
 fn begin(tx: &Transaction<'_>, item: BeginItem) -> rusqlite::Result<Decision> {
     let existing = tx
@@ -353,6 +442,14 @@ fn begin(tx: &Transaction<'_>, item: BeginItem) -> rusqlite::Result<Decision> {
         .query_row(params![item.idempotency_key], entry)
         .optional()?;
     let Some(e) = existing else {
+        if let Some(e) = issued_elsewhere(tx, &item)? {
+            let same = e.content_hash == item.content_hash;
+            return Ok(match e.state {
+                LedgerState::Accepted if same => Decision::Done(Box::new(e)),
+                LedgerState::Accepted => Decision::Conflict(Box::new(e)),
+                _ => Decision::Elsewhere(Box::new(e)),
+            });
+        }
         let now = now();
         tx.prepare_cached(
             "INSERT INTO documents (idempotency_key, onboard_id, kind, number, content_hash, body, state, attempts, \
