@@ -66,7 +66,7 @@ impl ResultIssue {
             severity,
             column: None,
             value: None,
-            message: m.message.clone(),
+            message: without_code(&m.message, code).to_string(),
         }
     }
 
@@ -107,6 +107,21 @@ impl ResultIssue {
                 message.to_string()
             },
         }
+    }
+}
+
+/// The authority's text without the `[CODE] - ` it starts with (the code is the issue's own), so
+/// that a result says `BR-KSA-98: ...`, not `BR-KSA-98: [BR-KSA-98] - ...`.
+fn without_code<'a>(text: &'a str, code: &str) -> &'a str {
+    let rest = text
+        .trim_start()
+        .strip_prefix('[')
+        .and_then(|r| r.strip_prefix(code))
+        .and_then(|r| r.strip_prefix(']'))
+        .map(|r| r.trim_start_matches([' ', '-', ':']));
+    match rest {
+        Some(r) if !r.trim().is_empty() => r,
+        _ => text,
     }
 }
 
@@ -158,6 +173,24 @@ mod tests {
         };
         let b = ResultIssue::from_message(&bare, "INV-REJECTED");
         assert_eq!((b.code.as_str(), b.severity), ("INV-REJECTED", Severity::Error));
+    }
+
+    #[test]
+    fn the_code_the_authority_repeats_in_its_text_is_said_once() {
+        let late = Message::warning(
+            "BR-KSA-98",
+            "KSA",
+            "[BR-KSA-98] - issue_date: the simplified invoice is reported more than 24 hours after it was issued",
+        );
+        assert_eq!(
+            ResultIssue::from_message(&late, "X").render(),
+            "BR-KSA-98: issue_date: the simplified invoice is reported more than 24 hours after it was issued"
+        );
+        // Another code in brackets, a bare bracket, or nothing after it: the text as it came.
+        for text in ["[BR-KSA-40] - other", "[BR-KSA-98]", "see [BR-KSA-98] - x"] {
+            let m = Message::warning("BR-KSA-98", "KSA", text);
+            assert_eq!(ResultIssue::from_message(&m, "X").message, text);
+        }
     }
 
     #[test]
