@@ -216,16 +216,16 @@ fn check_one(
 }
 
 /// The error of a file that changed while it was read: its results are written, its last
-/// document held back (`INV-FILE-CHANGED`), and it is to be run again once complete. A
+/// documents held back (`INV-FILE-CHANGED`), and it is to be run again once complete. A
 /// whole-file error (exit 2): the results do not cover the file as it now is.
 fn changed_error(changed: &pipeline::FileChanged, sending: bool) -> String {
     if sending {
         changed.explain(
-            "was not sent",
+            "not sent",
             "Run it again once it is complete: what was sent is reported from the ledger and only the rest is sent",
         )
     } else {
-        changed.explain("was held back", "Check it again once it is complete")
+        changed.explain("held back", "Check it again once it is complete")
     }
 }
 

@@ -212,12 +212,12 @@ impl Watcher<'_> {
         );
         if let Some(changed) = &summary.changed {
             // Still being written when taken (a writer that stalled longer than the quiet
-            // period), or replaced: its last document was not sent. Dropped again once
+            // period), or replaced: its last documents were not sent. Dropped again once
             // complete, it is reported from the ledger and only the rest is sent.
             let error = format!(
                 "{} ({counts})",
                 changed.explain(
-                    "was not sent",
+                    "not sent",
                     &format!(
                         "Drop {name} into the inbox again once it is complete: what was accepted is reported from the ledger and only the rest is sent"
                     ),

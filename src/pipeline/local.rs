@@ -24,6 +24,16 @@ const AHEAD: usize = 4;
 
 /// The rows still to read and the grouper that makes them into units, in input order: the
 /// batches of both layouts (`run`'s reading thread takes them too).
+///
+/// A document is released (put in a batch that is handed on, to be evaluated and maybe sent)
+/// only once the document after it has been closed too, or the rows have run out with the file
+/// unchanged: the row that closes a document may be the first of a file still being written,
+/// cut in its number cell (`INV-00` for `INV-0001`), so the document it closes may yet get more
+/// rows. A batch ends when the document after its last one is closed; that document, and the
+/// rows outside any document after it, start the next batch. When the file changed, the
+/// documents still unreleased at the end are those that may be incomplete: they are held back
+/// ([`Watched::at_end`]). The units are moved, never copied: one document more is held, per
+/// file, whatever its size.
 pub(super) struct Reading {
     rows: Box<dyn Iterator<Item = Result<Row, RowError>> + Send>,
     grouper: Grouper,
@@ -31,10 +41,13 @@ pub(super) struct Reading {
     next: u64,
     /// The last batch's length (the next one starts with room for as many units).
     room: usize,
+    /// The last document closed, and the rows outside any document read after it: the start of
+    /// the next batch, not released before the next document is closed.
+    held: Vec<Unit>,
     done: bool,
     /// The file as it was when opened, looked at again when the rows run out.
     watched: Option<Watched>,
-    /// Set at the end of the rows when the file changed meanwhile (its last document was held
+    /// Set at the end of the rows when the file changed meanwhile (its last documents were held
     /// back).
     pub(super) changed: Option<FileChanged>,
 }
@@ -42,7 +55,7 @@ pub(super) struct Reading {
 impl Reading {
     /// The rows of `input`, grouped for `bound` (knowing its split keys, when found), the first
     /// batch with room for `per_batch` units. `sending`: its valid documents are sent (what the
-    /// finding on a last document held back says).
+    /// finding on a document held back says).
     pub(super) fn new(input: Input, bound: Arc<Bound>, per_batch: usize, sending: bool) -> Self {
         let Input {
             path,
@@ -56,6 +69,7 @@ impl Reading {
             grouper: Grouper::with_splits(bound, splits),
             next: 0,
             room: per_batch.max(1),
+            held: Vec::new(),
             done: false,
             watched: opened.map(|o| Watched::new(path, o, sending)),
             changed: None,
@@ -63,20 +77,25 @@ impl Reading {
     }
 
     /// The next batch and its number: units up to `per_batch` documents (with the rows outside
-    /// any document among them), the last one with whatever the grouper still holds.
+    /// any document among them), each released only once the next document is closed; the last
+    /// batch with whatever is left.
     pub(super) fn batch(&mut self, per_batch: usize) -> Option<(u64, Vec<Unit>)> {
         if self.done {
             return None;
         }
-        let mut batch = Vec::with_capacity(self.room);
-        let mut docs = 0usize;
-        while docs < per_batch {
+        let per_batch = per_batch.max(1);
+        let mut batch = Vec::with_capacity(self.room.max(self.held.len()));
+        // The document kept from the last batch (its first unit), and the rows after it.
+        batch.append(&mut self.held);
+        let mut last_doc = batch.first().and_then(|u| matches!(u, Unit::Document(_)).then_some(0));
+        let mut docs = usize::from(last_doc.is_some());
+        loop {
             let Some(item) = self.rows.next() else {
                 let mut last = self.grouper.finish();
-                // Before the last document is evaluated: a file that changed while it was read
-                // may have cut it (the documents before it were closed by a row after them).
+                // Before the last documents are evaluated: a file that changed while it was read
+                // may have cut the one open at the end, and the row that closed the one before.
                 if let Some(w) = &self.watched {
-                    self.changed = w.at_end(&mut last);
+                    self.changed = w.at_end(&mut batch, &mut last);
                 }
                 batch.extend(last);
                 self.done = true;
@@ -87,8 +106,19 @@ impl Reading {
                 Err(e) => self.grouper.push_error(e.source, e.message),
             };
             for u in units {
-                docs += usize::from(matches!(u, Unit::Document(_)));
+                if matches!(u, Unit::Document(_)) {
+                    docs += 1;
+                    last_doc = Some(batch.len());
+                }
                 batch.push(u);
+            }
+            if docs > per_batch
+                && let Some(at) = last_doc
+            {
+                // `per_batch` documents, each followed by a closed one: released. The last one
+                // closed waits for the next.
+                self.held.extend(batch.drain(at..));
+                break;
             }
         }
         self.room = batch.len().max(1);
@@ -294,15 +324,78 @@ mod tests {
     /// Every unit of `path`, read as `run` reads it, with what changed; `between` runs after the
     /// file is opened and before its rows are read.
     fn read_all(path: &std::path::Path, between: impl FnOnce()) -> (Vec<Unit>, Option<FileChanged>) {
-        let mapping = crate::mapping::bundled::get("xero").unwrap().unwrap();
+        let (batches, changed) = read_batches(path, "xero", 1000, between);
+        (batches.into_iter().flatten().collect(), changed)
+    }
+
+    /// The batches of `path` read with `mapping`, `per_batch` documents each, as `run` reads
+    /// them, with what changed; `between` runs after the file is opened and before its rows are
+    /// read. After every batch but the last, the document after its last one is already closed
+    /// (held, first, for the next batch).
+    fn read_batches(
+        path: &std::path::Path,
+        mapping: &str,
+        per_batch: usize,
+        between: impl FnOnce(),
+    ) -> (Vec<Vec<Unit>>, Option<FileChanged>) {
+        let mapping = crate::mapping::bundled::get(mapping).unwrap().unwrap();
         let prepared = prepare(path, Arc::new(mapping), &crate::config::Config::default()).unwrap();
         between();
-        let mut reading = Reading::new(prepared.input, prepared.bound, 1000, true);
-        let mut units = Vec::new();
-        while let Some((_, batch)) = reading.batch(1000) {
-            units.extend(batch);
+        let mut reading = Reading::new(prepared.input, prepared.bound, per_batch, true);
+        let mut batches = Vec::new();
+        while let Some((_, batch)) = reading.batch(per_batch) {
+            let docs = batch.iter().filter(|u| matches!(u, Unit::Document(_))).count();
+            if reading.done {
+                assert!(reading.held.is_empty());
+            } else {
+                assert_eq!(docs, per_batch, "a batch before the last");
+                assert!(
+                    matches!(reading.held.first(), Some(Unit::Document(_))),
+                    "a batch is released once the document after it is closed"
+                );
+            }
+            batches.push(batch);
         }
-        (units, reading.changed.take())
+        (batches, reading.changed.take())
+    }
+
+    /// A change of the file's modification time alone (an hour back): the rows read are the
+    /// same.
+    fn touch(path: &std::path::Path) {
+        let f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        let was = f.metadata().unwrap().modified().unwrap();
+        f.set_modified(was - std::time::Duration::from_secs(3600)).unwrap();
+    }
+
+    /// The number and first line of each document, and its rows' lines.
+    fn documents(units: &[Unit]) -> Vec<(String, Vec<u64>)> {
+        units
+            .iter()
+            .filter_map(|u| match u {
+                Unit::Document(d) => Some((
+                    d.key.clone(),
+                    d.rows.iter().map(|r| r.source().map_or(0, |s| s.line)).collect(),
+                )),
+                Unit::Stray(_) => None,
+            })
+            .collect()
+    }
+
+    /// The documents with an `INV-FILE-CHANGED` finding, each with whether it says it is the
+    /// last.
+    fn held(units: &[Unit]) -> Vec<(String, bool)> {
+        units
+            .iter()
+            .filter_map(|u| {
+                let found = file_changed_issues(u);
+                let Unit::Document(d) = u else { return None };
+                (!found.is_empty()).then(|| {
+                    assert_eq!(found.len(), 1, "{found:?}");
+                    assert_eq!(found[0].0, 0, "on the first row");
+                    (d.key.clone(), found[0].1.contains("this last document"))
+                })
+            })
+            .collect()
     }
 
     fn file_changed_issues(u: &Unit) -> Vec<(usize, String)> {
@@ -317,7 +410,7 @@ mod tests {
     }
 
     #[test]
-    fn a_file_that_grows_while_read_has_its_last_document_held_back_and_only_that_one() {
+    fn a_file_that_grows_while_read_has_its_last_documents_held_back_and_only_those() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.csv");
         // The fifth document, INV-0105, has four lines (the third, INV-0103, is voided: skipped).
@@ -338,9 +431,19 @@ mod tests {
         assert_eq!(docs.len(), 5);
         let Unit::Document(last) = docs[4] else { unreachable!() };
         assert_eq!(last.key, "INV-0105");
-        let held = changed.held_back.clone().expect("the last document is held back");
-        assert_eq!(held.0, last.key);
-        assert_eq!(Some(held.1), last.rows[0].source().map(|s| s.line));
+        // The document before it, INV-0104, is a draft (skipped, never sent): nothing to hold.
+        let Unit::Document(before) = docs[3] else {
+            unreachable!()
+        };
+        assert!(before.skip.is_some());
+        assert_eq!(
+            changed.held_back,
+            [super::super::HeldBack {
+                number: last.key.clone(),
+                line: last.rows[0].source().map_or(0, |s| s.line),
+                last: true,
+            }]
+        );
         // One finding, on the last document's first row; the documents before it untouched.
         let found = file_changed_issues(docs[4]);
         assert_eq!(found.len(), 1, "{found:?}");
@@ -366,9 +469,197 @@ mod tests {
         });
         let changed = changed.expect("replaced");
         assert!(matches!(changed.now, Ok(n) if n < head.len() as u64), "{changed:?}");
-        assert!(changed.held_back.is_some());
+        assert_eq!(changed.held_back.len(), 2, "{changed:?}");
         std::fs::write(&path, &head).unwrap();
         let (_, changed) = read_all(&path, || std::fs::remove_file(&path).unwrap());
         assert!(changed.expect("removed").now.is_err());
+    }
+
+    /// Where `cut` falls in `text` (line `line`, 1-based): in the number cell of that line
+    /// (`INV-0`), after its number (five bytes before its end), or at its start (right after
+    /// the newline that ends the line before).
+    #[derive(Debug, Clone, Copy)]
+    enum Cut {
+        InNumber,
+        AfterNumber,
+        AtStart,
+    }
+
+    fn cut_at(text: &str, line: usize, cut: Cut) -> usize {
+        let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
+        let this = text[start..].lines().next().unwrap();
+        match cut {
+            Cut::AtStart => start,
+            Cut::InNumber => start + this.find(",INV-0").or_else(|| this.find(",CN-0")).unwrap() + 1 + 5,
+            Cut::AfterNumber => start + this.len() - 5,
+        }
+    }
+
+    #[test]
+    fn a_cut_holds_back_the_document_open_at_the_end_and_the_one_before_it_wherever_it_falls() {
+        // Lines 9-12 INV-0105, 13 CN-0006, 14-15 INV-0107.
+        let head = xero_head(7);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.csv");
+        // The cut's line and place, the last documents read (number, lines), and those held
+        // back (number, whether it is the last).
+        type Case = (
+            usize,
+            Cut,
+            &'static [(&'static str, &'static [u64])],
+            &'static [(&'static str, bool)],
+        );
+        let cases: &[Case] = &[
+            // In the number cell of INV-0107's second line: the stub `INV-0` ends INV-0107,
+            // which may be missing that line.
+            (
+                15,
+                Cut::InNumber,
+                &[("CN-0006", &[13]), ("INV-0107", &[14]), ("INV-0", &[15])],
+                &[("INV-0107", false), ("INV-0", true)],
+            ),
+            // In the number cell of INV-0107's first line: the stub ends CN-0006.
+            (
+                14,
+                Cut::InNumber,
+                &[("CN-0006", &[13]), ("INV-0", &[14])],
+                &[("CN-0006", false), ("INV-0", true)],
+            ),
+            // After the number of INV-0107's second line, and right after the newline that
+            // ends its first: INV-0107 is open at the end, and the one before it is held too.
+            (
+                15,
+                Cut::AfterNumber,
+                &[("CN-0006", &[13]), ("INV-0107", &[14, 15])],
+                &[("CN-0006", false), ("INV-0107", true)],
+            ),
+            (
+                15,
+                Cut::AtStart,
+                &[("CN-0006", &[13]), ("INV-0107", &[14])],
+                &[("CN-0006", false), ("INV-0107", true)],
+            ),
+            // Right after the newline that ends INV-0105's third line (a writer that paused
+            // between two rows of one document).
+            (
+                12,
+                Cut::AtStart,
+                &[("INV-0104", &[8]), ("INV-0105", &[9, 10, 11])],
+                // INV-0104 is a draft: skipped, never sent.
+                &[("INV-0105", true)],
+            ),
+            // In the number cell of INV-0105's fourth line: INV-0105 ended by the stub.
+            (
+                12,
+                Cut::InNumber,
+                &[("INV-0105", &[9, 10, 11]), ("INV-0", &[12])],
+                &[("INV-0105", false), ("INV-0", true)],
+            ),
+        ];
+        for &(line, cut, tail, expected) in cases {
+            let at = cut_at(&head, line, cut);
+            let text = &head[..at];
+            std::fs::write(&path, text).unwrap();
+            let what = format!("cut {cut:?} line {line}: {:?}", &head[at.saturating_sub(12)..at]);
+            // Unchanged: every document released, nothing held back.
+            let (batches, changed) = read_batches(&path, "xero", 1, || {});
+            assert_eq!(changed, None, "{what}");
+            let units: Vec<Unit> = batches.into_iter().flatten().collect();
+            let docs = documents(&units);
+            let expect_tail: Vec<(String, Vec<u64>)> = tail.iter().map(|(n, l)| (n.to_string(), l.to_vec())).collect();
+            assert_eq!(docs[docs.len() - tail.len()..], expect_tail[..], "{what}");
+            assert!(held(&units).is_empty(), "{what}");
+            // The same rows, the file changed meanwhile: the two last documents are held back
+            // (the skipped ones say nothing), whatever the batch size.
+            for per_batch in [1, 2, 1000] {
+                let (batches, changed) = read_batches(&path, "xero", per_batch, || touch(&path));
+                let changed = changed.unwrap_or_else(|| panic!("{what}: changed"));
+                let units: Vec<Unit> = batches.into_iter().flatten().collect();
+                assert_eq!(documents(&units), docs, "{what}");
+                let found = held(&units);
+                let expect: Vec<(String, bool)> = expected.iter().map(|(n, l)| (n.to_string(), *l)).collect();
+                assert_eq!(found, expect, "{what}, {per_batch} a batch");
+                let named: Vec<(String, bool)> = changed.held_back.iter().map(|h| (h.number.clone(), h.last)).collect();
+                assert_eq!(named, expect, "{what}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_ending_in_a_row_without_number_holds_back_only_the_document_before_that_row() {
+        // The row without number may be a cut row of INV-0107 (its number comes later in a
+        // Xero line); CN-0006 was ended by INV-0107's first row, which a row follows.
+        let mut text = xero_head(7);
+        text.push_str("Someone,,,,\n");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.csv");
+        std::fs::write(&path, &text).unwrap();
+        let (batches, changed) = read_batches(&path, "xero", 1, || touch(&path));
+        let units: Vec<Unit> = batches.into_iter().flatten().collect();
+        assert!(matches!(units.last(), Some(Unit::Stray(_))));
+        assert_eq!(held(&units), [("INV-0107".to_string(), true)]);
+        let changed = changed.unwrap();
+        assert_eq!(changed.held_back.len(), 1);
+        assert!(
+            changed
+                .explain("not sent", "Again.")
+                .contains("its last document, INV-0107 (line 14), which may be incomplete, was not sent"),
+            "{}",
+            changed.explain("not sent", "Again.")
+        );
+    }
+
+    #[test]
+    fn a_spreadsheet_changed_while_read_has_its_last_two_documents_held_back_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("q.xlsx");
+        std::fs::copy(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/samples/quickbooks_invoices.xlsx"),
+            &path,
+        )
+        .unwrap();
+        let (batches, changed) = read_batches(&path, "quickbooks-online", 2, || {});
+        assert_eq!(changed, None);
+        let units: Vec<Unit> = batches.into_iter().flatten().collect();
+        assert!(held(&units).is_empty());
+        let docs = documents(&units);
+        assert!(docs.len() >= 3, "{docs:?}");
+        let (batches, changed) = read_batches(&path, "quickbooks-online", 2, || touch(&path));
+        let units: Vec<Unit> = batches.into_iter().flatten().collect();
+        assert_eq!(documents(&units), docs);
+        let last_two: Vec<(String, bool)> = docs[docs.len() - 2..]
+            .iter()
+            .zip([false, true])
+            .map(|((n, _), last)| (n.clone(), last))
+            .collect();
+        assert_eq!(held(&units), last_two);
+        assert_eq!(changed.unwrap().held_back.len(), 2);
+    }
+
+    #[test]
+    fn batches_keep_every_unit_in_input_order_whatever_their_size() {
+        let head = xero_head(7);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.csv");
+        // A row without number between two documents: a unit outside any document, in place.
+        let text = head.replacen("\nWalk-in Customer,", "\nSomeone,,,\nWalk-in Customer,", 1);
+        std::fs::write(&path, &text).unwrap();
+        let lines = |units: &[Unit]| -> Vec<u64> {
+            units
+                .iter()
+                .flat_map(|u| match u {
+                    Unit::Document(d) => d.rows.iter().collect::<Vec<_>>(),
+                    Unit::Stray(r) => vec![r],
+                })
+                .map(|r| r.source().map_or(0, |s| s.line))
+                .collect()
+        };
+        let all: Vec<u64> = (2..=text.lines().count() as u64).collect();
+        for per_batch in [1, 2, 3, 7, 1000] {
+            let (batches, _) = read_batches(&path, "xero", per_batch, || {});
+            let units: Vec<Unit> = batches.into_iter().flatten().collect();
+            assert_eq!(lines(&units), all, "{per_batch} a batch");
+            assert_eq!(documents(&units).len(), 7);
+        }
     }
 }

@@ -3,8 +3,8 @@
 //! parallel batches (one document's work on one thread), and every input row is written to the
 //! result file once, in input order, with its document's status.
 //!
-//! Memory holds the rows of the open document and of one batch of closed documents, never the
-//! file.
+//! Memory holds the rows of the open document, of the last closed one (released only once the
+//! next is closed, see `local.rs`) and of one batch of closed documents, never the file.
 
 mod dispatch;
 mod evaluate;
@@ -15,7 +15,7 @@ pub mod stamp;
 use dispatch::{Dispatched, dispatch_batch, finish_batch};
 use evaluate::evaluate;
 pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options, split_keys};
-pub use stamp::{FILE_CHANGED_CODE, FileChanged, FileStamp};
+pub use stamp::{FILE_CHANGED_CODE, FileChanged, FileStamp, HeldBack};
 
 use crate::compute::compute_document_totals;
 use crate::ingest::{Row, SourceRef};
@@ -62,7 +62,7 @@ pub struct Input {
     /// The rows, streamed.
     pub rows: Box<dyn Iterator<Item = Result<Row, RowError>> + Send>,
     /// The file's size and modification time when it was opened (`None`: not known, not
-    /// compared): compared again when the rows run out, before the last document is evaluated.
+    /// compared): compared again when the rows run out, before the last documents are evaluated.
     pub opened: Option<FileStamp>,
     /// The document numbers whose rows are not together in the file, when a first pass over it
     /// found them ([`split_keys`]): every part of such a document is invalid (`INV-MAP-SPLIT`),
@@ -269,10 +269,10 @@ pub struct FileSummary {
     /// A whole-file error. Its result files were not (all) written; the counts are what was done
     /// before it (in `run`, documents already sent, which the ledger keeps). Or the file changed
     /// while it was read ([`FileSummary::changed`]): its result files are written, and its last
-    /// document was held back.
+    /// documents were held back.
     pub error: Option<String>,
     /// Set when the file changed between its opening and the end of its rows (still being
-    /// written, or replaced): its last document was held back (`INV-FILE-CHANGED`).
+    /// written, or replaced): its last documents were held back (`INV-FILE-CHANGED`).
     #[serde(skip)]
     pub changed: Option<FileChanged>,
     /// The first problems, as `file line N: CODE column "value": message`.

@@ -1,7 +1,14 @@
 //! The input file's size and modification time, noted when it is opened and looked at again when
-//! its rows run out, before the last document is evaluated: a file that changed meanwhile was
+//! its rows run out, before its last documents are evaluated: a file that changed meanwhile was
 //! still being written (a writer that stalled longer than the watch's quiet period) or was
-//! replaced, and its last document, the only one whose rows may be cut, is held back.
+//! replaced, and the documents that may still have been receiving rows are held back.
+//!
+//! Those are two: the document open when the rows ran out (the last line read may be cut), and
+//! the one before it, ended by that document's first row, which may itself be a cut row of its
+//! own: `INV-0001` and `INV-0001` read, then `INV-00` where the writer stopped in the number
+//! cell of `INV-0001`'s third line. Every document before those two was ended by a row followed
+//! by another, so complete. The reading keeps the last document it closed until the next one is
+//! closed too (`Reading` in `local.rs`), so both are still there to hold back.
 //!
 //! One `stat` when the file is opened and one at its end: nothing per row.
 
@@ -9,7 +16,7 @@ use crate::mapping::{Issue, Unit};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-/// The rule code of a last document held back because its file changed while it was read.
+/// The rule code of a document held back because its file changed while it was read.
 pub const FILE_CHANGED_CODE: &str = "INV-FILE-CHANGED";
 
 /// A file's size and modification time.
@@ -40,9 +47,21 @@ pub struct FileChanged {
     pub opened: u64,
     /// Its size at the end of the rows, or why it could not be looked at.
     pub now: Result<u64, String>,
-    /// The last document, held back: its number and first line. `None` when the file ended
-    /// with rows outside any document (or a skipped document): nothing was held back.
-    pub held_back: Option<(String, u64)>,
+    /// The documents held back, in file order (at most two; none when the file had no document
+    /// or only skipped ones there).
+    pub held_back: Vec<HeldBack>,
+}
+
+/// A document held back because its file changed while it was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldBack {
+    /// Its number.
+    pub number: String,
+    /// Its first line (or sheet row).
+    pub line: u64,
+    /// It is the file's last document (else the one before the last, ended by a row that may
+    /// be a cut row of its own).
+    pub last: bool,
 }
 
 impl FileChanged {
@@ -55,35 +74,61 @@ impl FileChanged {
         }
     }
 
-    /// The file's error: what changed, what was held back (`held`: "was not sent"), and
-    /// `again`, what to do once the file is complete.
+    /// The file's error: what changed, what was held back (`held`: "not sent", "held back"),
+    /// and `again`, what to do once the file is complete.
     pub fn explain(&self, held: &str, again: &str) -> String {
-        match &self.held_back {
-            Some((number, line)) => format!(
-                "{self}: it was still being written or was replaced; its last document, {number} (line {line}), \
-                 which may be incomplete, {held} ({FILE_CHANGED_CODE}), and rows written after it was read \
-                 were not seen. {again}"
+        let named = |h: &HeldBack| format!("{} (line {})", h.number, h.line);
+        let which = match self.held_back.as_slice() {
+            [] => {
+                return format!(
+                    "{self}: it was still being written or was replaced; rows written after it was read were \
+                     not seen. {again}"
+                );
+            }
+            [one] if one.last => format!("its last document, {}, which may be incomplete, was {held}", named(one)),
+            [one] => format!(
+                "its last document but one, {}, which may be incomplete, was {held}",
+                named(one)
             ),
-            None => format!(
-                "{self}: it was still being written or was replaced; rows written after it was read were not \
-                 seen. {again}"
-            ),
-        }
+            more => {
+                let mut names: Vec<String> = more.iter().map(named).collect();
+                let last = names.pop().unwrap_or_default();
+                format!(
+                    "its last {} documents, {} and {last}, which may be incomplete, were {held}",
+                    if more.len() == 2 {
+                        "two".to_string()
+                    } else {
+                        more.len().to_string()
+                    },
+                    names.join(", ")
+                )
+            }
+        };
+        format!(
+            "{self}: it was still being written or was replaced; {which} ({FILE_CHANGED_CODE}), and rows \
+             written after it was read were not seen. {again}"
+        )
     }
 
-    /// The finding on the first row of the last document, held back; `sending` says whether
-    /// documents are sent (`run`, `watch`) or only checked.
-    pub fn finding(&self, sending: bool) -> String {
+    /// The finding on the first row of a document held back: the `last` one, or the one before
+    /// it; `sending` says whether documents are sent (`run`, `watch`) or only checked.
+    pub fn finding(&self, sending: bool, last: bool) -> String {
+        let which = if last {
+            "this last document may be incomplete"
+        } else {
+            "this document may be incomplete (the last row read, after it, may be a row of its own, cut \
+             short in its number)"
+        };
         if sending {
             format!(
-                "{self}: it was still being written or was replaced, so this last document may be incomplete \
-                 and is not sent; send the file again once it is complete (what was sent is reported from \
-                 the ledger, nothing is sent twice)"
+                "{self}: it was still being written or was replaced, so {which} and is not sent; send the \
+                 file again once it is complete (what was sent is reported from the ledger, nothing is sent \
+                 twice)"
             )
         } else {
             format!(
-                "{self}: it was still being written or was replaced, so this last document may be incomplete \
-                 and is held back; check the file again once it is complete"
+                "{self}: it was still being written or was replaced, so {which} and is held back; check the \
+                 file again once it is complete"
             )
         }
     }
@@ -126,27 +171,42 @@ impl Watched {
         changed.then(|| FileChanged {
             opened: self.opened.len,
             now: now.map(|s| s.len).map_err(|e| e.to_string()),
-            held_back: None,
+            held_back: Vec::new(),
         })
     }
 
-    /// The end of the rows, with `last` the unit the grouper closed there: when the file changed,
-    /// the last document gets an error on its first row (so it is invalid, and not sent) and
-    /// what changed is returned.
-    pub(super) fn at_end(&self, last: &mut Option<Unit>) -> Option<FileChanged> {
+    /// The end of the rows: `read`, the units read and not yet released (the last document the
+    /// grouper closed comes last among their documents), and `last`, the unit the grouper closed
+    /// at the end (the document open there). When the file changed, the documents that may
+    /// still have been receiving rows get an error on their first row (so they are invalid, and
+    /// not sent), and what changed is returned: the document open at the end, and the last one
+    /// of `read` (ended by the open one's first row, or, when none was open, by a row outside
+    /// any document, either of which may be a cut row of its own).
+    pub(super) fn at_end(&self, read: &mut [Unit], last: &mut Option<Unit>) -> Option<FileChanged> {
         let mut changed = self.changed()?;
-        if let Some(Unit::Document(doc)) = last
-            && doc.skip.is_none()
-            && let Some(first) = doc.rows.first_mut()
-        {
-            let line = first.source().map_or(0, |s| s.line);
-            first.issues.push(Issue::error(
-                FILE_CHANGED_CODE,
-                None,
-                None,
-                changed.finding(self.sending),
-            ));
-            changed.held_back = Some((doc.key.clone(), line));
+        let open = match last {
+            Some(Unit::Document(doc)) => Some(doc),
+            _ => None,
+        };
+        let before = read.iter_mut().rev().find_map(|u| match u {
+            Unit::Document(doc) => Some(doc),
+            Unit::Stray(_) => None,
+        });
+        let open_at_end = open.is_some();
+        for (doc, last) in [(before, !open_at_end), (open, true)] {
+            if let Some(doc) = doc
+                && doc.skip.is_none()
+                && let Some(first) = doc.rows.first_mut()
+            {
+                let line = first.source().map_or(0, |s| s.line);
+                let finding = changed.finding(self.sending, last);
+                first.issues.push(Issue::error(FILE_CHANGED_CODE, None, None, finding));
+                changed.held_back.push(HeldBack {
+                    number: doc.key.clone(),
+                    line,
+                    last,
+                });
+            }
         }
         Some(changed)
     }
@@ -165,16 +225,61 @@ mod tests {
         let c = FileChanged {
             opened: 12_345,
             now: Ok(23_456),
-            held_back: None,
+            held_back: Vec::new(),
         };
         assert_eq!(
             c.to_string(),
             "the file changed while it was read (12,345 bytes when opened, 23,456 now)"
         );
-        assert!(c.finding(true).starts_with(
+        assert!(c.finding(true, true).starts_with(
             "the file changed while it was read (12,345 bytes when opened, 23,456 now): it was still being written or was replaced, so this last document may be incomplete and is not sent; send the file again"
         ));
-        assert!(c.finding(false).contains("is held back; check the file again"));
+        assert!(c.finding(false, true).contains("is held back; check the file again"));
+        assert!(
+            c.finding(true, false).contains(
+                "so this document may be incomplete (the last row read, after it, may be a row of its own, cut short in its number) and is not sent; send the file again"
+            ),
+            "{}",
+            c.finding(true, false)
+        );
+    }
+
+    #[test]
+    fn the_file_error_names_the_documents_held_back() {
+        let held = |number: &str, line, last| HeldBack {
+            number: number.into(),
+            line,
+            last,
+        };
+        let mut c = FileChanged {
+            opened: 100,
+            now: Ok(90),
+            held_back: Vec::new(),
+        };
+        let start = "the file changed while it was read (100 bytes when opened, 90 now): it was still being \
+                     written or was replaced; ";
+        assert_eq!(
+            c.explain("not sent", "Again."),
+            format!("{start}rows written after it was read were not seen. Again.")
+        );
+        c.held_back = vec![held("A-1", 2, false), held("A-2", 5, true)];
+        assert_eq!(
+            c.explain("not sent", "Again."),
+            format!(
+                "{start}its last two documents, A-1 (line 2) and A-2 (line 5), which may be incomplete, were not \
+                 sent (INV-FILE-CHANGED), and rows written after it was read were not seen. Again."
+            )
+        );
+        c.held_back = vec![held("A-2", 5, true)];
+        assert!(c.explain("held back", "Again.").contains(
+            "; its last document, A-2 (line 5), which may be incomplete, was held back (INV-FILE-CHANGED), and"
+        ));
+        // The last document skipped (never sent): the one before it alone is named.
+        c.held_back = vec![held("A-1", 2, false)];
+        assert!(
+            c.explain("not sent", "Again.")
+                .contains("; its last document but one, A-1 (line 2), which may be incomplete, was not sent (")
+        );
     }
 
     #[test]

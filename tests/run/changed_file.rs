@@ -1,6 +1,8 @@
-//! A file truncated while `run` reads it: the last document read is held back
-//! (`INV-FILE-CHANGED` on its first row, status `invalid`, never sent), the file's error says
-//! so, and the exit code is 2 (a whole-file error: the results do not cover the file as it is).
+//! A file truncated while `run` reads it: the last document read and the one before it (which
+//! the last one's first row, perhaps cut in its number, ended) are held back (`INV-FILE-CHANGED`
+//! on their first rows, status `invalid`, never sent), the file's error says so, and the exit
+//! code is 2 (a whole-file error: the results do not cover the file as it is). Run again once
+//! complete, only the rest is sent.
 
 use super::support::*;
 use invoicedrop::sandbox::{Faults, SandboxConfig};
@@ -10,10 +12,10 @@ use std::time::Duration;
 const LIMIT: Duration = Duration::from_secs(300);
 
 #[test]
-fn a_file_truncated_while_run_reads_it_has_its_last_document_held_back_and_exits_2() {
+fn a_file_truncated_while_run_reads_it_has_its_last_two_documents_held_back_and_exits_2() {
     // Sending is slow until the file is cut. The reading runs at most 7 batches of 1,000
-    // documents ahead of the batch being sent, so while the first batch is being sent it cannot
-    // have reached the end of these 8,000.
+    // documents (and one document) ahead of the batch being sent, so while the first batch is
+    // being sent it cannot have reached the end of these 8,000.
     let server = Server::start(SandboxConfig {
         delay_ms: 1500,
         ..SandboxConfig::default()
@@ -68,28 +70,35 @@ fn a_file_truncated_while_run_reads_it_has_its_last_document_held_back_and_exits
     let rows = results(&d.join("results/backlog.result.csv"));
     let read = rows.len();
     assert!(read < n, "rows after the cut were read: {read}");
-    let (last, before) = rows.split_last().unwrap();
+    let (before, held) = rows.split_at(read - 2);
     assert!(
         before.iter().all(|r| r["result_status"] == "accepted"),
-        "every document before the last one is sent"
+        "every document before the last two is sent"
     );
-    assert_eq!(last["result_status"], "invalid", "{last:?}");
-    assert!(last["result_uuid"].is_empty(), "{last:?}");
-    let errors = &last["result_errors"];
-    assert!(
-        errors.contains(&format!(
-            "INV-FILE-CHANGED: the file changed while it was read ({} bytes when opened, ",
-            thousands(full.len())
-        )) && errors.contains("this last document may be incomplete and is not sent"),
-        "{errors}"
+    let changed = format!(
+        "INV-FILE-CHANGED: the file changed while it was read ({} bytes when opened, ",
+        thousands(full.len())
     );
-    // Nothing else was sent: the last document never left.
-    assert_eq!(server.accepted(), (read - 1) as u64, "{text}");
-    let number = &last["InvoiceNumber"];
+    for (r, which) in held.iter().zip([
+        "this document may be incomplete (the last row read, after it, may be a row of its own, cut short in its number) and is not sent",
+        "this last document may be incomplete and is not sent",
+    ]) {
+        assert_eq!(r["result_status"], "invalid", "{r:?}");
+        assert!(r["result_uuid"].is_empty(), "{r:?}");
+        let errors = &r["result_errors"];
+        assert!(errors.contains(&changed) && errors.contains(which), "{errors}");
+    }
+    // Nothing else was sent: the last two documents never left.
+    assert_eq!(server.accepted(), (read - 2) as u64, "{text}");
+    let (before_last, last) = (&held[0]["InvoiceNumber"], &held[1]["InvoiceNumber"]);
     assert!(
         text.contains("the file changed while it was read")
-            && text.contains(&format!("its last document, {number} (line {}),", read + 1))
-            && text.contains("was not sent (INV-FILE-CHANGED)")
+            && text.contains(&format!(
+                "its last two documents, {before_last} (line {}) and {last} (line {}),",
+                read,
+                read + 1
+            ))
+            && text.contains("were not sent (INV-FILE-CHANGED)")
             && text.contains("Run it again once it is complete"),
         "{text}"
     );
@@ -106,4 +115,136 @@ fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
+}
+
+#[test]
+fn a_file_cut_inside_the_number_of_its_next_line_holds_back_the_document_above_the_cut_too() {
+    // Invoices of three lines. The cut falls inside the number cell of T-07500's third line, as
+    // a writer about to write that line leaves it: what is read ends with T-07500's first two
+    // lines and a row numbered "T-07". That stub ends T-07500, which looks complete with two of
+    // its three lines: it must not be sent, nor the stub. Sending is slow until the cut: the
+    // reading runs at most 7 batches of 1,000 documents (and one document) ahead of the batch
+    // being sent, so while the first batch is being sent it cannot have reached T-07500.
+    let server = Server::start(SandboxConfig {
+        delay_ms: 1500,
+        ..SandboxConfig::default()
+    });
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    onboard(d, &env);
+    let (n, k) = (7_600, 7_500);
+    let path = d.join("backlog.csv");
+    xero_export_lines(&path, n, 3);
+    let full = std::fs::read(&path).unwrap();
+    // The start of T-07500's third line (the header, then three lines per invoice).
+    let third = full
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(3 * (k - 1) + 2)
+        .map(|(i, _)| i + 1)
+        .unwrap();
+    let number = format!("T-{k:05}");
+    let cell = full[third..]
+        .windows(number.len() + 2)
+        .position(|w| w == format!(",{number},").as_bytes())
+        .unwrap()
+        + third
+        + 1;
+    let cut = cell + 4;
+    assert_eq!(&full[cell..cut], b"T-07");
+
+    let out = d.join("run.out");
+    let mut child = command(d, &env, &["run", "backlog.csv", "--rate", "0"])
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(Stdio::from(std::fs::File::create(d.join("run.err")).unwrap()))
+        .spawn()
+        .unwrap();
+    wait_for(LIMIT, "the first document accepted", || {
+        server.accepted() >= 1 || exited(&mut child)
+    });
+    assert!(!exited(&mut child), "the run ended before the file was cut");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(cut as u64)
+        .unwrap();
+    server
+        .handle
+        .set_faults(Faults {
+            delay_ms: 0,
+            ..server.handle.faults()
+        })
+        .unwrap();
+    wait_for(LIMIT, "the run to end", || exited(&mut child));
+    let status = child.wait().unwrap();
+    let text = format!(
+        "{}{}",
+        std::fs::read_to_string(&out).unwrap(),
+        std::fs::read_to_string(d.join("run.err")).unwrap()
+    );
+    assert_eq!(status.code(), Some(2), "{text}");
+
+    // Every row read has a status: the invoices before T-07500 accepted, T-07500's two lines and
+    // the stub invalid, each held-back document saying why on its first row.
+    let rows = results(&d.join("results/backlog.result.csv"));
+    assert_eq!(rows.len(), 3 * (k - 1) + 3, "{text}");
+    let (before, held) = rows.split_at(3 * (k - 1));
+    let unsent = before.iter().find(|r| r["result_status"] != "accepted");
+    assert!(
+        unsent.is_none(),
+        "every invoice before T-07500 is sent: {unsent:?}\n{text}"
+    );
+    let numbers: Vec<&str> = held.iter().map(|r| r["InvoiceNumber"].as_str()).collect();
+    assert_eq!(numbers, [number.as_str(), number.as_str(), "T-07"]);
+    for r in held {
+        assert_eq!(r["result_status"], "invalid", "{r:?}");
+        assert!(r["result_uuid"].is_empty(), "{r:?}");
+    }
+    let changed = format!(
+        "INV-FILE-CHANGED: the file changed while it was read ({} bytes when opened, {} now)",
+        thousands(full.len()),
+        thousands(cut)
+    );
+    let (above, stub) = (&held[0]["result_errors"], &held[2]["result_errors"]);
+    assert!(
+        above.contains(&changed) && above.contains("may be incomplete") && above.contains("is not sent"),
+        "{above}"
+    );
+    assert!(held[1]["result_errors"].starts_with("INV-DOCUMENT"), "{:?}", held[1]);
+    assert!(
+        stub.contains(&changed) && stub.contains("this last document may be incomplete and is not sent"),
+        "{stub}"
+    );
+    // The sandbox issued neither.
+    assert_eq!(server.accepted(), (k - 1) as u64, "{text}");
+    let id = onboard_id(&d.join(".invoicedrop"));
+    let issued = server.issued(&id);
+    assert!(!issued.iter().any(|i| i == &number || i == "T-07"), "{text}");
+    let (first, stub_line) = (3 * (k - 1) + 2, 3 * (k - 1) + 4);
+    assert!(
+        text.contains(&format!(
+            "its last two documents, {number} (line {first}) and T-07 (line {stub_line}), which may be \
+             incomplete, were not sent (INV-FILE-CHANGED)"
+        )) && text.contains("Run it again once it is complete"),
+        "{text}"
+    );
+
+    // Once the file is complete, run again: the accepted invoices are reported from the ledger,
+    // the rest is sent, T-07500 with its three lines.
+    std::fs::write(&path, &full).unwrap();
+    let o = run(d, &env, &["run", "backlog.csv", "--rate", "0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", super::support::text(&o));
+    assert_eq!(server.accepted(), n as u64);
+    let stats = server.stats_json();
+    assert_eq!(device_count(&stats, "replays"), 0, "{stats}");
+    let rows = results(&d.join("results/backlog.result.csv"));
+    assert_eq!(rows.len(), 3 * n);
+    assert!(rows.iter().all(|r| r["result_status"] == "accepted"));
+    let xml = &rows[3 * (k - 1)]["result_xml_file"];
+    let signed = std::fs::read_to_string(d.join("results").join(xml)).unwrap();
+    assert!(signed.contains(&format!("<cbc:ID>{number}</cbc:ID>")), "{xml}");
+    assert_eq!(signed.matches("<cac:InvoiceLine>").count(), 3, "{signed}");
 }

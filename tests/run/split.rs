@@ -29,16 +29,6 @@ fn sage50_lines(dir: &Path) -> Vec<String> {
     lines
 }
 
-fn onboard_id(state: &Path) -> String {
-    Ledger::open(state)
-        .unwrap()
-        .remembered_device()
-        .unwrap()
-        .expect("a device is remembered")
-        .onboard_id()
-        .to_string()
-}
-
 /// The result rows, each as (number, status, errors).
 fn outcome(path: &Path) -> Vec<(String, String, String)> {
     results(path)

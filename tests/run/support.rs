@@ -164,6 +164,12 @@ pub fn onboard_standard_only(dir: &Path, env: &[(&str, String)], id: &str) {
 
 /// A Xero export of `n` one-line simplified invoices issued today (Riyadh), numbered T-00001...
 pub fn xero_export(path: &Path, n: usize) {
+    xero_export_lines(path, n, 1);
+}
+
+/// A Xero export of `n` simplified invoices issued today (Riyadh), numbered T-00001..., each of
+/// `lines` lines (item codes ITEM-m, then ITEM-m-2, ITEM-m-3...).
+pub fn xero_export_lines(path: &Path, n: usize, lines: usize) {
     let riyadh = FixedOffset::east_opt(3 * 3600).unwrap();
     let today = Utc::now().with_timezone(&riyadh).format("%d/%m/%Y").to_string();
     let mut out = String::from(
@@ -172,12 +178,30 @@ pub fn xero_export(path: &Path, n: usize) {
     for i in 1..=n {
         let cents = 1000 + (i % 97) * 25;
         let net = format!("{}.{:02}", cents / 100, cents % 100);
-        out.push_str(&format!(
-            "Walk-in customer {i},,,,,,,,,,,,,,,,,,T-{i:05},,{today},{today},,,,,,ITEM-{m},كتاب | Book {m},1,{net},,{net},200,15% Output VAT,,,,,,SAR,Sales Invoice,Sent,Awaiting Payment\n",
-            m = i % 13
-        ));
+        let m = i % 13;
+        for j in 1..=lines {
+            let item = if j == 1 {
+                format!("ITEM-{m}")
+            } else {
+                format!("ITEM-{m}-{j}")
+            };
+            out.push_str(&format!(
+                "Walk-in customer {i},,,,,,,,,,,,,,,,,,T-{i:05},,{today},{today},,,,,,{item},كتاب | Book {m},1,{net},,{net},200,15% Output VAT,,,,,,SAR,Sales Invoice,Sent,Awaiting Payment\n",
+            ));
+        }
     }
     std::fs::write(path, out).unwrap();
+}
+
+/// The onboard_id of the device remembered in the state folder `state`.
+pub fn onboard_id(state: &Path) -> String {
+    invoicedrop::submit::Ledger::open(state)
+        .unwrap()
+        .remembered_device()
+        .unwrap()
+        .expect("a device is remembered")
+        .onboard_id()
+        .to_string()
 }
 
 /// The rows of a result file, as maps of column → value.
