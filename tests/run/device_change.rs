@@ -5,7 +5,6 @@
 
 use super::support::*;
 use invoicedrop::sandbox::SandboxConfig;
-use invoicedrop::submit::{Ledger, RememberedDevice};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -13,13 +12,6 @@ fn onboard_as(dir: &Path, env: &[(&str, String)], id: &str) -> String {
     let o = run(dir, env, &["onboard", "--otp", "123456", "--device-id", id]);
     assert!(o.status.success(), "onboard failed: {}", text(&o));
     text(&o)
-}
-
-fn onboard_id(state: &Path) -> String {
-    match Ledger::open(state).unwrap().remembered_device().unwrap() {
-        Some(RememberedDevice::Known(d)) => d.onboard_id,
-        other => panic!("no device remembered: {other:?}"),
-    }
 }
 
 /// number → (status, uuid, errors) of the result file `results/a.result.csv`.
