@@ -224,6 +224,23 @@ impl KeyScan {
     }
 }
 
+/// The finding on the first row of a document followed by a row without a number (no
+/// `continuation`): that row may be one of its lines.
+fn orphan_issue(bound: &Bound, key: &str, line: u64) -> Issue {
+    let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
+    Issue::error(
+        "INV-MAP-ORPHAN",
+        column,
+        Some(key.to_string()),
+        format!(
+            "the row after this document's last row (line {line}) has no document number and may be one of its \
+             lines (a number cell merged over the document's rows, or a number written once per document): the \
+             document is not issued without it. Put the number on every row of the document (unmerge the cells), \
+             or, if the export writes it once per document, set `continuation = true` in the mapping's [group]"
+        ),
+    )
+}
+
 /// The finding on the first row of each part of a split document.
 fn split_issue(bound: &Bound, key: &str, parts: Option<&Parts>, earlier: Option<u64>) -> Issue {
     let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
@@ -414,9 +431,21 @@ impl Grouper {
         };
         if let Block::Stray = place {
             let what = if self.bound.mapping.continuation {
-                "a continuation row (blank document number) with no document above it"
+                "a continuation row (blank document number) with no document above it".to_string()
+            } else if let Some(doc) = &mut self.open {
+                // The document above may be missing this line: it is not issued without it.
+                if doc.skip.is_none() && !doc.split {
+                    let line = dr.source().map_or(0, |s| s.line);
+                    let issue = orphan_issue(&self.bound, &doc.key, line);
+                    doc.rows[0].issues.push(issue);
+                }
+                format!(
+                    "no document number in this row (the row above is of {}: if this row is one of its lines, \
+                     put its number here)",
+                    doc.key
+                )
             } else {
-                "no document number in this row"
+                "no document number in this row".to_string()
             };
             dr.issues.push(Issue::error("INV-MAP-NUMBER", None, None, what));
             dr.note = Some(RowNote::Broken);

@@ -333,6 +333,55 @@ fn a_row_without_number_inside_a_document_splits_it_unless_rows_continue() {
 }
 
 #[test]
+fn a_row_without_number_after_a_document_holds_the_document_back() {
+    let text = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+                A1,05/11/2026,X,,Pen,1,1,\n,,,,Cup,1,1,\nA2,05/11/2026,X,,Pen,1,1,\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    let b = bound(SIMPLE, &h);
+    let units = group_known(&b, rows.clone());
+    let ds = docs(&units);
+    assert_eq!(ds.len(), 2);
+    let orphan: Vec<_> = ds[0].rows[0]
+        .issues
+        .iter()
+        .filter(|i| i.code == "INV-MAP-ORPHAN")
+        .collect();
+    assert_eq!(orphan.len(), 1, "{:?}", ds[0].rows[0].issues);
+    assert_eq!(orphan[0].column.as_deref(), Some("No"));
+    assert_eq!(orphan[0].value.as_deref(), Some("A1"));
+    assert!(orphan[0].message.contains("(line 3)"), "{}", orphan[0].message);
+    assert!(ds[1].rows[0].issues.is_empty(), "A2 is not concerned");
+    let stray = units
+        .iter()
+        .find_map(|u| match u {
+            Unit::Stray(r) => Some(r),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        stray.issues[0].message.contains("the row above is of A1"),
+        "{:?}",
+        stray.issues
+    );
+    // With continuation rows it is A1's line; a row without number before any document, or
+    // after a document already split, adds nothing to the document.
+    let m = SIMPLE.replace("[defaults]", "[group]\ncontinuation = true\n[defaults]");
+    let units = group_known(&bound(&m, &h), rows);
+    assert!(docs(&units).iter().all(|d| d.rows.iter().all(|r| r.issues.is_empty())));
+    let text = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+                ,,,,Cup,1,1,\nA1,05/11/2026,X,,Pen,1,1,\n,,,,Cup,1,1,\nA1,05/11/2026,X,,Mug,1,1,\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    let units = group_known(&bound(SIMPLE, &h), rows);
+    let ds = docs(&units);
+    assert!(ds.iter().all(|d| d.split));
+    assert!(
+        ds.iter()
+            .all(|d| d.rows[0].issues.iter().all(|i| i.code != "INV-MAP-ORPHAN")),
+        "the split finding says it"
+    );
+}
+
+#[test]
 fn many_parts_are_counted_and_the_first_few_named() {
     let mut text = String::from("No,Date,Customer,VAT,Item,Qty,Price,Tax\n");
     for _ in 0..10 {

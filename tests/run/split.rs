@@ -140,3 +140,57 @@ fn a_row_without_number_inside_a_document_keeps_all_of_it_from_being_sent() {
     let server = Server::start(SandboxConfig::default());
     run_and_check(dir.path(), &server, "split.csv", &[2, 4], "2 and 4");
 }
+
+#[test]
+fn a_row_without_number_after_a_document_keeps_it_from_being_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = sage50_lines(dir.path());
+    // SI-1002's second row without its number (a number cell merged over the document's rows,
+    // the mapping without `continuation`): SI-1002 alone would be issued without that line.
+    let unnumbered = l[4].replacen("SI-1002", "", 1);
+    let file = [&l[0], &l[1], &l[2], &l[3], &unnumbered, &l[5]];
+    std::fs::write(
+        dir.path().join("m.csv"),
+        file.iter().map(|s| format!("{s}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    onboard(dir.path(), &env);
+    let o = run(dir.path(), &env, &["run", "m.csv", "--results", "r"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let rows = outcome(&dir.path().join("r/m.result.csv"));
+    let orphan = "INV-MAP-ORPHAN INVOICE_NUMBER \"SI-1002\": the row after this document's last row (line 5) \
+                  has no document number and may be one of its lines (a number cell merged over the \
+                  document's rows, or a number written once per document): the document is not issued \
+                  without it. Put the number on every row of the document (unmerge the cells), or, if the \
+                  export writes it once per document, set `continuation = true` in the mapping's [group]";
+    assert_eq!(rows[2], ("SI-1002".into(), "invalid".into(), orphan.into()), "{rows:?}");
+    let (number, status, errors) = &rows[3];
+    assert_eq!((number.as_str(), status.as_str()), ("", "invalid"));
+    assert!(
+        errors.contains("no document number in this row")
+            && errors.contains("the row above is of SI-1002: if this row is one of its lines, put its number here"),
+        "{errors}"
+    );
+    for i in [0, 1, 4] {
+        assert_eq!(rows[i].1, "accepted", "{rows:?}");
+    }
+    let mut numbers = server.issued(&onboard_id(&dir.path().join(".invoicedrop")));
+    numbers.sort();
+    assert_eq!(
+        numbers,
+        ["SCN-2001", "SI-1001"],
+        "SI-1002 is not issued without its line"
+    );
+
+    // `check` says the same.
+    let o = run(dir.path(), &[], &["check", "m.csv", "--results", "c"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let checked = outcome(&dir.path().join("c/m.result.csv"));
+    let expected: Vec<_> = rows
+        .iter()
+        .map(|(n, s, e)| (n.clone(), s.replace("accepted", "valid"), e.clone()))
+        .collect();
+    assert_eq!(checked, expected);
+}
