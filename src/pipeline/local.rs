@@ -22,6 +22,11 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 /// Batches handed in and waiting for an earlier one before a thread stops reading more.
 const AHEAD: usize = 4;
 
+/// The most rows outside any document a batch holds after its last document: past them, the
+/// batch goes whole (those rows are complete, so is the document before them), and a file of
+/// rows without numbers is read in batches like any other, not held whole.
+const STRAYS_PER_BATCH: usize = 1024;
+
 /// The rows still to read and the grouper that makes them into units, in input order: the
 /// batches of both layouts (`run`'s reading thread takes them too).
 ///
@@ -118,6 +123,11 @@ impl Reading {
                 // `per_batch` documents, each followed by a closed one: released. The last one
                 // closed waits for the next.
                 self.held.extend(batch.drain(at..));
+                break;
+            }
+            if batch.len() - last_doc.map_or(0, |at| at + 1) >= STRAYS_PER_BATCH {
+                // Rows outside any document, read past the last document: it and they are
+                // complete (a row came after each), so the batch goes whole.
                 break;
             }
         }
@@ -345,8 +355,14 @@ mod tests {
         let mut batches = Vec::new();
         while let Some((_, batch)) = reading.batch(per_batch) {
             let docs = batch.iter().filter(|u| matches!(u, Unit::Document(_))).count();
+            let strays_at_end = batch.iter().rev().take_while(|u| matches!(u, Unit::Stray(_))).count();
             if reading.done {
                 assert!(reading.held.is_empty());
+            } else if reading.held.is_empty() {
+                assert_eq!(
+                    strays_at_end, STRAYS_PER_BATCH,
+                    "a batch without a document held ends in rows outside any document"
+                );
             } else {
                 assert_eq!(docs, per_batch, "a batch before the last");
                 assert!(
@@ -634,6 +650,43 @@ mod tests {
             .collect();
         assert_eq!(held(&units), last_two);
         assert_eq!(changed.unwrap().held_back.len(), 2);
+    }
+
+    #[test]
+    fn rows_without_number_are_read_in_batches_not_held_whole() {
+        let head = xero_head(3);
+        let strays = "Someone,,,\n".repeat(5000);
+        // 5,000 rows without number after the first document, and before any.
+        let text = head.replacen("\nWalk-in Customer,", &format!("\n{strays}Walk-in Customer,"), 1);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.csv");
+        std::fs::write(&path, &text).unwrap();
+        let all = text.lines().count() - 1;
+        for per_batch in [1, 50] {
+            let (batches, changed) = read_batches(&path, "xero", per_batch, || {});
+            assert_eq!(changed, None);
+            assert!(batches.len() >= 5, "{} batches", batches.len());
+            assert!(
+                batches.iter().all(|b| b.len() <= STRAYS_PER_BATCH + 2),
+                "{:?}",
+                batches.iter().map(Vec::len).collect::<Vec<_>>()
+            );
+            let units: Vec<Unit> = batches.into_iter().flatten().collect();
+            let rows: usize = units
+                .iter()
+                .map(|u| match u {
+                    Unit::Document(d) => d.rows.len(),
+                    Unit::Stray(_) => 1,
+                })
+                .sum();
+            assert_eq!(rows, all);
+            assert_eq!(documents(&units).len(), 3);
+            // Changed at the end: the last two documents held back (INV-0103, a draft, says
+            // nothing), not the first, whose rows without number were followed by more rows.
+            let (batches, _) = read_batches(&path, "xero", per_batch, || touch(&path));
+            let units: Vec<Unit> = batches.into_iter().flatten().collect();
+            assert_eq!(held(&units), [("INV-0102".to_string(), false)]);
+        }
     }
 
     #[test]
