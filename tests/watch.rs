@@ -689,3 +689,38 @@ fn a_file_that_grows_after_it_was_taken_goes_to_failed_and_dropped_again_complet
     assert_eq!(second.len(), 1, "{second:?}");
     all_accepted(&d.join("in/results").join(&second[0]), n);
 }
+
+#[test]
+fn an_issued_invoice_dropped_again_with_other_content_counts_as_accepted_with_a_conflict() {
+    let (server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    let w = Watch::start(d, &env, &[]);
+    let bytes = export(3, "K");
+    std::fs::write(d.join("in/day.csv"), &bytes).unwrap();
+    wait_for(LIMIT, "day.csv in done/", || d.join("in/done/day.csv").exists());
+    // K-00002 again with another description: issued already, with other content.
+    let changed = String::from_utf8(bytes).unwrap().replace("Book 2,", "Book 2 revised,");
+    std::fs::write(d.join("in/again.csv"), changed).unwrap();
+    wait_for(LIMIT, "status.json after again.csv", || {
+        status_of(d)["last_file"]["name"] == "again.csv"
+    });
+    assert_eq!(server.accepted(), 3, "nothing sent again");
+    let s = status_of(d);
+    let docs = &s["last_file"]["documents"];
+    assert_eq!(
+        (
+            docs["accepted"].as_u64(),
+            docs["conflicts"].as_u64(),
+            docs["rejected"].as_u64()
+        ),
+        (Some(3), Some(1), Some(0)),
+        "{s:#}"
+    );
+    let log = w.log();
+    assert!(
+        log.contains(
+            "again.csv: done (3 rows, 3 accepted (1 in conflict with its export: INV-LEDGER-CONFLICT), 0 rejected, 0 failed"
+        ),
+        "{log}"
+    );
+}

@@ -460,18 +460,27 @@ fn counts_text(c: &pipeline::Counts) -> String {
         parts.push(format!("{} valid", c.valid));
     }
     if sent {
-        if c.conflicts > 0 {
-            parts.push(format!(
-                "{} accepted ({} issued earlier with content the export no longer gives: INV-LEDGER-CONFLICT)",
-                c.accepted, c.conflicts
-            ));
-        } else {
-            parts.push(format!("{} accepted", c.accepted));
-        }
+        parts.push(accepted_text(c));
         parts.push(format!("{} rejected", c.rejected));
         parts.push(format!("{} failed", c.failed));
     }
     parts.push(format!("{} invalid", c.invalid));
     parts.push(format!("{} skipped", c.skipped));
     parts.join(", ")
+}
+
+/// `5 accepted`, or `5 accepted (1 in conflict with its export: INV-LEDGER-CONFLICT)`: the
+/// accepted documents, conflicts included, and those issued earlier with content the export no
+/// longer gives as a count of their own (never among the rejected). Shared by `check`, `run`
+/// and `watch`'s log.
+pub(super) fn accepted_text(c: &pipeline::Counts) -> String {
+    if c.conflicts == 0 {
+        return format!("{} accepted", c.accepted);
+    }
+    format!(
+        "{} accepted ({} in conflict with its export: {})",
+        c.accepted,
+        c.conflicts,
+        crate::submit::CONFLICT_CODE
+    )
 }

@@ -202,9 +202,9 @@ impl Watcher<'_> {
             return self.fail(&claimed, &name, &why);
         };
         let counts = format!(
-            "{} rows, {} accepted, {} rejected, {} failed, {} invalid, {} skipped",
+            "{} rows, {}, {} rejected, {} failed, {} invalid, {} skipped",
             summary.rows,
-            summary.documents.accepted,
+            check::accepted_text(&summary.documents),
             summary.documents.rejected,
             summary.documents.failed,
             summary.documents.invalid,
