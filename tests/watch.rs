@@ -430,7 +430,7 @@ fn a_second_watcher_on_the_same_inbox_is_refused() {
     let o = run(d, &env, &["watch", "in2", "--results", "afile"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
-        text(&o).contains("--results afile: cannot create this folder"),
+        text(&o).contains("--results afile: afile is a file, not a folder: give --results a folder"),
         "{}",
         text(&o)
     );

@@ -243,6 +243,7 @@ fn sent_note(sending: bool) -> &'static str {
 pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
     let config = Config::load(args.input.config.as_deref())?;
     let now = parse_now(&args.now)?;
+    super::folder::no_file_in_the_way(&args.input.results)?;
     process(&args.paths, &args.input, &config, now, cli, None)
 }
 

@@ -2,6 +2,7 @@
 
 mod api;
 mod check;
+mod folder;
 mod generate;
 mod mappings;
 mod onboard;

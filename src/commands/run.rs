@@ -10,6 +10,8 @@ use chrono::Utc;
 
 /// Run `invoicedrop run`.
 pub fn run(args: RunArgs, cli: &Cli) -> anyhow::Result<Status> {
+    // Before the API is reached: nothing is sent that could not be written.
+    super::folder::results_folder(&args.input.results)?;
     let runner = Runner::start(&args.input, &args.api)?;
     if let Err(skipped) = &runner.device
         && !cli.quiet

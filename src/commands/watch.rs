@@ -380,12 +380,7 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
         results: args.results.clone().unwrap_or_else(|| inbox.root.join("results")),
     };
     // A results folder that cannot be made stops the watch now, not one warning per scan.
-    std::fs::create_dir_all(&input.results).with_context(|| {
-        format!(
-            "--results {}: cannot create this folder (is a file in the way?); give a folder the watcher may write",
-            input.results.display()
-        )
-    })?;
+    super::folder::results_folder(&input.results)?;
     let mut runner = Runner::start(&input, &args.api)?;
     // Lookup tables dropped into the inbox are read from there (the export itself is read from
     // .processing/), and left in place.
