@@ -2,6 +2,7 @@
 //! a file (or runs through one) is refused by name with what to do, not with the system's bare
 //! "File exists (os error 17)" on every input file.
 
+use super::json::Fatal;
 use std::path::{Path, PathBuf};
 
 /// The nearest part of `path` (itself or a parent) that exists and is not a folder, if any.
@@ -23,13 +24,14 @@ fn blocker(path: &Path) -> Option<PathBuf> {
 /// Nothing is created (`check` makes the folder when it writes the first result file).
 pub(super) fn no_file_in_the_way(path: &Path) -> anyhow::Result<()> {
     if let Some(file) = blocker(path) {
-        return Err(anyhow::anyhow!(
+        return Err(Fatal::usage(format!(
             "--results {}: {} is a file, not a folder: give --results a folder for the result files \
              (it is created when missing), or move {} out of the way",
             path.display(),
             file.display(),
             file.display()
-        ));
+        ))
+        .into());
     }
     Ok(())
 }
@@ -39,10 +41,11 @@ pub(super) fn no_file_in_the_way(path: &Path) -> anyhow::Result<()> {
 pub(super) fn results_folder(path: &Path) -> anyhow::Result<()> {
     no_file_in_the_way(path)?;
     std::fs::create_dir_all(path).map_err(|e| {
-        anyhow::anyhow!(
+        Fatal::usage(format!(
             "--results {}: cannot create this folder ({e}); give --results a folder you may write to",
             path.display()
-        )
+        ))
+        .into()
     })
 }
 

@@ -48,16 +48,15 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
         invoice_type: device_type,
     })?;
     if cli.json {
-        outln!(
-            "{}",
-            serde_json::json!({
-                "onboard_id": answer.onboard_id,
-                "status": answer.status,
-                "vat_number": conn.settings.vat_number,
-                "invoice_type": device_type,
-                "state": conn.ledger_dir
-            })
-        );
+        super::json::emit(&serde_json::json!({
+            "onboard_id": answer.onboard_id,
+            "status": answer.status,
+            "vat_number": conn.settings.vat_number,
+            "invoice_type": device_type,
+            "state": conn.ledger_dir,
+            "exit_code": 0,
+            "error": null,
+        }))?;
     } else if !cli.quiet {
         outln!(
             "device {} onboarded ({}) for {} documents under VAT {}; its onboard_id is kept in {} and used by `invoicedrop run`",

@@ -3,6 +3,7 @@
 //! [`RunDispatch`] sends each batch's valid documents and turns the answers into verdicts.
 
 use super::api::{self, DeviceChecksSkipped};
+use super::json::ErrorDoc;
 use crate::cli::*;
 use crate::config::Config;
 use crate::model::{Document, DocumentKind, InvoiceType, Message};
@@ -89,7 +90,7 @@ pub(super) struct RunDispatch<'a> {
     rt: &'a Runtime,
     submitter: &'a Submitter,
     /// Set when the run had to stop (credentials rejected, unknown device): nothing more is sent.
-    pub(super) stopped: Option<String>,
+    pub(super) stopped: Option<ErrorDoc>,
     bar: ProgressBar,
     tally: Tally,
     /// Raised by a signal (watch): batches not yet sent are left for the next start.
@@ -281,8 +282,8 @@ fn stopped_verdict(reason: &str) -> Verdict {
 impl Dispatch for RunDispatch<'_> {
     fn dispatch(&mut self, docs: Vec<Document>) -> Vec<Verdict> {
         let tracked: Vec<Option<Tracked>> = docs.iter().map(Self::simplified_of).collect();
-        let verdicts: Vec<Verdict> = if let Some(reason) = &self.stopped {
-            docs.iter().map(|_| stopped_verdict(reason)).collect()
+        let verdicts: Vec<Verdict> = if let Some(stop) = &self.stopped {
+            docs.iter().map(|_| stopped_verdict(&stop.message)).collect()
         } else if self.halt.is_some_and(|h| h.load(Ordering::SeqCst)) {
             self.halted = true;
             docs.iter().map(|_| halted_verdict()).collect()
@@ -355,7 +356,7 @@ impl RunDispatch<'_> {
             Err(e) => {
                 let reason = e.to_string();
                 self.bar.println(format!("error: {reason}"));
-                self.stopped = Some(reason.clone());
+                self.stopped = Some(ErrorDoc::new(super::json::submit_kind(&e), reason.clone()));
                 (0..n).map(|_| stopped_verdict(&reason)).collect()
             }
         }
