@@ -12,6 +12,8 @@ mod changed_file;
 mod device_checks;
 #[path = "run/exactly_once.rs"]
 mod exactly_once;
+#[path = "run/leftovers.rs"]
+mod leftovers;
 #[path = "run/reconcile.rs"]
 mod reconcile;
 #[path = "run/split.rs"]

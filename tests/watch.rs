@@ -724,3 +724,31 @@ fn an_issued_invoice_dropped_again_with_other_content_counts_as_accepted_with_a_
         "{log}"
     );
 }
+
+#[test]
+fn what_a_killed_process_left_in_the_results_folder_is_removed_and_a_live_one_s_kept() {
+    let (_server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    let results = d.join("in/results");
+    std::fs::create_dir_all(&results).unwrap();
+    // As a run killed with SIGKILL leaves them (its process has ended), and as a live one has
+    // them (this test's process id).
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let left = [
+        format!(".day.{dead}.0.staging"),
+        format!(".day.result.csv.{dead}.1.tmp"),
+    ];
+    std::fs::create_dir(results.join(&left[0])).unwrap();
+    std::fs::write(results.join(&left[0]).join("a.xml"), "<a/>").unwrap();
+    std::fs::write(results.join(&left[1]), "a,b\n").unwrap();
+    let live = format!(".other.{}.0.staging", std::process::id());
+    std::fs::create_dir(results.join(&live)).unwrap();
+    let w = Watch::start(d, &env, &[]);
+    std::fs::write(d.join("in/day.csv"), export(2, "L")).unwrap();
+    wait_for(LIMIT, "day.csv in done/", || d.join("in/done/day.csv").exists());
+    let hidden: Vec<String> = names(&results).into_iter().filter(|n| n.starts_with('.')).collect();
+    assert_eq!(hidden, [live], "{}", w.log());
+    assert!(w.log().contains("left by a process that no longer runs"), "{}", w.log());
+}

@@ -314,6 +314,11 @@ pub(super) fn process(
     list_limit: Option<usize>,
     dispatch: Option<&mut (dyn Dispatch + '_)>,
 ) -> anyhow::Result<Report> {
+    if let Some(note) = clean_leftovers(&input.results)
+        && !cli.quiet
+    {
+        eprintln!("note: {note}");
+    }
     let mut report = evaluate(paths, input, config, now, None, list_limit, !cli.quiet, dispatch)?.0;
     report.document_list_limit = list_limit;
     report.document_list_truncated = report.files.iter().any(list_truncated);
@@ -325,6 +330,33 @@ pub(super) fn process(
         ));
     }
     Ok(report)
+}
+
+/// Remove what processes that no longer run left aside in the results folder (a killed run's
+/// staging folder and temporary files; never what a live process writes, see
+/// `results/stale.rs`); a note saying what was removed, if anything.
+pub(super) fn clean_leftovers(results: &Path) -> Option<String> {
+    let removed = crate::results::stale::clean(results);
+    let names: Vec<String> = removed
+        .iter()
+        .take(5)
+        .map(|p| p.file_name().unwrap_or_default().to_string_lossy().into_owned())
+        .collect();
+    let more = removed.len().saturating_sub(names.len());
+    (!removed.is_empty()).then(|| {
+        format!(
+            "removed from {} {} hidden file(s) or folder(s) left by a process that no longer runs (a killed run's \
+             staging folder or temporary files): {}{}",
+            results.display(),
+            removed.len(),
+            names.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )
+    })
 }
 
 /// Say on stderr what went wrong (with or without `--json`: each file's error, no export), then

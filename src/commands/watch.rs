@@ -173,6 +173,9 @@ impl Watcher<'_> {
             None => info!("{name}: taken"),
         }
         self.write_status(Some(&name));
+        if let Some(note) = check::clean_leftovers(&self.input.results) {
+            info!("{note}");
+        }
         let mut dispatch = self.runner.dispatch(false, Some(self.halt));
         let evaluated = check::evaluate(
             std::slice::from_ref(&claimed),
