@@ -16,7 +16,8 @@ pub struct Cli {
     /// More detail on stderr (-v, -vv).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
-    /// Machine-readable output on stdout.
+    /// Machine-readable output: exactly one JSON document on stdout, whatever happens (a failure
+    /// is {"error": {"kind", "message"}, "exit_code"}); messages for people stay on stderr.
     #[arg(long, global = true)]
     pub json: bool,
 }
