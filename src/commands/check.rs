@@ -320,7 +320,6 @@ pub(super) fn process(
         eprintln!("note: {note}");
     }
     let mut report = evaluate(paths, input, config, now, None, list_limit, !cli.quiet, dispatch)?.0;
-    report.document_list_limit = list_limit;
     report.document_list_truncated = report.files.iter().any(list_truncated);
     if report.document_list_truncated {
         report.document_list_note = Some(format!(
