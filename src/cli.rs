@@ -16,7 +16,8 @@ pub struct Cli {
     /// More detail on stderr (-v, -vv).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
-    /// Machine-readable output on stdout.
+    /// Machine-readable output: exactly one JSON document on stdout, whatever happens (a failure
+    /// is {"error": {"kind", "message"}, "exit_code"}); messages for people stay on stderr.
     #[arg(long, global = true)]
     pub json: bool,
 }
@@ -59,6 +60,30 @@ pub struct InputArgs {
     pub results: PathBuf,
 }
 
+/// How many documents each file's `document_list` holds in the `--json` output of `check` and
+/// `run`.
+#[derive(Debug, Clone, Args)]
+pub struct ListArgs {
+    /// With --json: list at most N documents per file in `document_list` (the JSON says when a
+    /// list was cut: `document_list_truncated`).
+    #[arg(long, value_name = "N", default_value_t = DOCUMENT_LIST_LIMIT)]
+    pub list_limit: usize,
+    /// With --json: list every document of each file in `document_list` (held in memory until
+    /// the end: about 150 bytes a document).
+    #[arg(long, conflicts_with = "list_limit")]
+    pub list_all: bool,
+}
+
+/// Documents per file in `document_list` unless `--list-limit` or `--list-all` says otherwise.
+pub const DOCUMENT_LIST_LIMIT: usize = 1000;
+
+impl ListArgs {
+    /// The most documents listed per file; `None`: every one.
+    pub fn limit(&self) -> Option<usize> {
+        (!self.list_all).then_some(self.list_limit)
+    }
+}
+
 /// `invoicedrop check PATH...`
 #[derive(Debug, Clone, Args)]
 pub struct CheckArgs {
@@ -71,6 +96,9 @@ pub struct CheckArgs {
     /// Check as if it were this time (RFC 3339), for the date rules; default now.
     #[arg(long)]
     pub now: Option<String>,
+    /// The document list of --json.
+    #[command(flatten)]
+    pub list: ListArgs,
 }
 
 /// `invoicedrop report RESULTS_DIR`
@@ -189,6 +217,9 @@ pub struct RunArgs {
     /// API flags.
     #[command(flatten)]
     pub api: ApiArgs,
+    /// The document list of --json.
+    #[command(flatten)]
+    pub list: ListArgs,
 }
 
 /// `invoicedrop onboard --otp OTP --device-id ID`

@@ -2,7 +2,7 @@
 
 use clap::Parser;
 use invoicedrop::cli::{Cli, Command};
-use invoicedrop::commands::{self, Status};
+use invoicedrop::commands;
 use std::process::ExitCode;
 
 // mimalloc instead of the system allocator: `check` allocates per field and per document on
@@ -13,9 +13,16 @@ use std::process::ExitCode;
 static GLOBAL: invoicedrop::alloc::Allocator = invoicedrop::alloc::Allocator;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let json = commands::json::wants_json(&args);
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        // With --json, a command line that cannot be parsed is a JSON error too.
+        Err(e) => return commands::json::usage_error(e, json),
+    };
     invoicedrop::logging::init(cli.quiet, cli.verbose, matches!(cli.command, Command::Watch(_)));
-    let result = match &cli.command {
+    // A panic (a bug) still gives --json its one document; the panic's message is on stderr.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &cli.command {
         Command::Run(a) => commands::run(a.clone(), &cli),
         Command::Check(a) => commands::check(a.clone(), &cli),
         Command::Watch(a) => commands::watch(a.clone(), &cli),
@@ -24,12 +31,9 @@ fn main() -> ExitCode {
         Command::Sandbox(a) => commands::sandbox(a.clone(), &cli),
         Command::Report(a) => commands::report(a.clone(), &cli),
         Command::Generate(a) => commands::generate(a.clone(), &cli),
-    };
+    }));
     match result {
-        Ok(status) => status.into(),
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            Status::Error.into()
-        }
+        Ok(result) => commands::json::finish(cli.json, result),
+        Err(_) => commands::json::panicked(cli.json),
     }
 }

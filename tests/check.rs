@@ -486,6 +486,25 @@ fn a_configured_seller_replaces_the_demo_seller() {
 }
 
 #[test]
+fn a_results_path_that_is_a_file_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("out.csv"), "not a folder").unwrap();
+    let sample = samples().join("zoho_invoices.csv");
+    let out = run(
+        dir.path(),
+        &["check", "--now", NOW, sample.to_str().unwrap(), "--results", "out.csv"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--results out.csv: out.csv is a file, not a folder")
+            && stderr.contains("give --results a folder")
+            && !stderr.contains("os error"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn mappings_list_show_and_detect() {
     let dir = tempfile::tempdir().unwrap();
     let out = run(dir.path(), &["mappings", "list", "--json"]);

@@ -15,6 +15,8 @@ mod device_change;
 mod device_checks;
 #[path = "run/exactly_once.rs"]
 mod exactly_once;
+#[path = "run/leftovers.rs"]
+mod leftovers;
 #[path = "run/reconcile.rs"]
 mod reconcile;
 #[path = "run/split.rs"]
@@ -305,4 +307,26 @@ fn documents_whose_file_names_clash_get_suffixes_in_input_order() {
         assert!(signed.contains(&format!("<cbc:ID>{number}</cbc:ID>")), "{xml}");
     }
     assert_eq!(server.accepted(), 3);
+}
+
+#[test]
+fn a_results_path_that_is_a_file_is_refused_by_name_before_anything_is_sent() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    onboard(dir.path(), &env);
+    xero_export(&dir.path().join("a.csv"), 2);
+    std::fs::write(dir.path().join("results.txt"), "not a folder").unwrap();
+    for results in ["results.txt", "results.txt/day"] {
+        let o = run(dir.path(), &env, &["run", "a.csv", "--results", results]);
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{out}");
+        assert!(
+            out.contains(&format!("--results {results}: results.txt is a file, not a folder"))
+                && out.contains("give --results a folder")
+                && !out.contains("os error"),
+            "{out}"
+        );
+    }
+    assert_eq!(server.accepted(), 0, "nothing was sent");
 }

@@ -6,8 +6,8 @@ mod submit_fake;
 
 use invoicedrop::model::{Secret, example};
 use invoicedrop::submit::{
-    ApiSettings, Backoff, CONFLICT_CODE, DocumentKey, Ledger, LedgerError, LedgerState, Outcome, Outgoing, Submitter,
-    idempotency_key,
+    ApiSettings, Backoff, CONFLICT_CODE, DocumentKey, Ledger, LedgerError, LedgerState, Outcome, Outgoing, SubmitEvent,
+    Submitter, idempotency_key,
 };
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -138,7 +138,14 @@ async fn the_same_number_with_other_content_is_a_conflict_and_is_not_sent() {
     let dir = tempfile::tempdir().unwrap();
     let sub = connect(&server.base_url, Ledger::open(dir.path()).unwrap()).await;
     sub.submit_all(vec![invoice("C-1", 1)], |_| {}).await.unwrap();
-    let outcomes = sub.submit_all(vec![changed("C-1", 2)], |_| {}).await.unwrap();
+    let events: Arc<Mutex<Vec<SubmitEvent>>> = Arc::default();
+    let seen = events.clone();
+    let outcomes = sub
+        .submit_all(vec![changed("C-1", 2)], move |e| seen.lock().unwrap().push(e))
+        .await
+        .unwrap();
+    // Issued, with a conflict: counted as such by a progress line, never as a rejection.
+    assert_eq!(*events.lock().unwrap(), [SubmitEvent::Conflict], "{events:?}");
     let Outcome::Conflict {
         tag,
         message,

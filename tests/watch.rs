@@ -430,7 +430,7 @@ fn a_second_watcher_on_the_same_inbox_is_refused() {
     let o = run(d, &env, &["watch", "in2", "--results", "afile"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
-        text(&o).contains("--results afile: cannot create this folder"),
+        text(&o).contains("--results afile: afile is a file, not a folder: give --results a folder"),
         "{}",
         text(&o)
     );
@@ -693,4 +693,67 @@ fn a_file_that_grows_after_it_was_taken_goes_to_failed_and_dropped_again_complet
         .collect();
     assert_eq!(second.len(), 1, "{second:?}");
     all_accepted(&d.join("in/results").join(&second[0]), n);
+}
+
+#[test]
+fn an_issued_invoice_dropped_again_with_other_content_counts_as_accepted_with_a_conflict() {
+    let (server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    let w = Watch::start(d, &env, &[]);
+    let bytes = export(3, "K");
+    std::fs::write(d.join("in/day.csv"), &bytes).unwrap();
+    wait_for(LIMIT, "day.csv in done/", || d.join("in/done/day.csv").exists());
+    // K-00002 again with another description: issued already, with other content.
+    let changed = String::from_utf8(bytes).unwrap().replace("Book 2,", "Book 2 revised,");
+    std::fs::write(d.join("in/again.csv"), changed).unwrap();
+    wait_for(LIMIT, "status.json after again.csv", || {
+        status_of(d)["last_file"]["name"] == "again.csv"
+    });
+    assert_eq!(server.accepted(), 3, "nothing sent again");
+    let s = status_of(d);
+    let docs = &s["last_file"]["documents"];
+    assert_eq!(
+        (
+            docs["accepted"].as_u64(),
+            docs["conflicts"].as_u64(),
+            docs["rejected"].as_u64()
+        ),
+        (Some(3), Some(1), Some(0)),
+        "{s:#}"
+    );
+    let log = w.log();
+    assert!(
+        log.contains(
+            "again.csv: done (3 rows, 3 accepted (1 in conflict with its export: INV-LEDGER-CONFLICT), 0 rejected, 0 failed"
+        ),
+        "{log}"
+    );
+}
+
+#[test]
+fn what_a_killed_process_left_in_the_results_folder_is_removed_and_a_live_one_s_kept() {
+    let (_server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    let results = d.join("in/results");
+    std::fs::create_dir_all(&results).unwrap();
+    // As a run killed with SIGKILL leaves them (its process has ended), and as a live one has
+    // them (this test's process id).
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let left = [
+        format!(".day.{dead}.0.staging"),
+        format!(".day.result.csv.{dead}.1.tmp"),
+    ];
+    std::fs::create_dir(results.join(&left[0])).unwrap();
+    std::fs::write(results.join(&left[0]).join("a.xml"), "<a/>").unwrap();
+    std::fs::write(results.join(&left[1]), "a,b\n").unwrap();
+    let live = format!(".other.{}.0.staging", std::process::id());
+    std::fs::create_dir(results.join(&live)).unwrap();
+    let w = Watch::start(d, &env, &[]);
+    std::fs::write(d.join("in/day.csv"), export(2, "L")).unwrap();
+    wait_for(LIMIT, "day.csv in done/", || d.join("in/done/day.csv").exists());
+    let hidden: Vec<String> = names(&results).into_iter().filter(|n| n.starts_with('.')).collect();
+    assert_eq!(hidden, [live], "{}", w.log());
+    assert!(w.log().contains("left by a process that no longer runs"), "{}", w.log());
 }

@@ -220,11 +220,15 @@ pub(super) fn device(rt: &Runtime, conn: &Connection, ledger: &Ledger, seller: &
         None => {}
     }
     if conn.sandbox.is_none() {
-        anyhow::bail!(
-            "no device is onboarded for this state folder ({}): run `invoicedrop onboard --otp OTP --device-id ID` once, \
-             or set INVOICEDROP_ONBOARD_ID",
-            conn.ledger_dir.display()
-        );
+        return Err(super::json::Fatal::new(
+            super::json::ErrorKind::Device,
+            format!(
+                "no device is onboarded for this state folder ({}): run `invoicedrop onboard --otp OTP --device-id ID` \
+                 once, or set INVOICEDROP_ONBOARD_ID",
+                conn.ledger_dir.display()
+            ),
+        )
+        .into());
     }
     // The built-in sandbox's device may issue both types, so that every export can be tried.
     let device_type = DeviceType::Both;

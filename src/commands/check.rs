@@ -2,6 +2,7 @@
 //! result file per input and a summary.
 
 use super::Status;
+use super::json::{ErrorDoc, ErrorKind};
 use super::out::{out, outln};
 use crate::cli::*;
 use crate::config::Config;
@@ -9,7 +10,6 @@ use crate::mapping::detect::Role;
 use crate::mapping::{Mapping, bundled, detect};
 use crate::pipeline::{self, CheckOptions, Dispatch, FileSummary};
 use crate::results::ResultWriter;
-use anyhow::Context as _;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -19,21 +19,69 @@ use std::sync::Arc;
 /// Extensions read from folders.
 const EXTENSIONS: &[&str] = &["csv", "tsv", "txt", "xlsx", "xlsm", "xls", "xlsb", "ods"];
 
-/// What a `check` or `run` over several files gave.
+/// What a `check` or `run` over several files gave: the `--json` document.
 #[derive(Serialize)]
 pub(super) struct Report {
     demo_seller: bool,
-    /// One summary per file.
+    /// One summary per file, each with `document_list_truncated`.
+    #[serde(serialize_with = "files_json")]
     pub(super) files: Vec<FileSummary>,
     /// Files passed over, with why.
     pub(super) skipped_files: Vec<String>,
     rows: u64,
     documents: pipeline::Counts,
     codes: BTreeMap<String, u64>,
+    /// The most documents each file's `document_list` holds (`--list-limit`); null with
+    /// `--list-all`.
+    document_list_limit: Option<usize>,
+    /// True when some file's `document_list` was cut at the limit.
+    document_list_truncated: bool,
+    /// When a list was cut: how to get every document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    document_list_note: Option<String>,
     exit_code: u8,
-    /// No export was found in the paths.
+    /// Why the exit code is 2: files that could not be processed as a whole, no export, or a
+    /// run that had to stop. Null otherwise.
+    error: Option<ErrorDoc>,
+    /// No export was found in the paths: the paths, as given.
     #[serde(skip)]
-    no_exports: bool,
+    no_exports: Option<String>,
+}
+
+impl Report {
+    /// The exit status.
+    pub(super) fn status(&self) -> Status {
+        match self.exit_code {
+            0 => Status::Success,
+            1 => Status::Failure,
+            _ => Status::Error,
+        }
+    }
+
+    /// The command stopped (a run whose sending had to stop): exit 2 with this error.
+    pub(super) fn stop(&mut self, error: ErrorDoc) {
+        self.error = Some(error);
+        self.exit_code = Status::Error.code();
+    }
+}
+
+/// True when a file's `document_list` holds fewer documents than the file has.
+fn list_truncated(f: &FileSummary) -> bool {
+    (f.document_list.len() as u64) < f.documents.total()
+}
+
+/// The files of a [`Report`], each with `document_list_truncated`.
+fn files_json<S: serde::Serializer>(files: &[FileSummary], s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct File<'a> {
+        #[serde(flatten)]
+        summary: &'a FileSummary,
+        document_list_truncated: bool,
+    }
+    s.collect_seq(files.iter().map(|summary| File {
+        summary,
+        document_list_truncated: list_truncated(summary),
+    }))
 }
 
 /// Files to check: files as given, folders' exports (non-recursive), without our own result
@@ -99,7 +147,11 @@ fn whole_file_error(p: &Path, message: String) -> FileSummary {
 pub(super) fn parse_now(now: &Option<String>) -> anyhow::Result<DateTime<Utc>> {
     match now {
         Some(s) => Ok(DateTime::parse_from_rfc3339(s)
-            .with_context(|| format!("--now {s:?}: expected an RFC 3339 time such as 2026-11-21T09:00:00Z"))?
+            .map_err(|_| {
+                super::json::Fatal::usage(format!(
+                    "--now {s:?}: expected an RFC 3339 time such as 2026-11-21T09:00:00Z"
+                ))
+            })?
             .with_timezone(&Utc)),
         None => Ok(Utc::now()),
     }
@@ -243,48 +295,92 @@ fn sent_note(sending: bool) -> &'static str {
 pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
     let config = Config::load(args.input.config.as_deref())?;
     let now = parse_now(&args.now)?;
-    process(&args.paths, &args.input, &config, now, cli, None)
+    super::folder::no_file_in_the_way(&args.input.results)?;
+    let report = process(&args.paths, &args.input, &config, now, cli, args.list.limit(), None)?;
+    print(&report, cli)?;
+    Ok(report.status())
 }
 
 /// Check every export of `paths` (files, or folders' exports), handing valid documents to
-/// `dispatch` when there is one, write the result files, print the summary, and give the exit
-/// status. Shared by `check` and `run`.
+/// `dispatch` when there is one, and write the result files; the report, to [`print`] once the
+/// caller has added what it knows. Shared by `check` and `run`. `list_limit`: the most documents
+/// listed per file (`None`: all).
 pub(super) fn process(
     paths: &[PathBuf],
     input: &InputArgs,
     config: &Config,
     now: DateTime<Utc>,
     cli: &Cli,
+    list_limit: Option<usize>,
     dispatch: Option<&mut (dyn Dispatch + '_)>,
-) -> anyhow::Result<Status> {
-    let notes = !cli.quiet && !cli.json;
-    let (report, status) = evaluate(paths, input, config, now, None, notes, dispatch)?;
-    if report.no_exports && !cli.json {
-        eprintln!(
-            "error: no export to check in {}",
-            paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+) -> anyhow::Result<Report> {
+    if let Some(note) = clean_leftovers(&input.results)
+        && !cli.quiet
+    {
+        eprintln!("note: {note}");
     }
+    let mut report = evaluate(paths, input, config, now, None, list_limit, !cli.quiet, dispatch)?.0;
+    report.document_list_truncated = report.files.iter().any(list_truncated);
+    if report.document_list_truncated {
+        report.document_list_note = Some(format!(
+            "document_list holds the first {} documents of each file (document_list_truncated says which lists were cut): \
+             --list-all lists every document, --list-limit N up to N",
+            list_limit.unwrap_or_default()
+        ));
+    }
+    Ok(report)
+}
+
+/// Remove what processes that no longer run left aside in the results folder (a killed run's
+/// staging folder and temporary files; never what a live process writes, see
+/// `results/stale.rs`); a note saying what was removed, if anything.
+pub(super) fn clean_leftovers(results: &Path) -> Option<String> {
+    let removed = crate::results::stale::clean(results);
+    let names: Vec<String> = removed
+        .iter()
+        .take(5)
+        .map(|p| p.file_name().unwrap_or_default().to_string_lossy().into_owned())
+        .collect();
+    let more = removed.len().saturating_sub(names.len());
+    (!removed.is_empty()).then(|| {
+        format!(
+            "removed from {} {} hidden file(s) or folder(s) left by a process that no longer runs (a killed run's \
+             staging folder or temporary files): {}{}",
+            results.display(),
+            removed.len(),
+            names.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )
+    })
+}
+
+/// Say on stderr what went wrong (with or without `--json`: each file's error, no export), then
+/// print the report on stdout: the `--json` document, or the summary for people.
+pub(super) fn print(report: &Report, cli: &Cli) -> anyhow::Result<()> {
+    print_errors(report);
     if cli.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?);
+        super::json::emit(report)
     } else {
-        print_human(&report, cli.quiet);
+        print_human(report, cli.quiet);
+        Ok(())
     }
-    Ok(status)
 }
 
 /// [`process`] without printing anything but the demo-seller note (when `notes`): the report and
-/// its exit status. `batch` overrides the documents per batch. Used by `watch`, one file at a time.
+/// its exit status. `batch` overrides the documents per batch; `list_limit` is the most
+/// documents listed per file (`None`: all). Used by `watch`, one file at a time.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn evaluate(
     paths: &[PathBuf],
     input: &InputArgs,
     config: &Config,
     now: DateTime<Utc>,
     batch: Option<usize>,
+    list_limit: Option<usize>,
     notes: bool,
     mut dispatch: Option<&mut (dyn Dispatch + '_)>,
 ) -> anyhow::Result<(Report, Status)> {
@@ -302,6 +398,7 @@ pub(super) fn evaluate(
     let mut files_out = Vec::new();
     let files = expand(args.paths, &side_files, &mut skipped_files, &mut files_out);
     let mut opts = CheckOptions::new(now, seller);
+    opts.max_briefs = list_limit.unwrap_or(usize::MAX);
     opts.device = dispatch.as_ref().and_then(|d| d.device());
     if dispatch.is_none() {
         opts.batch = pipeline::CHECK_BATCH_DOCUMENTS;
@@ -356,8 +453,12 @@ pub(super) fn evaluate(
         rows: 0,
         documents: Default::default(),
         codes: BTreeMap::new(),
+        document_list_limit: list_limit,
+        document_list_truncated: false,
+        document_list_note: None,
         exit_code: 0,
-        no_exports: files.is_empty(),
+        error: None,
+        no_exports: files.is_empty().then(|| paths_text(args.paths)),
     };
     for f in &report.files {
         report.rows += f.rows;
@@ -373,34 +474,69 @@ pub(super) fn evaluate(
     } else {
         Status::Success
     };
-    report.exit_code = match status {
-        Status::Success => 0,
-        Status::Failure => 1,
-        Status::Error => 2,
-    };
+    report.exit_code = status.code();
+    if status == Status::Error {
+        report.error = Some(whole_file_error_doc(&report, paths));
+    }
     Ok((report, status))
+}
+
+/// `a, b`: the paths as given.
+fn paths_text(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The `error` of a report with exit code 2 for its files: how many could not be processed as
+/// a whole (each file's own `error` says why), or no export at all.
+fn whole_file_error_doc(r: &Report, paths: &[PathBuf]) -> ErrorDoc {
+    let failed: Vec<&FileSummary> = r.files.iter().filter(|f| f.error.is_some()).collect();
+    let message = match failed.first() {
+        Some(first) => format!(
+            "{} of {} input file(s) could not be processed as a whole (the `error` of each in `files` says why), \
+             first {}: {}",
+            failed.len(),
+            r.files.len(),
+            first.file,
+            first.error.as_deref().unwrap_or_default()
+        ),
+        None => format!("no export to check in {}", paths_text(paths)),
+    };
+    ErrorDoc::new(ErrorKind::File, message)
+}
+
+/// Each file's error, and no export at all, on stderr (with or without `--json`).
+fn print_errors(r: &Report) {
+    for f in &r.files {
+        let Some(e) = &f.error else { continue };
+        if e.starts_with(&f.file) {
+            eprintln!("error: {e}");
+        } else {
+            eprintln!("error: {}: {e}", f.file);
+        }
+        // A file that changed while it was read has its results, said with them.
+        if f.result_file.is_none() && (f.rows > 0 || f.documents.total() > 0) {
+            eprintln!(
+                "  before it: {} rows, {} documents: {}",
+                f.rows,
+                f.documents.total(),
+                counts_text(&f.documents)
+            );
+        }
+    }
+    if let Some(paths) = &r.no_exports {
+        eprintln!("error: no export to check in {paths}");
+    }
 }
 
 fn print_human(r: &Report, quiet: bool) {
     for f in &r.files {
-        if let Some(e) = &f.error {
-            if e.starts_with(&f.file) {
-                eprintln!("error: {e}");
-            } else {
-                eprintln!("error: {}: {e}", f.file);
-            }
-            // A file that changed while it was read has its results, said below.
-            if f.result_file.is_none() {
-                if f.rows > 0 || f.documents.total() > 0 {
-                    eprintln!(
-                        "  before it: {} rows, {} documents: {}",
-                        f.rows,
-                        f.documents.total(),
-                        counts_text(&f.documents)
-                    );
-                }
-                continue;
-            }
+        // Its error is said on stderr; a file that changed while it was read has its results.
+        if f.error.is_some() && f.result_file.is_none() {
+            continue;
         }
         if quiet {
             continue;
@@ -460,18 +596,27 @@ fn counts_text(c: &pipeline::Counts) -> String {
         parts.push(format!("{} valid", c.valid));
     }
     if sent {
-        if c.conflicts > 0 {
-            parts.push(format!(
-                "{} accepted ({} issued earlier with content the export no longer gives: INV-LEDGER-CONFLICT)",
-                c.accepted, c.conflicts
-            ));
-        } else {
-            parts.push(format!("{} accepted", c.accepted));
-        }
+        parts.push(accepted_text(c));
         parts.push(format!("{} rejected", c.rejected));
         parts.push(format!("{} failed", c.failed));
     }
     parts.push(format!("{} invalid", c.invalid));
     parts.push(format!("{} skipped", c.skipped));
     parts.join(", ")
+}
+
+/// `5 accepted`, or `5 accepted (1 in conflict with its export: INV-LEDGER-CONFLICT)`: the
+/// accepted documents, conflicts included, and those issued earlier with content the export no
+/// longer gives as a count of their own (never among the rejected). Shared by `check`, `run`
+/// and `watch`'s log.
+pub(super) fn accepted_text(c: &pipeline::Counts) -> String {
+    if c.conflicts == 0 {
+        return format!("{} accepted", c.accepted);
+    }
+    format!(
+        "{} accepted ({} in conflict with its export: {})",
+        c.accepted,
+        c.conflicts,
+        crate::submit::CONFLICT_CODE
+    )
 }

@@ -2,10 +2,10 @@
 //! bundled layout (see [`crate::generate`]).
 
 use super::Status;
+use super::json::Fatal;
 use super::out::outln;
 use crate::cli::{Cli, GenerateArgs};
 use crate::generate::{self, Layout, Options};
-use anyhow::Context as _;
 use chrono::NaiveDate;
 use serde::Serialize;
 
@@ -18,17 +18,24 @@ struct Report {
     not_issued: u64,
     files: Vec<String>,
     seconds: f64,
+    exit_code: u8,
+    error: Option<super::json::ErrorDoc>,
 }
 
 /// Run `invoicedrop generate`.
 pub fn generate(args: GenerateArgs, cli: &Cli) -> anyhow::Result<Status> {
     let Some(layout) = Layout::from_name(&args.layout) else {
         let names: Vec<&str> = Layout::ALL.iter().map(|l| l.name()).collect();
-        anyhow::bail!("--layout {:?}: expected one of {}", args.layout, names.join(", "));
+        return Err(Fatal::usage(format!(
+            "--layout {:?}: expected one of {}",
+            args.layout,
+            names.join(", ")
+        ))
+        .into());
     };
     let today = match &args.today {
         Some(s) => NaiveDate::parse_from_str(s, "%Y-%m-%d")
-            .with_context(|| format!("--today {s:?}: expected a date such as 2026-11-21"))?,
+            .map_err(|_| Fatal::usage(format!("--today {s:?}: expected a date such as 2026-11-21")))?,
         None => chrono::Local::now().date_naive(),
     };
     let opts = Options {
@@ -48,9 +55,11 @@ pub fn generate(args: GenerateArgs, cli: &Cli) -> anyhow::Result<Status> {
         not_issued: done.not_issued,
         files: done.files.iter().map(|p| p.display().to_string()).collect(),
         seconds: started.elapsed().as_secs_f64(),
+        exit_code: 0,
+        error: None,
     };
     if cli.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?);
+        super::json::emit(&report)?;
     } else if !cli.quiet {
         outln!(
             "{}: {} rows, {} documents ({} credit notes, {} drafts or voided) in {:.1} s",

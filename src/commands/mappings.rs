@@ -1,6 +1,7 @@
 //! `invoicedrop mappings list | show NAME | detect FILE`.
 
 use super::Status;
+use super::json::{ErrorDoc, ErrorKind};
 use super::out::{out, outln};
 use crate::cli::*;
 use crate::mapping::{bundled, detect};
@@ -25,7 +26,8 @@ pub fn mappings(args: MappingsArgs, cli: &Cli) -> anyhow::Result<Status> {
                 })
                 .collect();
             if cli.json {
-                outln!("{}", serde_json::to_string_pretty(&all)?);
+                // An array, as it always was: the one result that is not an object.
+                super::json::emit(&all)?;
             } else {
                 let w = all.iter().map(|m| m.name.len()).max().unwrap_or(0);
                 for m in &all {
@@ -45,28 +47,46 @@ pub fn mappings(args: MappingsArgs, cli: &Cli) -> anyhow::Result<Status> {
                     }
                 }
             };
-            out!("{text}");
+            if cli.json {
+                super::json::emit(&serde_json::json!({
+                    "name": name,
+                    "toml": text,
+                    "exit_code": 0,
+                    "error": null,
+                }))?;
+            } else {
+                out!("{text}");
+            }
             Ok(Status::Success)
         }
         MappingsAction::Detect { file } => {
             let mappings = bundled::all()?;
             let ranked = pipeline::detect(&file, &mappings)?;
             let chosen = detect::choose(&file.display().to_string(), &ranked);
+            let status = if chosen.is_ok() { Status::Success } else { Status::Error };
+            if let Err(e) = &chosen {
+                eprintln!("error: {e}");
+            }
             if cli.json {
                 #[derive(Serialize)]
                 struct Out<'a> {
                     file: String,
                     chosen: Option<String>,
-                    error: Option<String>,
                     candidates: &'a [detect::Candidate],
+                    exit_code: u8,
+                    error: Option<ErrorDoc>,
                 }
                 let out = Out {
                     file: file.display().to_string(),
                     chosen: chosen.as_ref().ok().map(|c| c.mapping.clone()),
-                    error: chosen.as_ref().err().map(|e| e.to_string()),
                     candidates: &ranked,
+                    exit_code: status.code(),
+                    error: chosen
+                        .as_ref()
+                        .err()
+                        .map(|e| ErrorDoc::new(ErrorKind::Mapping, e.to_string())),
                 };
-                outln!("{}", serde_json::to_string_pretty(&out)?);
+                super::json::emit(&out)?;
             } else {
                 for c in &ranked {
                     let role = match c.role {
@@ -84,12 +104,12 @@ pub fn mappings(args: MappingsArgs, cli: &Cli) -> anyhow::Result<Status> {
                         outln!("       missing: {}", c.missing.join(", "));
                     }
                 }
-                match &chosen {
-                    Ok(c) => outln!("chosen: {}", c.mapping),
-                    Err(e) => outln!("no choice: {e}"),
+                // No choice: said on stderr above.
+                if let Ok(c) = &chosen {
+                    outln!("chosen: {}", c.mapping);
                 }
             }
-            Ok(if chosen.is_ok() { Status::Success } else { Status::Error })
+            Ok(status)
         }
     }
 }

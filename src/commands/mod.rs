@@ -2,7 +2,9 @@
 
 mod api;
 mod check;
+mod folder;
 mod generate;
+pub mod json;
 mod mappings;
 mod onboard;
 mod out;
@@ -35,12 +37,19 @@ pub enum Status {
     Error,
 }
 
+impl Status {
+    /// The process exit code: 0, 1 or 2.
+    pub fn code(self) -> u8 {
+        match self {
+            Status::Success => 0,
+            Status::Failure => 1,
+            Status::Error => 2,
+        }
+    }
+}
+
 impl From<Status> for ExitCode {
     fn from(s: Status) -> ExitCode {
-        match s {
-            Status::Success => ExitCode::from(0),
-            Status::Failure => ExitCode::from(1),
-            Status::Error => ExitCode::from(2),
-        }
+        ExitCode::from(s.code())
     }
 }

@@ -57,17 +57,16 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
         );
     }
     if cli.json {
-        outln!(
-            "{}",
-            serde_json::json!({
-                "onboard_id": answer.onboard_id,
-                "status": answer.status,
-                "vat_number": conn.settings.vat_number,
-                "invoice_type": device_type,
-                "state": conn.ledger_dir,
-                "replaced": replaced
-            })
-        );
+        super::json::emit(&serde_json::json!({
+            "onboard_id": answer.onboard_id,
+            "status": answer.status,
+            "vat_number": conn.settings.vat_number,
+            "invoice_type": device_type,
+            "state": conn.ledger_dir,
+            "replaced": replaced,
+            "exit_code": 0,
+            "error": null,
+        }))?;
     } else if !cli.quiet {
         outln!(
             "device {} onboarded ({}) for {} documents under VAT {}; its onboard_id is kept in {} and used by `invoicedrop run`",

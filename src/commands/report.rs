@@ -3,7 +3,8 @@
 //! reconciles, 1 when differences exist, 2 when the folder cannot be read or holds no results.
 
 use super::Status;
-use super::out::{out, outln};
+use super::json::Fatal;
+use super::out::out;
 use crate::cli::{Cli, ReportArgs};
 use crate::results::duplicates::Duplicates;
 use crate::results::report::{self, Reconciled, Report};
@@ -12,20 +13,46 @@ use std::fmt::Write as _;
 
 /// Run `invoicedrop report`.
 pub fn report(args: ReportArgs, cli: &Cli) -> anyhow::Result<Status> {
-    if !args.results_dir.is_dir() {
-        anyhow::bail!("{}: not a folder of result files", args.results_dir.display());
+    let dir = &args.results_dir;
+    if !dir.is_dir() {
+        return Err(Fatal::usage(format!(
+            "{}: not a folder of result files: give report the folder that check or run wrote (their --results, \
+             ./results by default)",
+            dir.display()
+        ))
+        .into());
     }
-    let report = report::build(&args.results_dir)?;
-    if cli.json {
-        outln!("{}", serde_json::to_string_pretty(&report)?);
-    } else if !cli.quiet || !report.reconciled {
-        out!("{}", render(&report, cli.quiet));
+    if report::result_sets(dir)?.is_empty() {
+        return Err(Fatal::usage(format!(
+            "{}: no result files (X.result.csv, X.documents.csv, X.summary.json) here: give report the folder \
+             that check or run wrote (their --results, ./results by default)",
+            dir.display()
+        ))
+        .into());
     }
-    Ok(if report.reconciled {
+    let report = report::build(dir)?;
+    let status = if report.reconciled {
         Status::Success
     } else {
         Status::Failure
-    })
+    };
+    if cli.json {
+        #[derive(serde::Serialize)]
+        struct Doc<'a> {
+            #[serde(flatten)]
+            report: &'a Report,
+            exit_code: u8,
+            error: Option<super::json::ErrorDoc>,
+        }
+        super::json::emit(&Doc {
+            report: &report,
+            exit_code: status.code(),
+            error: None,
+        })?;
+    } else if !cli.quiet || !report.reconciled {
+        out!("{}", render(&report, cli.quiet));
+    }
+    Ok(status)
 }
 
 fn amounts(a: &Amounts) -> String {

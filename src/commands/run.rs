@@ -4,12 +4,15 @@
 
 use super::Status;
 use super::check;
+use super::json::ErrorDoc;
 use super::runner::Runner;
 use crate::cli::*;
 use chrono::Utc;
 
 /// Run `invoicedrop run`.
 pub fn run(args: RunArgs, cli: &Cli) -> anyhow::Result<Status> {
+    // Before the API is reached: nothing is sent that could not be written.
+    super::folder::results_folder(&args.input.results)?;
     let runner = Runner::start(&args.input, &args.api)?;
     if let Err(skipped) = &runner.device
         && !cli.quiet
@@ -23,20 +26,22 @@ pub fn run(args: RunArgs, cli: &Cli) -> anyhow::Result<Status> {
             "note: {resumed} document(s) left without a final answer by an earlier run were repeated with their original idempotency key"
         );
     }
-    let mut status = check::process(
+    let mut report = check::process(
         &args.paths,
         &args.input,
         &runner.config,
         Utc::now(),
         cli,
+        args.list.limit(),
         Some(&mut dispatch),
     )?;
     dispatch.finish();
-    if let Some(reason) = &dispatch.stopped {
-        eprintln!("error: the run stopped: {reason}");
-        status = Status::Error;
+    if let Some(stop) = dispatch.stopped.take() {
+        eprintln!("error: the run stopped: {}", stop.message);
+        report.stop(ErrorDoc::new(stop.kind, format!("the run stopped: {}", stop.message)));
     }
     drop(dispatch);
     runner.shutdown();
-    Ok(status)
+    check::print(&report, cli)?;
+    Ok(report.status())
 }

@@ -3,6 +3,7 @@
 //! [`RunDispatch`] sends each batch's valid documents and turns the answers into verdicts.
 
 use super::api::{self, DeviceChecksSkipped};
+use super::json::ErrorDoc;
 use crate::cli::*;
 use crate::config::Config;
 use crate::model::{Document, DocumentKind, InvoiceType, Message};
@@ -28,9 +29,60 @@ struct Tally {
     checked: AtomicU64,
     invalid: AtomicU64,
     sent: AtomicU64,
+    /// Accepted, conflicts included (as in the summary's counts).
     accepted: AtomicU64,
+    /// Of the accepted, those issued earlier with other content (`INV-LEDGER-CONFLICT`).
+    conflicts: AtomicU64,
     rejected: AtomicU64,
     retrying: AtomicU64,
+}
+
+impl Tally {
+    /// Count a document's final event; whether it was one (the bar then moves on).
+    fn answered(&self, e: &SubmitEvent) -> bool {
+        let add = |a: &AtomicU64| {
+            a.fetch_add(1, Ordering::Relaxed);
+        };
+        match e {
+            SubmitEvent::Accepted => add(&self.accepted),
+            // Issued: an accepted document, with a conflict; never a rejection.
+            SubmitEvent::Conflict => {
+                add(&self.accepted);
+                add(&self.conflicts);
+            }
+            SubmitEvent::Rejected => add(&self.rejected),
+            SubmitEvent::Failed => {}
+            SubmitEvent::Sent => {
+                add(&self.sent);
+                return false;
+            }
+            SubmitEvent::Retrying { .. } => {
+                add(&self.retrying);
+                return false;
+            }
+            SubmitEvent::Paused { .. } | SubmitEvent::Resumed => return false,
+        }
+        true
+    }
+
+    /// The progress line's message: rows and documents so far, and what became of them.
+    fn message(&self) -> String {
+        let n = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let conflicts = match n(&self.conflicts) {
+            0 => String::new(),
+            c => format!(" ({c} in conflict with its export)"),
+        };
+        format!(
+            "rows read {}, documents checked {} ({} invalid), sent {}, accepted {}{conflicts}, rejected {}, repeats {}",
+            n(&self.rows),
+            n(&self.checked),
+            n(&self.invalid),
+            n(&self.sent),
+            n(&self.accepted),
+            n(&self.rejected),
+            n(&self.retrying)
+        )
+    }
 }
 
 /// Sends each batch's valid documents and turns the answers into verdicts.
@@ -38,7 +90,7 @@ pub(super) struct RunDispatch<'a> {
     rt: &'a Runtime,
     submitter: &'a Submitter,
     /// Set when the run had to stop (credentials rejected, unknown device): nothing more is sent.
-    pub(super) stopped: Option<String>,
+    pub(super) stopped: Option<ErrorDoc>,
     bar: ProgressBar,
     tally: Tally,
     /// Raised by a signal (watch): batches not yet sent are left for the next start.
@@ -77,43 +129,20 @@ impl RunDispatch<'_> {
     }
 
     fn on_event(&self, e: SubmitEvent) {
-        let t = &self.tally;
+        if self.tally.answered(&e) {
+            self.bar.inc(1);
+        }
         match e {
-            SubmitEvent::Sent => {
-                t.sent.fetch_add(1, Ordering::Relaxed);
-            }
-            SubmitEvent::Accepted => {
-                t.accepted.fetch_add(1, Ordering::Relaxed);
-                self.bar.inc(1);
-            }
-            SubmitEvent::Rejected => {
-                t.rejected.fetch_add(1, Ordering::Relaxed);
-                self.bar.inc(1);
-            }
-            SubmitEvent::Retrying { .. } => {
-                t.retrying.fetch_add(1, Ordering::Relaxed);
-            }
             SubmitEvent::Paused { reason, .. } => self.bar.println(format!("paused: {reason}")),
             SubmitEvent::Resumed => self.bar.println("resumed"),
-            SubmitEvent::Failed => self.bar.inc(1),
+            _ => {}
         }
         self.show_tally();
     }
 
     /// The progress line's message: rows and documents so far, and what became of them.
     fn show_tally(&self) {
-        let t = &self.tally;
-        let n = |a: &AtomicU64| a.load(Ordering::Relaxed);
-        self.bar.set_message(format!(
-            "rows read {}, documents checked {} ({} invalid), sent {}, accepted {}, rejected {}, repeats {}",
-            n(&t.rows),
-            n(&t.checked),
-            n(&t.invalid),
-            n(&t.sent),
-            n(&t.accepted),
-            n(&t.rejected),
-            n(&t.retrying)
-        ));
+        self.bar.set_message(self.tally.message());
     }
 }
 
@@ -253,8 +282,8 @@ fn stopped_verdict(reason: &str) -> Verdict {
 impl Dispatch for RunDispatch<'_> {
     fn dispatch(&mut self, docs: Vec<Document>) -> Vec<Verdict> {
         let tracked: Vec<Option<Tracked>> = docs.iter().map(Self::simplified_of).collect();
-        let verdicts: Vec<Verdict> = if let Some(reason) = &self.stopped {
-            docs.iter().map(|_| stopped_verdict(reason)).collect()
+        let verdicts: Vec<Verdict> = if let Some(stop) = &self.stopped {
+            docs.iter().map(|_| stopped_verdict(&stop.message)).collect()
         } else if self.halt.is_some_and(|h| h.load(Ordering::SeqCst)) {
             self.halted = true;
             docs.iter().map(|_| halted_verdict()).collect()
@@ -327,7 +356,7 @@ impl RunDispatch<'_> {
             Err(e) => {
                 let reason = e.to_string();
                 self.bar.println(format!("error: {reason}"));
-                self.stopped = Some(reason.clone());
+                self.stopped = Some(ErrorDoc::new(super::json::submit_kind(&e), reason.clone()));
                 (0..n).map(|_| stopped_verdict(&reason)).collect()
             }
         }
@@ -466,6 +495,27 @@ impl RunDispatch<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_progress_line_counts_a_conflict_as_accepted_with_a_conflict_not_as_rejected() {
+        let t = Tally::default();
+        for e in [
+            SubmitEvent::Sent,
+            SubmitEvent::Accepted,
+            SubmitEvent::Conflict,
+            SubmitEvent::Sent,
+            SubmitEvent::Rejected,
+            SubmitEvent::Failed,
+        ] {
+            t.answered(&e);
+        }
+        let m = t.message();
+        assert!(
+            m.contains("sent 2, accepted 2 (1 in conflict with its export), rejected 1"),
+            "{m}"
+        );
+        assert!(!Tally::default().message().contains("conflict"));
+    }
 
     #[test]
     fn a_ledger_body_gives_back_the_simplified_document_and_its_issue_time_in_utc() {

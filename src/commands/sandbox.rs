@@ -97,7 +97,9 @@ impl Banner {
                 "state": self.state,
                 "faults": self.faults,
             });
-            writeln!(out, "{v}")?;
+            // One line: scripts read it while the sandbox runs.
+            drop(out);
+            return super::json::emit_line(&v);
         } else {
             let secret = match &self.secret {
                 Some(s) => s.clone(),

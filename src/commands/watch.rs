@@ -11,6 +11,7 @@
 
 use super::Status;
 use super::check;
+use super::json::{self, ErrorDoc, Fatal};
 use super::runner::Runner;
 use crate::cli::*;
 use crate::model::DocumentKind;
@@ -42,7 +43,7 @@ fn seconds(flag: &str, value: f64) -> anyhow::Result<Duration> {
     Duration::try_from_secs_f64(value)
         .ok()
         .filter(|_| value.is_finite())
-        .with_context(|| format!("{flag} {value}: expected a number of seconds, 0 or more"))
+        .ok_or_else(|| Fatal::usage(format!("{flag} {value}: expected a number of seconds, 0 or more")).into())
 }
 
 /// The watcher's state between files.
@@ -58,12 +59,14 @@ struct Watcher<'a> {
     unsettled: BTreeMap<(DocumentKind, String), Tracked>,
     last: Option<LastFile>,
     /// Set when sending had to stop for good (credentials rejected, unknown device).
-    fatal: Option<String>,
+    fatal: Option<ErrorDoc>,
     alerted: usize,
     /// The last error writing status.json, said once until it is written again.
     status_error: Option<String>,
     /// The loop has ended: status.json says `stopped`.
     stopped: bool,
+    /// The status last made (and written, when it could be): `--json`'s document at the end.
+    last_status: Option<WatchStatus>,
 }
 
 fn name_of(p: &Path) -> String {
@@ -116,7 +119,9 @@ impl Watcher<'_> {
         };
         // Written after every scan: a failure is said once (and again when it changes), not
         // every few hundred milliseconds.
-        match status.write(&self.input.results) {
+        let written = status.write(&self.input.results);
+        self.last_status = Some(status);
+        match written {
             Err(e) => {
                 let e = e.to_string();
                 if self.status_error.as_deref() != Some(e.as_str()) {
@@ -168,6 +173,9 @@ impl Watcher<'_> {
             None => info!("{name}: taken"),
         }
         self.write_status(Some(&name));
+        if let Some(note) = check::clean_leftovers(&self.input.results) {
+            info!("{note}");
+        }
         let mut dispatch = self.runner.dispatch(false, Some(self.halt));
         let evaluated = check::evaluate(
             std::slice::from_ref(&claimed),
@@ -175,6 +183,8 @@ impl Watcher<'_> {
             &self.runner.config,
             Utc::now(),
             Some(WATCH_BATCH),
+            // The watch lists no documents (status.json counts them).
+            Some(0),
             false,
             Some(&mut dispatch),
         );
@@ -202,9 +212,9 @@ impl Watcher<'_> {
             return self.fail(&claimed, &name, &why);
         };
         let counts = format!(
-            "{} rows, {} accepted, {} rejected, {} failed, {} invalid, {} skipped",
+            "{} rows, {}, {} rejected, {} failed, {} invalid, {} skipped",
             summary.rows,
-            summary.documents.accepted,
+            check::accepted_text(&summary.documents),
             summary.documents.rejected,
             summary.documents.failed,
             summary.documents.invalid,
@@ -259,8 +269,8 @@ impl Watcher<'_> {
         if halted || stopped.is_some() {
             last.outcome = "interrupted".into();
             warn!("{name}: interrupted ({counts}); left in .processing/, the next start sends the rest");
-            if let Some(reason) = stopped {
-                self.fatal = Some(reason);
+            if let Some(stop) = stopped {
+                self.fatal = Some(stop);
             }
         } else {
             self.seen.record(&hash, &name)?;
@@ -354,17 +364,22 @@ fn lookup_tables(mapping: Option<&crate::mapping::Mapping>) -> Vec<String> {
 }
 
 /// Run `invoicedrop watch`.
-pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
+pub fn watch(args: WatchArgs, cli: &Cli) -> anyhow::Result<Status> {
     let quiet = seconds("--quiet-period", args.quiet_period)?;
     let rescan = seconds("--rescan", args.rescan)?.max(Duration::from_millis(100));
     if !(args.alert_hours.is_finite() && args.alert_hours >= 0.0) {
-        anyhow::bail!(
+        return Err(Fatal::usage(format!(
             "--alert-hours {}: expected a number of hours, 0 or more",
             args.alert_hours
-        );
+        ))
+        .into());
     }
     if !args.inbox.is_dir() {
-        anyhow::bail!("{}: no such folder (the inbox to watch)", args.inbox.display());
+        return Err(Fatal::usage(format!(
+            "{}: no such folder (the inbox to watch): create it, or give the folder the ERPs drop their exports into",
+            args.inbox.display()
+        ))
+        .into());
     }
     let mapping = match &args.mapping {
         Some(spec) => Some(crate::pipeline::load_mapping(spec)?),
@@ -380,12 +395,7 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
         results: args.results.clone().unwrap_or_else(|| inbox.root.join("results")),
     };
     // A results folder that cannot be made stops the watch now, not one warning per scan.
-    std::fs::create_dir_all(&input.results).with_context(|| {
-        format!(
-            "--results {}: cannot create this folder (is a file in the way?); give a folder the watcher may write",
-            input.results.display()
-        )
-    })?;
+    super::folder::results_folder(&input.results)?;
     let mut runner = Runner::start(&input, &args.api)?;
     // Lookup tables dropped into the inbox are read from there (the export itself is read from
     // .processing/), and left in place.
@@ -463,6 +473,7 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
         alerted: 0,
         status_error: None,
         stopped: false,
+        last_status: None,
     };
     for t in runner.unresolved_simplified() {
         w.unsettled.insert((t.kind, t.number.clone()), t);
@@ -497,14 +508,29 @@ pub fn watch(args: WatchArgs, _cli: &Cli) -> anyhow::Result<Status> {
     w.stopped = true;
     w.write_status(None);
     let fatal = w.fatal.take();
+    let last_status = w.last_status.take();
     drop(w);
     drop(debouncer);
     runner.shutdown();
-    if let Some(reason) = fatal {
-        anyhow::bail!("the watch stopped: {reason}");
+    let error = fatal.map(|f| ErrorDoc::new(f.kind, format!("the watch stopped: {}", f.message)));
+    match &error {
+        Some(e) => eprintln!("error: {}", e.message),
+        None => info!("stopped"),
     }
-    info!("stopped");
-    Ok(Status::Success)
+    let status = if error.is_some() {
+        Status::Error
+    } else {
+        Status::Success
+    };
+    if cli.json {
+        // One document, at the end: the last status.json, and why the watch stopped.
+        json::emit(&serde_json::json!({
+            "exit_code": status.code(),
+            "error": error,
+            "status": last_status,
+        }))?;
+    }
+    Ok(status)
 }
 
 #[cfg(test)]

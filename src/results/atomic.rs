@@ -3,7 +3,8 @@
 //! A writer dropped before [`AtomicFile::commit`] (an error, a panic) removes its temporary file
 //! and leaves any earlier target untouched. A killed process can leave a hidden
 //! `.NAME.PID.N.tmp` file behind, never a partial target; such files start with a dot and are
-//! ignored by `check` and `report`.
+//! ignored by `check` and `report`, and the next `check`, `run` or `watch` on the folder removes
+//! them once their process is gone (`stale.rs`; the writer locks its file meanwhile).
 //!
 //! A large file is synced in the background while it is written (every [`SYNC_EVERY`] bytes,
 //! on a thread of its own), so that the sync on commit has only the last stretch left to wait
@@ -89,6 +90,8 @@ impl AtomicFile {
     pub fn create(target: &Path) -> Result<AtomicFile, ResultsError> {
         let tmp = aside(target, "tmp");
         let file = File::create(&tmp).map_err(|e| ResultsError::io(&tmp, e))?;
+        // Held while it is written: a later run's cleaning (stale.rs) leaves it alone.
+        super::stale::hold(&file);
         Ok(AtomicFile {
             target: target.to_path_buf(),
             tmp,

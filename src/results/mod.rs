@@ -25,6 +25,7 @@ mod issue;
 pub mod qr;
 pub mod report;
 mod row;
+pub mod stale;
 pub mod summary;
 mod writer;
 mod xlsx;

@@ -119,6 +119,35 @@ impl CodeGroup {
     }
 }
 
+/// Accepted documents issued earlier with content their export no longer gives
+/// (`INV-LEDGER-CONFLICT`): issued, so counted as accepted with the issued figures, and to be
+/// corrected with a credit or debit note. Never a rejection.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conflicts {
+    /// How many documents.
+    pub documents: u64,
+    /// The first document numbers.
+    pub examples: Vec<String>,
+}
+
+impl Conflicts {
+    fn add(&mut self, number: &str) {
+        self.documents += 1;
+        if self.examples.len() < EXAMPLES_PER_CODE && !number.is_empty() {
+            self.examples.push(number.to_string());
+        }
+    }
+
+    fn merge(&mut self, other: &Conflicts) {
+        self.documents += other.documents;
+        for e in &other.examples {
+            if self.examples.len() < EXAMPLES_PER_CODE {
+                self.examples.push(e.clone());
+            }
+        }
+    }
+}
+
 /// The summary of one result set (or, merged, of a folder).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
@@ -144,6 +173,10 @@ pub struct Summary {
     pub by_date: BTreeMap<String, BTreeMap<RowStatus, Totals>>,
     /// Error codes: what kept documents from being valid or accepted.
     pub rejections: BTreeMap<String, CodeGroup>,
+    /// Accepted documents in conflict with their export (`INV-LEDGER-CONFLICT`), which
+    /// `rejections` does not list. Absent from summaries written before it (read as none).
+    #[serde(default)]
+    pub conflicts: Conflicts,
     /// Warning codes.
     pub warnings: BTreeMap<String, CodeGroup>,
     /// Things to know (a spreadsheet result cut short, ...).
@@ -225,6 +258,11 @@ impl SummaryBuilder {
             .add_record(r);
         for (codes, map) in [(&r.errors, &mut s.rejections), (&r.warnings, &mut s.warnings)] {
             for c in codes {
+                if c == crate::submit::CONFLICT_CODE {
+                    // Issued, with a conflict: its own count, not a rejection.
+                    s.conflicts.add(&r.document);
+                    continue;
+                }
                 let g = entry(map, c);
                 *g.documents.entry(r.status).or_default() += 1;
                 if g.examples.len() < EXAMPLES_PER_CODE && !r.document.is_empty() {
@@ -332,6 +370,7 @@ impl Summary {
         }
         merge_codes(&mut self.rejections, &other.rejections);
         merge_codes(&mut self.warnings, &other.warnings);
+        self.conflicts.merge(&other.conflicts);
         self.notes.extend(other.notes.iter().cloned());
     }
 
@@ -343,6 +382,7 @@ impl Summary {
         self.by_status = from.by_status.clone();
         self.by_kind = from.by_kind.clone();
         self.by_date = from.by_date.clone();
+        self.conflicts = from.conflicts.clone();
         for (mine, theirs) in [
             (&mut self.rejections, &from.rejections),
             (&mut self.warnings, &from.warnings),
@@ -392,6 +432,21 @@ impl Summary {
                     let _ = writeln!(out, "{indent}  {date:<10} {status:<9} {}", totals_line(t));
                 }
             }
+        }
+        let c = &self.conflicts;
+        if c.documents > 0 {
+            let _ = writeln!(
+                out,
+                "{indent}conflicts: {} accepted document{} issued earlier with other content ({}; e.g. {}): issue a credit or debit note",
+                c.documents,
+                if c.documents == 1 { "" } else { "s" },
+                crate::submit::CONFLICT_CODE,
+                if c.examples.is_empty() {
+                    "-".to_string()
+                } else {
+                    c.examples.join(", ")
+                }
+            );
         }
         for (title, map) in [
             ("rejections by rule", &self.rejections),
@@ -515,6 +570,37 @@ mod tests {
         assert_eq!(all.documents.amounts["SAR"].net, dec!(10));
         assert_eq!(all.rejections["BR-KSA-40"].documents[&RowStatus::Invalid], 1);
         assert_eq!(all.rejections["INV-MAP-NUMBER"].stray_rows, 1);
+    }
+
+    #[test]
+    fn a_conflict_counts_as_accepted_with_a_conflict_and_never_as_a_rejection() {
+        let mut b = SummaryBuilder::new("x.csv", "xero", "t");
+        let mut r = record("C-1", RowStatus::Accepted, "2026-11-20", dec!(100.00));
+        r.errors.push(crate::submit::CONFLICT_CODE.into());
+        b.add_document(&r);
+        b.add_document(&record("A-1", RowStatus::Accepted, "2026-11-20", dec!(10.00)));
+        let mut s = b.finish();
+        assert_eq!(s.count(RowStatus::Accepted), 2);
+        assert!(s.rejections.is_empty(), "{:?}", s.rejections);
+        assert_eq!(
+            serde_json::to_value(&s).unwrap()["conflicts"],
+            serde_json::json!({"documents": 1, "examples": ["C-1"]})
+        );
+        let text = s.render("", false);
+        assert!(!text.contains("rejections by rule"), "{text}");
+        assert!(
+            text.contains(
+                "conflicts: 1 accepted document issued earlier with other content (INV-LEDGER-CONFLICT; e.g. C-1)"
+            ),
+            "{text}"
+        );
+        // Merged (report's folder) and replaced (each document once) alike.
+        let other = s.clone();
+        s.merge(&other);
+        assert_eq!(serde_json::to_value(&s).unwrap()["conflicts"]["documents"], 2);
+        let mut kept = SummaryBuilder::new("", "", "").finish();
+        kept.use_documents_of(&other);
+        assert_eq!(serde_json::to_value(&kept).unwrap()["conflicts"]["documents"], 1);
     }
 
     #[test]

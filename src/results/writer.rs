@@ -70,6 +70,8 @@ pub struct ResultWriter {
     documents: Option<DocumentsFile>,
     summary: SummaryBuilder,
     staging: Option<PathBuf>,
+    /// Held while the staging folder is written into (see `stale.rs`).
+    staging_lock: Option<super::stale::StagingLock>,
     target: PathBuf,
     rows: u64,
 }
@@ -114,6 +116,7 @@ impl ResultWriter {
             xlsx,
             documents: Some(documents),
             staging: None,
+            staging_lock: None,
             target,
             rows: 0,
         })
@@ -264,6 +267,7 @@ impl ResultWriter {
             None => {
                 let s = aside(&self.results_dir.join(&self.folder), "staging");
                 std::fs::create_dir(&s).map_err(|e| ResultsError::io(&s, e))?;
+                self.staging_lock = Some(super::stale::StagingLock::take(&s));
                 self.staging = Some(s.clone());
                 s
             }
@@ -337,6 +341,10 @@ impl ResultWriter {
         };
         let mut placed = None;
         if let Some(staging) = self.staging.take() {
+            // The lock file is no artefact; the lock itself is kept until the folder is in place.
+            if let Some(lock) = &self.staging_lock {
+                lock.unlink();
+            }
             // The artefacts were written without syncing each file: sync them all before the
             // folder appears under its name.
             if let Err(e) = artefacts::sync_folder(&staging).and_then(|()| std::fs::rename(&staging, &live)) {
@@ -348,8 +356,14 @@ impl ResultWriter {
             }
             placed = Some(live.clone());
         }
+        self.staging_lock = None;
         if let Some(old) = old {
-            std::fs::remove_dir_all(&old).map_err(|e| ResultsError::io(&old, e))?;
+            match std::fs::remove_dir_all(&old) {
+                Ok(()) => {}
+                // Already removed (by another machine's cleaning of a shared folder, stale.rs).
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(ResultsError::io(&old, e)),
+            }
         }
         sync_parent(&live);
         Ok(placed)

@@ -275,6 +275,10 @@ impl XlsxResult {
     pub(crate) fn commit(self) -> Result<PathBuf, ResultsError> {
         let target = self.target.clone();
         let tmp = aside(&target, "tmp");
+        // Locked until it is in place, so that a later run's cleaning (stale.rs) leaves it
+        // alone; `assemble` writes the same file.
+        let held = File::create(&tmp).map_err(|e| ResultsError::io(&tmp, e))?;
+        super::stale::hold(&held);
         let synced = self.assemble(&tmp).and_then(|()| {
             File::open(&tmp)
                 .and_then(|f| f.sync_all())
@@ -285,6 +289,7 @@ impl XlsxResult {
             return Err(e);
         }
         sync_parent(&target);
+        drop(held);
         Ok(target)
     }
 

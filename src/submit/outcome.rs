@@ -133,7 +133,10 @@ pub enum SubmitEvent {
     Sent,
     /// A document was accepted (also for documents reported from the ledger).
     Accepted,
-    /// A document was rejected (or is a conflict).
+    /// A document is issued with other content than it has now ([`Outcome::Conflict`]): accepted
+    /// earlier, not sent again, and in conflict with its export. Not a rejection.
+    Conflict,
+    /// A document was rejected.
     Rejected,
     /// A document's request will be repeated.
     Retrying {

@@ -156,7 +156,8 @@ impl<'a> Run<'a> {
             let outcome = self.settle(job).await;
             self.emit(match &outcome {
                 Outcome::Accepted { .. } => SubmitEvent::Accepted,
-                Outcome::Rejected { .. } | Outcome::Conflict { .. } => SubmitEvent::Rejected,
+                Outcome::Conflict { .. } => SubmitEvent::Conflict,
+                Outcome::Rejected { .. } => SubmitEvent::Rejected,
                 Outcome::Failed { .. } => SubmitEvent::Failed,
             });
             lock(&self.done).push((slot, outcome));

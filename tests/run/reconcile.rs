@@ -147,6 +147,25 @@ fn an_issued_invoice_whose_export_changed_keeps_its_artefacts_and_counts_once() 
     let out = text(&o);
     assert_eq!(o.status.code(), Some(1), "a conflict needs attention: {out}");
     assert!(out.contains("INV-LEDGER-CONFLICT"), "{out}");
+    // Counted as an accepted document with a conflict, never as a rejection.
+    let rejections = out
+        .split("rejections by rule:")
+        .nth(1)
+        .map(|r| r.split("warnings by rule:").next().unwrap_or(r));
+    assert!(
+        rejections.is_none_or(|r| !r.contains("INV-LEDGER-CONFLICT")),
+        "listed as a rejection: {out}"
+    );
+    assert!(
+        out.contains(
+            "conflicts: 1 accepted document issued earlier with other content (INV-LEDGER-CONFLICT; e.g. SI-1001)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("3 accepted (1 in conflict with its export: INV-LEDGER-CONFLICT), 0 rejected"),
+        "{out}"
+    );
 
     // The rows: issued, with the issued UUID, XML and QR, and the conflict said once.
     let again = row_of("SI-1001");
@@ -185,7 +204,16 @@ fn an_issued_invoice_whose_export_changed_keeps_its_artefacts_and_counts_once() 
     }
     assert_eq!(doc["errors"], "INV-LEDGER-CONFLICT");
     let summary: Value = serde_json::from_slice(&std::fs::read(dir.path().join("r/x.summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["rejections"]["INV-LEDGER-CONFLICT"]["documents"]["accepted"], 1);
+    assert!(
+        summary["rejections"].get("INV-LEDGER-CONFLICT").is_none(),
+        "a conflict is not a rejection: {:#}",
+        summary["rejections"]
+    );
+    assert_eq!(
+        summary["conflicts"],
+        serde_json::json!({"documents": 1, "examples": ["SI-1001"]}),
+        "{summary:#}"
+    );
     assert_eq!(
         summary["by_status"], before["sets"][0]["summary"]["by_status"],
         "the same documents issued"
@@ -201,6 +229,13 @@ fn an_issued_invoice_whose_export_changed_keeps_its_artefacts_and_counts_once() 
         (Some(1), Some(1)),
         "{v:#}"
     );
+    let file = &v["files"][0];
+    assert_eq!(file["documents"]["conflicts"], 1, "{file:#}");
+    assert_eq!(file["summary"]["conflicts"]["documents"], 1, "{file:#}");
+    assert!(
+        file["summary"]["rejections"].get("INV-LEDGER-CONFLICT").is_none(),
+        "{file:#}"
+    );
 
     // The report: every issued document once, the issued amounts reconciled, the conflict listed.
     let (code, v) = report_json(dir.path());
@@ -215,5 +250,13 @@ fn an_issued_invoice_whose_export_changed_keeps_its_artefacts_and_counts_once() 
     assert!(
         diffs[0]["message"].as_str().unwrap().contains("credit or debit note"),
         "{diffs:#?}"
+    );
+    assert_eq!(v["summary"]["conflicts"]["documents"], 1, "{:#}", v["summary"]);
+    assert!(v["summary"]["rejections"].get("INV-LEDGER-CONFLICT").is_none());
+    let o = run(dir.path(), &[], &["report", "r"]);
+    let out = text(&o);
+    assert!(
+        out.contains("conflicts: 1 accepted document") && !out.contains("rejections by rule:"),
+        "{out}"
     );
 }
