@@ -444,8 +444,10 @@ fn simplified_documents_not_accepted_near_the_end_of_their_window_are_alerts() {
     std::fs::create_dir_all(d.join("in/results")).unwrap();
     let old = (chrono::Utc::now() - chrono::Duration::hours(21)).to_rfc3339();
     let recent = (chrono::Utc::now() - chrono::Duration::hours(1)).to_rfc3339();
+    let late = (chrono::Utc::now() - chrono::Duration::hours(30)).to_rfc3339();
     let previous = serde_json::json!({
         "unsettled": [
+            {"number": "LATE-1", "kind": "invoice", "issued_at": late, "status": "failed", "file": "x.csv"},
             {"number": "OLD-1", "kind": "invoice", "issued_at": old, "status": "failed", "file": "x.csv"},
             {"number": "NEW-1", "kind": "invoice", "issued_at": recent, "status": "failed", "file": "x.csv"}
         ]
@@ -461,10 +463,23 @@ fn simplified_documents_not_accepted_near_the_end_of_their_window_are_alerts() {
         .iter()
         .map(|a| a["number"].as_str().unwrap())
         .collect();
-    assert_eq!(alerts, ["OLD-1"], "{s}");
-    assert_eq!(s["unsettled"].as_array().unwrap().len(), 2, "{s}");
-    wait_for(LIMIT, "the alert in the log", || w.log().contains("OLD-1"));
-    assert!(w.log().contains("24-hour reporting window"), "{}", w.log());
+    assert_eq!(alerts, ["LATE-1", "OLD-1"], "{s}");
+    assert_eq!(s["unsettled"].as_array().unwrap().len(), 3, "{s}");
+    wait_for(LIMIT, "the alerts in the log", || {
+        w.log().contains("OLD-1") && w.log().contains("LATE-1")
+    });
+    let log = w.log();
+    assert!(
+        log.contains("not accepted 20 hours after their issue time: their 24-hour reporting window closes soon"),
+        "{log}"
+    );
+    assert!(
+        log.contains("window has closed, so they are late")
+            && !log.contains(
+                "closes soon; fix and drop them again now (status.json `alerts` says why each is not accepted): LATE-1"
+            ),
+        "{log}"
+    );
 }
 
 /// A simplified invoice that fails the checks is not sent, but its 24-hour window runs all the

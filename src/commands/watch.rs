@@ -15,7 +15,9 @@ use super::json::{self, ErrorDoc, Fatal};
 use super::runner::Runner;
 use crate::cli::*;
 use crate::model::DocumentKind;
-use crate::watch::{Inbox, InboxLock, LastFile, Seen, Stability, Tracked, WatchStatus, overdue, sha256_file};
+use crate::watch::{
+    Inbox, InboxLock, LastFile, Seen, Stability, Tracked, WatchStatus, alert_warnings, overdue, sha256_file,
+};
 use anyhow::Context as _;
 use chrono::Utc;
 use notify_debouncer_full::notify::RecursiveMode;
@@ -87,15 +89,12 @@ impl Watcher<'_> {
             self.unsettled.remove(&k);
         }
         let unsettled: Vec<Tracked> = self.unsettled.values().cloned().collect();
-        let alerts = overdue(&unsettled, self.alert_hours, Utc::now());
+        let now = Utc::now();
+        let alerts = overdue(&unsettled, self.alert_hours, now);
         if alerts.len() > self.alerted {
-            let list: Vec<String> = alerts.iter().take(10).map(|t| t.number.clone()).collect();
-            warn!(
-                "{} simplified document(s) not accepted {} hours after their issue time; the 24-hour reporting window is closing: {}",
-                alerts.len(),
-                self.alert_hours,
-                list.join(", ")
-            );
+            for line in alert_warnings(&alerts, self.alert_hours, now) {
+                warn!("{line}");
+            }
         }
         self.alerted = alerts.len();
         let status = WatchStatus {

@@ -94,6 +94,45 @@ pub fn overdue(unsettled: &[Tracked], hours: f64, now: DateTime<Utc>) -> Vec<Tra
         .collect()
 }
 
+/// The warnings for `alerts` (simplified documents not accepted `hours` after their issue time):
+/// those whose 24-hour reporting window is closing, and those past it (late already: the sooner
+/// they are reported the better). At most ten numbers each.
+pub fn alert_warnings(alerts: &[Tracked], hours: f64, now: DateTime<Utc>) -> Vec<String> {
+    let window = chrono::Duration::hours(24);
+    let (late, closing): (Vec<&Tracked>, Vec<&Tracked>) = alerts.iter().partition(|t| t.issued_at + window < now);
+    let numbers = |list: &[&Tracked]| {
+        let mut text = list
+            .iter()
+            .take(10)
+            .map(|t| t.number.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        if list.len() > 10 {
+            text.push_str(&format!(" and {} more", list.len() - 10));
+        }
+        text
+    };
+    let mut out = Vec::new();
+    if !closing.is_empty() {
+        out.push(format!(
+            "{} simplified document(s) not accepted {hours} hours after their issue time: their 24-hour reporting \
+             window closes soon; fix and drop them again now (status.json `alerts` says why each is not accepted): {}",
+            closing.len(),
+            numbers(&closing)
+        ));
+    }
+    if !late.is_empty() {
+        out.push(format!(
+            "{} simplified document(s) not accepted more than 24 hours after their issue time: their reporting \
+             window has closed, so they are late (the authority still accepts them, with warning BR-KSA-98); \
+             report them as soon as possible (status.json `alerts` says why each is not accepted): {}",
+            late.len(),
+            numbers(&late)
+        ));
+    }
+    out
+}
+
 #[derive(Deserialize)]
 struct Previous {
     #[serde(default)]
@@ -133,6 +172,22 @@ mod tests {
             status: "failed".into(),
             file: "a.csv".into(),
         }
+    }
+
+    #[test]
+    fn alerts_say_whether_the_window_is_closing_or_closed() {
+        let now = Utc::now();
+        let alerts = overdue(&[doc("LATE", 30), doc("SOON", 21), doc("NEW", 2)], 20.0, now);
+        let w = alert_warnings(&alerts, 20.0, now);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].starts_with("1 simplified document(s) not accepted 20 hours") && w[0].ends_with(": SOON"));
+        assert!(w[0].contains("closes soon"), "{}", w[0]);
+        assert!(w[1].contains("window has closed, so they are late") && w[1].ends_with(": LATE"));
+        let many: Vec<Tracked> = (0..12).map(|i| doc(&format!("L{i}"), 30)).collect();
+        let w = alert_warnings(&many, 20.0, now);
+        assert_eq!(w.len(), 1);
+        assert!(w[0].starts_with("12 ") && w[0].ends_with("L9 and 2 more"), "{}", w[0]);
+        assert!(alert_warnings(&[], 20.0, now).is_empty());
     }
 
     #[test]
