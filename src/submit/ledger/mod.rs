@@ -161,6 +161,16 @@ struct DeviceRecord {
     invoice_type: DeviceType,
 }
 
+/// The device a stored [`DeviceRecord`] describes, when it is `onboard_id`'s.
+fn device_of(json: &str, onboard_id: &str) -> Option<OnboardedDevice> {
+    let r = serde_json::from_str::<DeviceRecord>(json).ok()?;
+    (r.onboard_id == onboard_id).then_some(OnboardedDevice {
+        onboard_id: r.onboard_id,
+        vat_number: r.vat_number,
+        invoice_type: r.invoice_type,
+    })
+}
+
 /// Counts of documents per state.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LedgerStats {
@@ -467,15 +477,7 @@ impl Ledger {
         let Some(onboard_id) = self.meta(META_ONBOARD_ID)? else {
             return Ok(None);
         };
-        let known = self
-            .meta(META_DEVICE)?
-            .and_then(|json| serde_json::from_str::<DeviceRecord>(&json).ok())
-            .filter(|r| r.onboard_id == onboard_id)
-            .map(|r| OnboardedDevice {
-                onboard_id: r.onboard_id,
-                vat_number: r.vat_number,
-                invoice_type: r.invoice_type,
-            });
+        let known = self.meta(META_DEVICE)?.and_then(|json| device_of(&json, &onboard_id));
         Ok(Some(match known {
             Some(device) => RememberedDevice::Known(device),
             None => RememberedDevice::OnboardIdOnly(onboard_id),
@@ -489,14 +491,7 @@ impl Ledger {
             Answer::Meta(v) => v,
             _ => return Err(LedgerError::Closed),
         };
-        Ok(json
-            .and_then(|json| serde_json::from_str::<DeviceRecord>(&json).ok())
-            .filter(|r| r.onboard_id == onboard_id)
-            .map(|r| OnboardedDevice {
-                onboard_id: r.onboard_id,
-                vat_number: r.vat_number,
-                invoice_type: r.invoice_type,
-            }))
+        Ok(json.and_then(|json| device_of(&json, onboard_id)))
     }
 
     fn meta(&self, key: &str) -> Result<Option<String>, LedgerError> {
