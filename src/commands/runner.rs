@@ -146,9 +146,12 @@ impl RunDispatch<'_> {
     }
 }
 
+/// `CODE: message`, the code said once (the authority's text may start with `[CODE] - `).
 fn render(m: &Message) -> String {
     match &m.code {
-        Some(code) if !code.is_empty() => format!("{code}: {}", m.message),
+        Some(code) if !code.is_empty() => {
+            format!("{code}: {}", crate::results::without_code(&m.message, code))
+        }
         _ => m.message.clone(),
     }
 }

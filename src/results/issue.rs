@@ -112,7 +112,7 @@ impl ResultIssue {
 
 /// The authority's text without the `[CODE] - ` it starts with (the code is the issue's own), so
 /// that a result says `BR-KSA-98: ...`, not `BR-KSA-98: [BR-KSA-98] - ...`.
-fn without_code<'a>(text: &'a str, code: &str) -> &'a str {
+pub(crate) fn without_code<'a>(text: &'a str, code: &str) -> &'a str {
     let rest = text
         .trim_start()
         .strip_prefix('[')

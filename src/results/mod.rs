@@ -37,6 +37,7 @@ pub use artefacts::{ArtefactContent, ArtefactPaths, write_accepted};
 pub use documents::DocumentRecord;
 pub use error::ResultsError;
 pub use issue::ResultIssue;
+pub(crate) use issue::without_code;
 pub use row::{CellText, ResultRow};
 pub use summary::{Summary, SummaryBuilder};
 pub use writer::{ArtefactSink, Finished, ResultWriter, is_spreadsheet, result_path};
