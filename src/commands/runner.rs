@@ -177,6 +177,15 @@ fn totals_text([net, vat, gross]: Totals) -> String {
     format!("net {}, VAT {}, gross {}", money(net), money(vat), money(gross))
 }
 
+/// A ledger time (RFC 3339 with milliseconds) as a `result_time` (to the second, `Z`).
+fn result_time(at: &str) -> Option<String> {
+    let t = chrono::DateTime::parse_from_rfc3339(at).ok()?;
+    Some(
+        t.with_timezone(&chrono::Utc)
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+    )
+}
+
 /// The verdict of an accepted document (also of a conflict: issued, with other content).
 fn accepted_verdict(response: crate::model::SubmissionResponse, attempts: u32) -> Verdict {
     Verdict {
@@ -194,7 +203,15 @@ fn accepted_verdict(response: crate::model::SubmissionResponse, attempts: u32) -
 /// The verdict of one outcome; `export` is the document as the export gives it now.
 fn verdict(outcome: Outcome, export: Option<&Totals>) -> Verdict {
     match outcome {
-        Outcome::Accepted { response, attempts, .. } => accepted_verdict(response, attempts),
+        Outcome::Accepted {
+            response,
+            attempts,
+            accepted_at,
+            ..
+        } => Verdict {
+            accepted_at: accepted_at.as_deref().and_then(result_time),
+            ..accepted_verdict(response, attempts)
+        },
         Outcome::Rejected {
             http_status,
             response,

@@ -184,6 +184,9 @@ pub struct Verdict {
     /// The document as issued, when it differs from the export's (an `INV-LEDGER-CONFLICT`):
     /// the result files give its figures, and its artefacts are named after it.
     pub issued: Option<Box<Document>>,
+    /// When it was accepted, for a document accepted in an earlier run: its rows'
+    /// `result_time` (otherwise the time of this run).
+    pub accepted_at: Option<String>,
 }
 
 /// The rule code a rendered finding starts with (`BR-KSA-98 column ...`, `BR-KSA-98: ...`).
@@ -324,6 +327,9 @@ impl Outcome {
             rr.xml_file.clone_from(&v.xml_file);
             rr.qr_file.clone_from(&v.qr_file);
             rr.attempts = v.attempts;
+            if let Some(at) = &v.accepted_at {
+                rr.time = at.as_str().into();
+            }
             // The authority's answer repeats what the local check already said (BR-KSA-98...):
             // keep one finding per rule code.
             for (list, more) in [(&mut rr.errors, &v.errors), (&mut rr.warnings, &v.warnings)] {

@@ -174,6 +174,7 @@ impl<'a> Run<'a> {
                     raw,
                     attempts: e.attempts,
                     from_ledger: true,
+                    accepted_at: Some(e.updated_at.clone()),
                 }
             }
             Decision::Conflict(e) => {
@@ -407,6 +408,7 @@ impl<'a> Run<'a> {
                         raw,
                         attempts,
                         from_ledger: false,
+                        accepted_at: None,
                     };
                 }
                 Reply::Rejected { status, response, raw } => {

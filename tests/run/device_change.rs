@@ -88,3 +88,35 @@ fn numbers_issued_by_the_previous_device_are_not_issued_again_by_the_new_one() {
     assert_eq!(server.issued(&second), vec!["T-00004"]);
     assert_eq!(server.issued(&first).len(), 3);
 }
+
+#[test]
+fn a_document_reported_from_the_ledger_keeps_the_time_it_was_accepted() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    onboard_as(dir.path(), &env, "till-1");
+    xero_export(&dir.path().join("a.csv"), 2);
+    let o = run(dir.path(), &env, &["run", "a.csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // As if accepted long ago: the ledger's time of the acceptance.
+    let db = rusqlite::Connection::open(dir.path().join(".invoicedrop/ledger.sqlite")).unwrap();
+    let n = db
+        .execute(
+            "UPDATE documents SET updated_at = '2026-01-02T03:04:05.678Z' WHERE number = 'T-00001'",
+            [],
+        )
+        .unwrap();
+    assert_eq!(n, 1);
+    drop(db);
+    let o = run(dir.path(), &env, &["run", "a.csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let rows = results(&dir.path().join("results/a.result.csv"));
+    let time = |number: &str| {
+        rows.iter()
+            .find(|r| r["result_document"] == number)
+            .map(|r| r["result_time"].clone())
+            .unwrap()
+    };
+    assert_eq!(time("T-00001"), "2026-01-02T03:04:05Z");
+    assert!(time("T-00002").starts_with("20") && time("T-00002") != "2026-01-02T03:04:05Z");
+}
