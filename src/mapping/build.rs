@@ -67,6 +67,9 @@ pub struct Built<'a> {
     pub provenance: Provenance<'a>,
     /// The export's own totals.
     pub erp: ErpTotals,
+    /// The files read with the export whose last row the document is built from (or, for a
+    /// lookup table, whose key it does not find): held back if they changed since opened.
+    pub side: Vec<crate::mapping::SideUse>,
 }
 
 /// Provenance entries a line makes at most: its own, and one per line field read.
@@ -156,11 +159,13 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             issues: cx.issues,
             provenance: cx.prov,
             erp: ErpTotals::default(),
+            side: Vec::new(),
         };
     };
     super::agree::check(bound, &lines_rows, &mut cx.issues);
     let header = |row: &Row| bound.header_row(row).ok().flatten();
     let h0 = header(first);
+    let side = bound.side_rows(first, h0, first_idx);
     let mut docv: Vec<Option<Value>> = Vec::with_capacity(FIELDS.len());
     for (f, def) in FIELDS.iter().enumerate() {
         docv.push(if def.line {
@@ -456,6 +461,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             issues: cx.issues,
             provenance: cx.prov,
             erp,
+            side,
         };
     };
     let issue_time = match take(fid!("issue_time")) {
@@ -546,5 +552,6 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
         issues: cx.issues,
         provenance: cx.prov,
         erp,
+        side,
     }
 }

@@ -31,7 +31,7 @@ pub mod lookup;
 pub mod spec;
 pub mod transform;
 
-pub use apply::{Bound, JoinRows, LookupMiss, Value};
+pub use apply::{Bound, JoinRows, LookupMiss, SideFile, SideUse, Value};
 pub use build::{Built, ErpTotals, Provenance, build, field_of};
 pub use group::{DocDraft, DraftRow, Grouper, KeyScan, RowNote, SPLIT_CODE, SplitKeys, Unit};
 pub use load::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule, parse_template};

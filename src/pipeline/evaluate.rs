@@ -2,6 +2,7 @@
 //! and validated into its [`Outcome`]: every row's status and findings, located on the row and
 //! column that fed each field.
 
+use super::stamp::SideWatch;
 use super::*;
 
 /// A row's part of the outcome: the row itself, for the result files (they spell each cell as
@@ -150,7 +151,14 @@ fn other_rows_message(lines: impl Iterator<Item = u64>) -> String {
     }
 }
 
-fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: &str, keep: bool) -> Outcome {
+fn evaluate_document(
+    draft: DocDraft,
+    bound: &Bound,
+    opts: &CheckOptions,
+    time: &str,
+    keep: bool,
+    side: &SideWatch,
+) -> Outcome {
     let first_line = draft.rows.first().and_then(DraftRow::source).map_or(0, |s| s.line);
     if let Some((reason, column, value)) = &draft.skip {
         let issue = ResultIssue::from(&Issue::warning(
@@ -196,6 +204,17 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
     let mut built = build(&draft, bound, &opts.seller);
     let mut issues = std::mem::take(&mut built.issues);
     drop_read_repeats(&mut issues);
+    // Built from the last row of a header file or lookup table that has changed since it was
+    // opened (a row perhaps cut by a writer still at work): held back.
+    if !built.side.is_empty() {
+        let number = built
+            .document
+            .as_ref()
+            .map_or(draft.key.as_str(), |d| d.number.as_str());
+        for (row, issue) in side.check(&built.side, number, first_line) {
+            issues.push((Some(row), issue));
+        }
+    }
     let mut payable = None;
     // When no line could be read (each row says why), the rules would only repeat it: no lines,
     // no VAT breakdown, totals that differ from the export's.
@@ -337,10 +356,18 @@ fn compute_path(e: &crate::compute::ComputeError) -> String {
     }
 }
 
-/// `keep`: keep a valid document in its outcome, for sending.
-pub(super) fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &str, keep: bool) -> Outcome {
+/// `keep`: keep a valid document in its outcome, for sending; `side`: the files read with the
+/// export, watched.
+pub(super) fn evaluate(
+    unit: Unit,
+    bound: &Bound,
+    opts: &CheckOptions,
+    time: &str,
+    keep: bool,
+    side: &SideWatch,
+) -> Outcome {
     match unit {
-        Unit::Document(d) => evaluate_document(d, bound, opts, time, keep),
+        Unit::Document(d) => evaluate_document(d, bound, opts, time, keep, side),
         Unit::Stray(r) => {
             let status = match r.note {
                 Some(RowNote::HeaderRepeat) => RowStatus::Skipped,

@@ -491,6 +491,7 @@ pub fn check_stream(
     let (batch_tx, batch_rx) = std::sync::mpsc::sync_channel::<Vec<Unit>>(BATCHES_IN_FLIGHT);
     let (out_tx, out_rx) = std::sync::mpsc::sync_channel::<Vec<Outcome>>(BATCHES_IN_FLIGHT);
     let mut reading = local::Reading::new(input, bound.clone(), per_batch, true);
+    let side = stamp::SideWatch::new(&bound, true);
     let write_failed = std::sync::atomic::AtomicBool::new(false);
     // Lent to the writing stage; the file's change, if any, is put in after it.
     let tallied = &mut *summary;
@@ -505,11 +506,12 @@ pub fn check_stream(
             reading.changed
         });
         let time = &time;
+        let side = &side;
         let evaluator = scope.spawn(move || {
             for units in batch_rx {
                 let outcomes: Vec<Outcome> = units
                     .into_par_iter()
-                    .map(|u| evaluate(u, &bound, opts, time, true))
+                    .map(|u| evaluate(u, &bound, opts, time, true, side))
                     .collect();
                 if out_tx.send(outcomes).is_err() {
                     // The writer stopped; dropping `batch_rx` stops the reader.
@@ -555,6 +557,6 @@ pub fn check_stream(
         let changed = reader.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         (written, changed)
     });
-    summary.changed = changed;
+    summary.changed = stamp::with_side(changed, side.finish());
     written
 }

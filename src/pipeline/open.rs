@@ -165,6 +165,9 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
                 header_rows: j.header_rows.unwrap_or(opts.header_rows),
                 ..opts.clone()
             };
+            // Before it is opened, as the export: a change from then on is seen when a document
+            // built from its last row is checked, and when the export's rows run out.
+            let hopened = super::FileStamp::of(&hp).ok();
             let hreader = RowReader::open(&hp, &hopts)?;
             let headers = hreader.header_rows().to_vec();
             let mut rows = Vec::new();
@@ -184,6 +187,7 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
                 path: hp,
                 headers,
                 rows,
+                opened: hopened,
             })
         }
         None => None,

@@ -57,10 +57,23 @@ impl Bound {
         let mut tables = Vec::new();
         let mut table_index = HashMap::new();
         let mut notes = Vec::new();
+        let mut side: Vec<SideFile> = Vec::new();
+        let mut table_side = Vec::new();
+        let mut join_last = None;
         for (name, spec) in &mapping.lookups {
             match Table::load(name, spec, lookup_dirs)? {
                 Some(t) => {
                     table_index.insert(name.clone(), tables.len());
+                    table_side.push(t.opened.map(|opened| {
+                        side.push(SideFile {
+                            what: format!("the lookup table {}", t.file_name()),
+                            name: t.file_name(),
+                            path: t.path.clone(),
+                            opened,
+                            lookup: true,
+                        });
+                        side.len() - 1
+                    }));
                     tables.push(t);
                 }
                 None => notes.push(format!(
@@ -162,11 +175,31 @@ impl Bound {
                     .ok_or_else(|| missing("join.key", &spec.key, &jh, &join_name))?;
                 let parent = resolve(std::slice::from_ref(&spec.parent), false, "join.parent")?;
                 let mut rows = HashMap::new();
+                // The key of the last row, when that row is the first of its key (a later row of
+                // a key is never read).
+                let mut last = None;
                 for r in j.rows {
                     let k = r.get(key_idx).to_text().trimmed().to_string();
-                    if !k.is_empty() {
-                        rows.entry(k).or_insert(r);
+                    last = None;
+                    if !k.is_empty() && !rows.contains_key(&k) {
+                        last = Some(k.clone());
+                        rows.insert(k, r);
                     }
+                }
+                if let Some(opened) = j.opened {
+                    let name = j
+                        .path
+                        .file_name()
+                        .map(|f| f.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    join_last = last.map(|k| (k, side.len()));
+                    side.push(SideFile {
+                        what: format!("the header file {name}"),
+                        name,
+                        path: j.path.clone(),
+                        opened,
+                        lookup: false,
+                    });
                 }
                 (rows, parent, Some(j.path))
             }
@@ -192,6 +225,9 @@ impl Bound {
             labels: Vec::new(),
             doc_columns: Box::default(),
             notes,
+            side,
+            join_last,
+            table_side,
         };
         let columns = bound.headers.width() + bound.join_headers.as_ref().map_or(0, HeaderIndex::width);
         bound.labels = (0..columns).map(|i| bound.column_name(i).into()).collect();
