@@ -160,6 +160,8 @@ pub struct Bound {
     join_last: Option<(String, usize)>,
     /// Each lookup table's side file.
     table_side: Vec<Option<usize>>,
+    /// Each lookup table read with a stamp, and the first field that looks a key up in it.
+    side_lookups: Vec<(usize, FieldId)>,
 }
 
 /// A lookup that gave nothing for a key ([`Bound::lookup_miss`]).
@@ -317,26 +319,18 @@ impl Bound {
             }
         }
         let v = self.view(first, header);
-        let mut seen: Vec<usize> = Vec::new();
-        for src in self.fields.iter().flatten() {
-            let RSource::Lookup {
-                table: Some(ti), key, ..
-            } = src
-            else {
+        for &(ti, f) in &self.side_lookups {
+            let Some(RSource::Lookup { key, .. }) = &self.fields[f] else {
                 continue;
             };
-            if seen.contains(ti) {
-                continue;
-            }
-            seen.push(*ti);
-            let Some(Some(file)) = self.table_side.get(*ti) else {
+            let Some(Some(file)) = self.table_side.get(ti) else {
                 continue;
             };
             let k = self.render(key, &v);
             if k.is_empty() {
                 continue;
             }
-            let table = &self.tables[*ti];
+            let table = &self.tables[ti];
             let found = table.row_of(&k);
             if found.is_none() || found == table.last_row() {
                 let column = match key.as_slice() {

@@ -228,10 +228,19 @@ impl Bound {
             side,
             join_last,
             table_side,
+            side_lookups: Vec::new(),
         };
         let columns = bound.headers.width() + bound.join_headers.as_ref().map_or(0, HeaderIndex::width);
         bound.labels = (0..columns).map(|i| bound.column_name(i).into()).collect();
         bound.doc_columns = bound.find_document_columns();
+        for (f, src) in bound.fields.iter().enumerate() {
+            if let Some(RSource::Lookup { table: Some(ti), .. }) = src
+                && bound.table_side.get(*ti).is_some_and(Option::is_some)
+                && !bound.side_lookups.iter().any(|(t, _)| t == ti)
+            {
+                bound.side_lookups.push((*ti, f));
+            }
+        }
         Ok(bound)
     }
 
