@@ -305,6 +305,8 @@ pub(super) fn evaluate(
     opts.device = dispatch.as_ref().and_then(|d| d.device());
     if dispatch.is_none() {
         opts.batch = pipeline::CHECK_BATCH_DOCUMENTS;
+        // A number used again in a later file (run's ledger answers for it when sending).
+        opts.numbers = Some(Default::default());
     }
     if let Some(b) = batch {
         opts.batch = b.max(1);

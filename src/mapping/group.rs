@@ -93,6 +93,52 @@ pub enum Unit {
 /// The code of a document whose rows are in more than one block of the file.
 pub const SPLIT_CODE: &str = "INV-MAP-SPLIT";
 
+/// The code of a document whose number a document of an earlier file of the same check has.
+pub const NUMBER_USED_CODE: &str = "INV-NUMBER-USED";
+
+/// The document numbers of the files checked so far in one run of `check`, to find a number
+/// that a later file uses again: a 64-bit hash per number (as the grouper keeps per document)
+/// with the file and line of its first document, never the rows. It grows with the documents
+/// checked, a few dozen bytes each, not with the rows.
+#[derive(Debug, Default)]
+pub struct NumbersUsed {
+    /// Number hash → (file, first line).
+    first: HashMap<u64, (u32, u64)>,
+    /// The files, as messages name them.
+    files: Vec<String>,
+}
+
+impl NumbersUsed {
+    /// The index of `file` (added when new).
+    fn file(&mut self, file: &str) -> u32 {
+        match self.files.iter().position(|f| f == file) {
+            Some(i) => i as u32,
+            None => {
+                self.files.push(file.to_string());
+                (self.files.len() - 1) as u32
+            }
+        }
+    }
+
+    /// How many numbers are remembered.
+    pub fn len(&self) -> usize {
+        self.first.len()
+    }
+
+    /// True when none is.
+    pub fn is_empty(&self) -> bool {
+        self.first.is_empty()
+    }
+}
+
+/// [`NumbersUsed`] while one file is read.
+#[derive(Debug)]
+struct UsedHere {
+    used: NumbersUsed,
+    /// This file's index.
+    file: u32,
+}
+
 /// The first lines kept of a split key's parts (the message names them, then how many more).
 const PART_LINES: usize = 6;
 
@@ -273,6 +319,8 @@ pub struct Grouper {
     repeat_memo: RepeatMemo,
     /// The split keys, when a first pass found them ([`KeyScan`]).
     splits: Option<Arc<SplitKeys>>,
+    /// The numbers of the files checked before this one (`check` of several files).
+    used: Option<UsedHere>,
 }
 
 fn hash(key: &str) -> u64 {
@@ -298,7 +346,21 @@ impl Grouper {
             seen: HashMap::new(),
             repeat_memo: RepeatMemo::default(),
             splits,
+            used: None,
         }
+    }
+
+    /// Remember the numbers of this file, `file`, in `used`, and say on the first row of a
+    /// document whose number a document of an earlier file has that it is used already.
+    pub fn with_numbers_used(mut self, mut used: NumbersUsed, file: &str) -> Self {
+        let file = used.file(file);
+        self.used = Some(UsedHere { used, file });
+        self
+    }
+
+    /// The numbers remembered (this file's among them), to be given to the next file's grouper.
+    pub fn take_numbers_used(&mut self) -> Option<NumbersUsed> {
+        self.used.take().map(|u| u.used)
     }
 
     /// Documents closed so far (distinct numbers).
@@ -347,6 +409,32 @@ impl Grouper {
         let split = parts.is_some() || earlier.is_some();
         if split {
             row.issues.push(split_issue(&self.bound, &key, parts, earlier));
+        }
+        if skip.is_none()
+            && let Some(here) = &mut self.used
+        {
+            let line = row.source().map_or(0, |s| s.line);
+            match here.used.first.entry(h) {
+                Entry::Vacant(e) => {
+                    e.insert((here.file, line));
+                }
+                Entry::Occupied(e) => {
+                    let (file, first) = *e.get();
+                    if file != here.file {
+                        let name = here.used.files.get(file as usize).map_or("", String::as_str);
+                        row.issues.push(Issue::error(
+                            NUMBER_USED_CODE,
+                            self.bound.key_label().filter(|l| !l.is_empty()).map(str::to_string),
+                            Some(key.clone()),
+                            format!(
+                                "this number is already used by the document at line {first} of {name}, checked \
+                                 before this file: a number is issued once; if this is the same document exported \
+                                 twice, remove it from one of the two files, else give this one a number of its own"
+                            ),
+                        ));
+                    }
+                }
+            }
         }
         self.open_date = date;
         self.open = Some(DocDraft {

@@ -419,6 +419,86 @@ fn tax_inclusive_prices_give_net_prices() {
     assert_eq!(doc.legal_monitory_total.payable_amount, dec!(69.93));
 }
 
+/// The `INV-NUMBER-USED` findings of each document of `units`, by number.
+fn used_findings(units: &[Unit]) -> Vec<(String, Vec<String>)> {
+    docs(units)
+        .iter()
+        .map(|d| {
+            let found = d
+                .rows
+                .iter()
+                .flat_map(|r| r.issues.iter())
+                .filter(|i| i.code == NUMBER_USED_CODE)
+                .map(Issue::render)
+                .collect();
+            (d.key.clone(), found)
+        })
+        .collect()
+}
+
+#[test]
+fn a_number_an_earlier_file_used_is_said_on_the_later_document_and_not_within_a_file() {
+    let m = format!("{SIMPLE}\n[[skip]]\ncolumn = \"Status\"\nequals = [\"Voided\"]\n");
+    let head = "No,Date,Customer,VAT,Item,Qty,Price,Tax,Status\n";
+    let group = |used: NumbersUsed, file: &str, text: &str| {
+        let (h, rows) = rows_from_csv(&format!("{head}{text}"), 1);
+        let b = bound(&m, &h);
+        let mut g = Grouper::new(b).with_numbers_used(used, file);
+        let mut out = Vec::new();
+        for r in rows {
+            out.extend(g.push(r));
+        }
+        out.extend(g.finish());
+        (out, g.take_numbers_used().unwrap())
+    };
+    // a.csv: A1 (lines 2-3), A2 voided (never issued), A3.
+    let (units, used) = group(
+        NumbersUsed::default(),
+        "a.csv",
+        "A1,05/11/2026,X,,Pen,1,1,,Paid\nA1,05/11/2026,X,,Cup,1,1,,Paid\nA2,05/11/2026,X,,Pen,1,1,,Voided\nA3,05/11/2026,X,,Pen,1,1,,Paid\n",
+    );
+    assert!(used_findings(&units).iter().all(|(_, f)| f.is_empty()));
+    assert_eq!(used.len(), 2, "A1 and A3; the voided A2 is not remembered");
+    // b.csv: B1, A3 again (said on its first row), A2 (voided in a.csv: issued here only).
+    let (units, used) = group(
+        used,
+        "b.csv",
+        "B1,05/11/2026,X,,Pen,1,1,,Paid\nA3,05/11/2026,X,,Pen,1,1,,Paid\nA3,05/11/2026,X,,Mug,1,1,,Paid\nA2,05/11/2026,X,,Pen,1,1,,Paid\n",
+    );
+    assert_eq!(
+        used_findings(&units),
+        [
+            ("B1".to_string(), vec![]),
+            (
+                "A3".to_string(),
+                vec![
+                    "INV-NUMBER-USED No \"A3\": this number is already used by the document at line 5 of a.csv, \
+                      checked before this file: a number is issued once; if this is the same document exported \
+                      twice, remove it from one of the two files, else give this one a number of its own"
+                        .to_string()
+                ]
+            ),
+            ("A2".to_string(), vec![]),
+        ]
+    );
+    // b.csv checked again (check's second pass over a file with a split number): its own
+    // numbers are not "used before"; c.csv names b.csv for B1 and A2.
+    let (units, used) = group(
+        used,
+        "b.csv",
+        "B1,05/11/2026,X,,Pen,1,1,,Paid\nA2,05/11/2026,X,,Pen,1,1,,Paid\n",
+    );
+    assert!(used_findings(&units).iter().all(|(_, f)| f.is_empty()));
+    let (units, _) = group(
+        used,
+        "c.csv",
+        "A2,05/11/2026,X,,Pen,1,1,,Voided\nB1,05/11/2026,X,,Pen,1,1,,Paid\n",
+    );
+    let found = used_findings(&units);
+    assert!(found[0].1.is_empty(), "voided: {found:?}");
+    assert!(found[1].1[0].contains("line 2 of b.csv"), "{found:?}");
+}
+
 #[test]
 fn skip_rules_and_repeated_headers() {
     let m = format!("{SIMPLE}\n[[skip]]\ncolumn = \"Status\"\nequals = [\"Voided\"]\n");

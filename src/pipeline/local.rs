@@ -50,13 +50,31 @@ pub(super) struct Reading {
     /// Set at the end of the rows when the file changed meanwhile (its last documents were held
     /// back).
     pub(super) changed: Option<FileChanged>,
+    /// Where the numbers of the files checked so far are kept between files: the grouper holds
+    /// them while this file is read, and they are put back when the reading ends.
+    numbers: Option<Arc<Mutex<crate::mapping::NumbersUsed>>>,
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        if let (Some(home), Some(used)) = (&self.numbers, self.grouper.take_numbers_used()) {
+            *lock(home) = used;
+        }
+    }
 }
 
 impl Reading {
     /// The rows of `input`, grouped for `bound` (knowing its split keys, when found), the first
     /// batch with room for `per_batch` units. `sending`: its valid documents are sent (what the
-    /// finding on a document held back says).
-    pub(super) fn new(input: Input, bound: Arc<Bound>, per_batch: usize, sending: bool) -> Self {
+    /// finding on a document held back says). `numbers`: the numbers of the files checked
+    /// before, when a number used again is looked for.
+    pub(super) fn new(
+        input: Input,
+        bound: Arc<Bound>,
+        per_batch: usize,
+        sending: bool,
+        numbers: Option<&Arc<Mutex<crate::mapping::NumbersUsed>>>,
+    ) -> Self {
         let Input {
             path,
             rows,
@@ -64,9 +82,15 @@ impl Reading {
             splits,
             ..
         } = input;
+        let mut grouper = Grouper::with_splits(bound, splits);
+        if let Some(home) = numbers {
+            let used = std::mem::take(&mut *lock(home));
+            grouper = grouper.with_numbers_used(used, &path.display().to_string());
+        }
         Reading {
+            numbers: numbers.cloned(),
             rows,
-            grouper: Grouper::with_splits(bound, splits),
+            grouper,
             next: 0,
             room: per_batch.max(1),
             held: Vec::new(),
@@ -261,7 +285,13 @@ pub(super) fn check_local(
     let time = opts.now.to_rfc3339_opts(SecondsFormat::Secs, true);
     let file = input.path.display().to_string();
     let shared = Shared {
-        reading: Mutex::new(Reading::new(input, bound.clone(), opts.batch, false)),
+        reading: Mutex::new(Reading::new(
+            input,
+            bound.clone(),
+            opts.batch,
+            false,
+            opts.numbers.as_ref(),
+        )),
         side: SideWatch::new(&bound, false),
         writing: Mutex::new(Writing {
             next: 0,
@@ -287,7 +317,8 @@ pub(super) fn check_local(
         .reading
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner)
-        .changed;
+        .changed
+        .take();
     let changed = with_side(changed, shared.side.finish());
     let w = shared.writing.into_inner().unwrap_or_else(PoisonError::into_inner);
     summary.changed = changed;
@@ -345,7 +376,7 @@ mod tests {
         let mapping = crate::mapping::bundled::get(mapping).unwrap().unwrap();
         let prepared = prepare(path, Arc::new(mapping), &crate::config::Config::default()).unwrap();
         between();
-        let mut reading = Reading::new(prepared.input, prepared.bound, per_batch, true);
+        let mut reading = Reading::new(prepared.input, prepared.bound, per_batch, true, None);
         let mut batches = Vec::new();
         while let Some((_, batch)) = reading.batch(per_batch) {
             let docs = batch.iter().filter(|u| matches!(u, Unit::Document(_))).count();
@@ -657,7 +688,7 @@ mod tests {
             .unwrap()
             .with_timezone(&Utc);
         let opts = CheckOptions::new(now, config.seller().0);
-        let mut reading = Reading::new(prepared.input, prepared.bound, 2, true);
+        let mut reading = Reading::new(prepared.input, prepared.bound, 2, true, None);
         let side = SideWatch::new(&bound, true);
         let mut out = Vec::new();
         while let Some((_, batch)) = reading.batch(2) {

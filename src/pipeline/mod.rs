@@ -86,6 +86,9 @@ pub struct CheckOptions {
     /// issue (another seller VAT number, a type it was not onboarded for) is invalid, not sent
     /// (D7, D21).
     pub device: Option<DeviceContext>,
+    /// The document numbers of the files checked so far (`check` of several files): a number a
+    /// later file uses again is an error there (`INV-NUMBER-USED`). `None`: not looked for.
+    pub numbers: Option<Arc<std::sync::Mutex<crate::mapping::NumbersUsed>>>,
 }
 
 impl CheckOptions {
@@ -97,6 +100,7 @@ impl CheckOptions {
             batch: BATCH_DOCUMENTS,
             max_briefs: 1000,
             device: None,
+            numbers: None,
         }
     }
 }
@@ -490,7 +494,7 @@ pub fn check_stream(
     let per_batch = opts.batch.max(1);
     let (batch_tx, batch_rx) = std::sync::mpsc::sync_channel::<Vec<Unit>>(BATCHES_IN_FLIGHT);
     let (out_tx, out_rx) = std::sync::mpsc::sync_channel::<Vec<Outcome>>(BATCHES_IN_FLIGHT);
-    let mut reading = local::Reading::new(input, bound.clone(), per_batch, true);
+    let mut reading = local::Reading::new(input, bound.clone(), per_batch, true, opts.numbers.as_ref());
     let side = stamp::SideWatch::new(&bound, true);
     let write_failed = std::sync::atomic::AtomicBool::new(false);
     // Lent to the writing stage; the file's change, if any, is put in after it.
@@ -503,7 +507,7 @@ pub fn check_stream(
                     return None;
                 }
             }
-            reading.changed
+            reading.changed.take()
         });
         let time = &time;
         let side = &side;

@@ -264,3 +264,53 @@ fn a_wrong_rate_a_discount_over_the_price_a_dash_and_a_zero_quantity_are_one_fin
         assert!(!w.contains("BR-S-01") && !w.contains("BR-CO-18"), "line {line}: {w}");
     }
 }
+
+#[test]
+fn a_number_used_in_an_earlier_file_of_the_same_check_is_an_error_on_the_later_file() {
+    // Two Xero exports checked together: b.csv is the sample again (an overlapping export),
+    // with INV-0105 renumbered INV-0205. Its other numbers are a.csv's: each is said on the
+    // first row of b.csv's document, naming a.csv and the line there. The voided and draft
+    // invoices (INV-0103, INV-0104) are never issued: nothing to say.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    std::fs::copy(samples().join("xero_sales_invoices.csv"), dir.path().join("a.csv")).unwrap();
+    edited(
+        dir.path(),
+        "xero_sales_invoices.csv",
+        "b.csv",
+        &[
+            (9, "InvoiceNumber", "INV-0205"),
+            (10, "InvoiceNumber", "INV-0205"),
+            (11, "InvoiceNumber", "INV-0205"),
+            (12, "InvoiceNumber", "INV-0205"),
+        ],
+    );
+    let o = run(dir.path(), &["check", "--now", NOW, "a.csv", "b.csv"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let a = result_rows(&dir.path().join("results/a.result.csv"));
+    assert!(
+        (2..=15).all(|l| cell(&a, l, "result_errors").is_empty()),
+        "a.csv, checked first, is as it was"
+    );
+    let b = result_rows(&dir.path().join("results/b.result.csv"));
+    assert_eq!(
+        cell(&b, 2, "result_errors"),
+        "INV-NUMBER-USED InvoiceNumber \"INV-0101\": this number is already used by the document at line 2 of \
+         a.csv, checked before this file: a number is issued once; if this is the same document exported \
+         twice, remove it from one of the two files, else give this one a number of its own"
+    );
+    assert_eq!(cell(&b, 2, "result_status"), "invalid");
+    assert!(cell(&b, 3, "result_errors").starts_with("INV-DOCUMENT"));
+    assert!(cell(&b, 13, "result_errors").contains("document at line 13 of a.csv"));
+    // Not issued, so not said; a number of its own is valid.
+    for line in [7, 8] {
+        assert_eq!(cell(&b, line, "result_status"), "skipped");
+        assert_eq!(cell(&b, line, "result_errors"), "");
+    }
+    for line in 9..=12 {
+        assert_eq!(cell(&b, line, "result_status"), "valid", "line {line}");
+    }
+    // Checked alone, b.csv has nothing to say.
+    let o = run(dir.path(), &["check", "--now", NOW, "b.csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+}
