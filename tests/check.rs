@@ -4,6 +4,8 @@
 mod findings;
 #[path = "check/input_edges.rs"]
 mod input_edges;
+#[path = "check/workbooks.rs"]
+mod workbooks;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@ use super::out::{out, outln};
 use crate::cli::*;
 use crate::config::Config;
 use crate::mapping::detect::Role;
-use crate::mapping::{Mapping, bundled, detect};
+use crate::mapping::{Mapping, bundled};
 use crate::pipeline::{self, CheckOptions, Dispatch, FileSummary};
 use crate::results::ResultWriter;
 use anyhow::Context as _;
@@ -120,7 +120,7 @@ fn check_one(
         Some(m) => m.clone(),
         None => {
             let ranked = pipeline::detect(path, mappings).map_err(|e| e.to_string())?;
-            let chosen = detect::choose(&path.display().to_string(), &ranked).map_err(|e| e.to_string())?;
+            let chosen = pipeline::open::choose(path, mappings, &ranked).map_err(|e| e.to_string())?;
             let m = mappings
                 .iter()
                 .find(|m| m.name == chosen.mapping)

@@ -55,6 +55,8 @@ pub(crate) struct CsvSource {
     first_replaced_line: u64,
     finished: bool,
     notes: Vec<String>,
+    /// The line of the (first) header row.
+    header_line: u64,
 }
 
 /// An opened file: the source positioned on the first data row, and its header rows.
@@ -185,6 +187,7 @@ pub(crate) fn open(
         first_replaced_line: 0,
         finished: false,
         notes: Vec::new(),
+        header_line: 0,
     };
     let count = opts.header_rows.max(1);
     let header_rows = source.read_headers(header_line, count, opts.header_row.is_some())?;
@@ -367,6 +370,9 @@ impl CsvSource {
             if is_blank(text, gap) {
                 continue;
             }
+            if rows.is_empty() {
+                self.header_line = line;
+            }
             if rows.is_empty() && explicit && line != header_line {
                 self.notes.push(format!(
                     "header: line {header_line} is blank; the header was taken from line {line}"
@@ -400,19 +406,26 @@ impl CsvSource {
             };
         }
         let detail = if rows.is_empty() {
+            let lines = self.records.lines_seen();
             format!(
                 "there is no non-blank line at or after line {header_line}, where the header was \
-                 expected (the file has {} lines); check the header row setting",
-                self.records.lines_seen()
+                 looked for (the file has {lines} lines); set header_row in the mapping's [input] to \
+                 the line of the header (1 to {lines})"
             )
         } else {
             format!(
-                "{count} header rows were expected but the file has only {}; check the header \
-                 rows setting",
+                "{count} header rows were expected from line {}, but the file has only {}; set \
+                 header_rows in the mapping's [input] to the number of header rows",
+                self.header_line,
                 rows.len()
             )
         };
         IngestError::Header { file, detail }
+    }
+
+    /// The line of the (first) header row.
+    pub(crate) fn header_line(&self) -> u64 {
+        self.header_line
     }
 
     /// Reads the next non-blank record into `row`. `Ok(false)` at the end.

@@ -55,8 +55,9 @@ pub enum MappingError {
     },
     /// A column the mapping reads is not in the file.
     #[error(
-        "{input}: no column {column:?} (needed by {key} of mapping {mapping}){}",
-        closest.as_ref().map(|c| format!("; the closest header is {c:?}")).unwrap_or_default()
+        "{input}: no column {column:?} (needed by {key} of mapping {mapping}){}{}",
+        closest.as_ref().map(|c| format!("; the closest header is {c:?}")).unwrap_or_default(),
+        hint.as_ref().map(|h| format!("; {h}")).unwrap_or_default()
     )]
     MissingColumn {
         /// The export.
@@ -66,9 +67,12 @@ pub enum MappingError {
         /// The mapping key that reads it.
         key: String,
         /// The column.
-        column: String,
+        column: Box<str>,
         /// The closest header present.
-        closest: Option<String>,
+        closest: Option<Box<str>>,
+        /// Where the header was read, and the row that holds the mapping's columns (the
+        /// `header_row` to set), when it is not the one read.
+        hint: Option<Box<str>>,
     },
     /// A lookup table or joined header file cannot be used.
     #[error("{path}: {message}")]

@@ -27,8 +27,9 @@ impl Bound {
             input: file.to_string(),
             mapping: mapping.origin.to_string(),
             key: key.to_string(),
-            column: column.to_string(),
-            closest: idx.closest(column),
+            column: column.into(),
+            closest: idx.closest(column).map(Into::into),
+            hint: None,
         };
         let join_name = join.as_ref().map(|j| j.path.display().to_string()).unwrap_or_default();
         let resolve = |names: &[String], optional: bool, key: &str| -> Result<Option<usize>, MappingError> {
