@@ -468,7 +468,17 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
         Some(Value::Time(t)) => t,
         _ => NaiveTime::MIN,
     };
-    let delivery = date(take(fid!("delivery_date"))).unwrap_or(issue_date);
+    let delivery = match date(take(fid!("delivery_date"))) {
+        Some(d) => d,
+        None => {
+            // The issue date's: what is wrong with it is said once, on the issue date's cell.
+            if let Some(label) = bound.source_label(fid!("issue_date")) {
+                cx.prov
+                    .add(Prefix::Document(fid!("delivery_date")), first_idx, Some(label));
+            }
+            issue_date
+        }
+    };
 
     // Notes: the corrected invoice and the reason.
     let note_reason = text(take(fid!("note_reason")));

@@ -138,6 +138,8 @@ fn provenance_maps_paths_back_to_rows_and_columns() {
         Some((1, None))
     );
     assert_eq!(built.provenance.locate("issue_date"), Some((0, Some("Date"))));
+    // No column gives the delivery date: it is the issue date's, on its cell.
+    assert_eq!(built.provenance.locate("actual_delivery_date"), Some((0, Some("Date"))));
     // A blank cell is where what the rules say of the missing value belongs.
     assert_eq!(
         built.provenance.locate("customer_info.vat_number"),

@@ -314,3 +314,39 @@ fn a_number_used_in_an_earlier_file_of_the_same_check_is_an_error_on_the_later_f
     let o = run(dir.path(), &["check", "--now", NOW, "b.csv"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+#[test]
+fn a_date_with_a_two_digit_year_is_one_finding_on_its_cell_not_also_on_the_delivery_date() {
+    // Xero: INV-0101's first row (line 2) dated 02/11/26 (its other rows say 02/11/2026);
+    // INV-0102 (line 5) dated 10/11/1999, four digits but too early. Xero gives no delivery date:
+    // it is the issue date, and is not said wrong a second time.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    edited(
+        dir.path(),
+        "xero_sales_invoices.csv",
+        "x.csv",
+        &[(2, "InvoiceDate", "02/11/26"), (5, "InvoiceDate", "10/11/1999")],
+    );
+    let o = run(dir.path(), &["check", "--now", NOW, "x.csv"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = result_rows(&dir.path().join("results/x.result.csv"));
+    assert_eq!(
+        cell(&rows, 2, "result_errors"),
+        "INV-MAP-VALUE InvoiceDate \"02/11/26\": the year is written with 2 digits (26); write it with four \
+         (2026), or, if the export writes every year with two, read them with DD/MM/YY (date_format = \
+         \"%d/%m/%y\" in the mapping)"
+    );
+    // The other rows repeat the date in full: the first row's own error is the one fix.
+    for line in [3, 4] {
+        assert!(
+            cell(&rows, line, "result_errors").starts_with("INV-DOCUMENT"),
+            "line {line}: {}",
+            cell(&rows, line, "result_errors")
+        );
+    }
+    let errors = cell(&rows, 5, "result_errors");
+    assert_eq!(errors.matches("BR-KSA-F-01").count(), 1, "{errors}");
+    assert!(errors.starts_with("BR-KSA-F-01 InvoiceDate "), "{errors}");
+    assert!(!errors.contains("actual_delivery_date"), "{errors}");
+}
