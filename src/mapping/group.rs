@@ -501,12 +501,21 @@ impl Grouper {
             note: None,
         };
         if let Block::Stray = place {
+            let label = self.bound.key_label().filter(|l| !l.is_empty());
+            let column = label.unwrap_or("the document number column");
             let what = if self.bound.mapping.continuation {
-                "a continuation row (blank document number) with no document above it"
+                format!(
+                    "a continuation row (its {column} is blank) with no document above it: write the number of \
+                     its document in {column}, or move the row under that document's rows"
+                )
             } else {
-                "no document number in this row"
+                format!(
+                    "no document number in this row ({column} is blank): write the number of the document it \
+                     belongs to, or remove the row"
+                )
             };
-            dr.issues.push(Issue::error("INV-MAP-NUMBER", None, None, what));
+            dr.issues
+                .push(Issue::error("INV-MAP-NUMBER", label.map(str::to_string), None, what));
             dr.note = Some(RowNote::Broken);
             out.extend(self.close());
             out.push(Unit::Stray(dr));

@@ -335,6 +335,30 @@ fn a_row_without_number_inside_a_document_splits_it_unless_rows_continue() {
 }
 
 #[test]
+fn a_row_without_number_names_the_number_column() {
+    let text = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n,05/11/2026,X,,Pen,1,1,\nA1,05/11/2026,X,,Pen,1,1,\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    for (toml, said) in [
+        (
+            SIMPLE.to_string(),
+            "INV-MAP-NUMBER No: no document number in this row (No is blank): write the number of the document \
+             it belongs to, or remove the row",
+        ),
+        (
+            SIMPLE.replace("[defaults]", "[group]\ncontinuation = true\n[defaults]"),
+            "INV-MAP-NUMBER No: a continuation row (its No is blank) with no document above it: write the number \
+             of its document in No, or move the row under that document's rows",
+        ),
+    ] {
+        let units = group_all(&bound(&toml, &h), rows.clone());
+        let Some(Unit::Stray(r)) = units.first() else {
+            panic!("{units:?}")
+        };
+        assert_eq!(r.issues.iter().map(Issue::render).collect::<Vec<_>>(), [said]);
+    }
+}
+
+#[test]
 fn many_parts_are_counted_and_the_first_few_named() {
     let mut text = String::from("No,Date,Customer,VAT,Item,Qty,Price,Tax\n");
     for _ in 0..10 {
