@@ -304,8 +304,9 @@ fn a_bad_date_or_number_invalidates_that_document_only() {
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout
-            .contains("sage.csv line 2: INV-MAP-VALUE INVOICE_DATE \"31/02/2026\": not a date in the format %d/%m/%Y"),
+        stdout.contains(
+            "sage.csv line 2: INV-MAP-VALUE INVOICE_DATE \"31/02/2026\": not a date in the format DD/MM/YYYY"
+        ),
         "{stdout}"
     );
     assert!(
@@ -315,6 +316,21 @@ fn a_bad_date_or_number_invalidates_that_document_only() {
     let rows = result_rows(&dir.path().join("results/sage.result.csv"));
     let status: Vec<&str> = rows[1..].iter().map(|r| r[12].as_str()).collect();
     assert_eq!(status, ["invalid", "invalid", "invalid", "invalid", "valid"]);
+    // Several formats, and a time: each as a clerk reads it, never in strftime.
+    let tally = std::fs::read_to_string(samples().join("../mappings/tally.toml")).unwrap();
+    let mine = tally.replace(
+        "issue_date = \"Date\"",
+        "issue_date = \"Date\"\nissue_time = { column = \"Narration\", format = [\"%H:%M\", \"%I:%M %p\"] }",
+    );
+    assert_ne!(mine, tally);
+    std::fs::write(dir.path().join("mine.toml"), mine).unwrap();
+    std::fs::copy(samples().join("tally_sales_register.xlsx"), dir.path().join("t.xlsx")).unwrap();
+    let out = run(dir.path(), &["check", "--now", NOW, "t.xlsx", "--mapping", "mine.toml"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("not a time in the format hh:mm or hh:mm AM/PM") && !stdout.contains("%H"),
+        "{stdout}"
+    );
 }
 
 #[test]

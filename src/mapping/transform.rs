@@ -122,7 +122,12 @@ pub fn parse_date(cell: CellRef<'_>, text: &str, formats: &[String]) -> Result<N
     if let Some((d, f)) = short {
         return Err(short_year(d.year(), f));
     }
-    Err(format!("not a date in the format {}", formats.join(" or ")))
+    Err(format!("not a date in the format {}", clerk_formats(formats)))
+}
+
+/// Formats as a clerk reads them, `DD/MM/YYYY or an Excel date number`.
+fn clerk_formats(formats: &[String]) -> String {
+    formats.iter().map(|f| clerk_format(f)).collect::<Vec<_>>().join(" or ")
 }
 
 /// A date read by `format` (with `%Y`) whose year, `year`, was written with fewer than four
@@ -243,7 +248,7 @@ pub fn parse_time(cell: CellRef<'_>, text: &str, formats: &[String]) -> Result<N
             return Ok(tm);
         }
     }
-    Err(format!("not a time in the format {}", formats.join(" or ")))
+    Err(format!("not a time in the format {}", clerk_formats(formats)))
 }
 
 /// How numbers are written.
@@ -542,6 +547,15 @@ mod tests {
         // A format that reads two digits, listed after: the date is read.
         assert_eq!(text("02/11/26", &["%d/%m/%Y", "%d/%m/%y"]), Ok(d(2026, 11, 2)));
         assert_eq!(text("02/11/2026", &["%d/%m/%Y"]), Ok(d(2026, 11, 2)));
+        // A date not read: the formats as a clerk reads them.
+        assert_eq!(
+            text("31/02/2026", &["%d/%m/%Y", "excel"]).unwrap_err(),
+            "not a date in the format DD/MM/YYYY or an Excel date number"
+        );
+        assert_eq!(
+            parse_time(CellRef::Text("9h"), "9h", &f(TIME_FORMATS)).unwrap_err(),
+            "not a time in the format hh:mm:ss or hh:mm or hh:mm:ss AM/PM or hh:mm AM/PM"
+        );
     }
 
     #[test]
