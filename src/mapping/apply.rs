@@ -290,6 +290,25 @@ impl Bound {
         &self.tables
     }
 
+    /// The text of the cell a column label (as [`Bound::column_label`] and provenance give it)
+    /// names in `row` (or in its joined header row), trimmed: what a finding about that cell
+    /// quotes. `None` for a label that is no column (a template, a lookup) or a blank cell.
+    pub fn cell_text(&self, row: &Row, label: &str) -> Option<String> {
+        let i = self
+            .labels
+            .iter()
+            .position(|l| std::ptr::eq(l.as_ref(), label))
+            .or_else(|| self.labels.iter().position(|l| l.as_ref() == label))?;
+        let header = if i >= self.headers.width() {
+            self.header_row(row).ok().flatten()
+        } else {
+            None
+        };
+        let text = self.view(row, header).get(i).as_text();
+        let t = text.trimmed();
+        (!t.is_empty()).then(|| t.to_string())
+    }
+
     /// The files read with the export that documents are built from (its joined header file,
     /// its lookup tables), as they were when opened.
     pub fn side_files(&self) -> &[SideFile] {

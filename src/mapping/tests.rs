@@ -138,6 +138,15 @@ fn provenance_maps_paths_back_to_rows_and_columns() {
         Some((1, None))
     );
     assert_eq!(built.provenance.locate("issue_date"), Some((0, Some("Date"))));
+    // The cell's text, as a finding about it quotes it; none for a blank cell.
+    let first = docs(&units)[0].rows[0].row.clone().unwrap();
+    let (_, _, price) = built
+        .provenance
+        .locate_len("invoice_lines[0].price.price_per_unit")
+        .unwrap();
+    assert_eq!(b.cell_text(&first, price.unwrap()), Some("10".to_string()));
+    assert_eq!(b.cell_text(&first, "VAT"), None);
+    assert_eq!(b.cell_text(&first, "no such column"), None);
     // No column gives the delivery date: it is the issue date's, on its cell.
     assert_eq!(built.provenance.locate("actual_delivery_date"), Some((0, Some("Date"))));
     // A blank cell is where what the rules say of the missing value belongs.

@@ -28,6 +28,25 @@ fn fallback_label(path: &str, field: Option<&str>) -> String {
     }
 }
 
+/// Turn a rule finding into an issue on the row and column that fed the field; a finding on a
+/// value a cell gives (the field read from it, or a value it feeds: the rate of a tax code)
+/// quotes that cell's text (`1,234`, `10/11/2026`, `12%`) rather than the value read from it
+/// (`1234.00`, `2026-11-10T00:00:00`, `12`).
+fn locate_in(f: &Finding, built: &Built, bound: &Bound, rows: &[DraftRow]) -> (Option<usize>, Issue) {
+    let (row, mut issue) = locate(f, built);
+    if issue.value.is_some()
+        && let Some(r) = row
+        && let Some((_, len, Some(label), feeds)) = built.provenance.locate_feeding(&f.path)
+        && (len == f.path.len() || feeds)
+        && issue.column.as_deref() == Some(label)
+        && let Some(cells) = rows.get(r).and_then(|d| d.row.as_ref())
+        && let Some(text) = bound.cell_text(cells, label)
+    {
+        issue.value = Some(text);
+    }
+    (row, issue)
+}
+
 /// Turn a rule finding into an issue on the row and column that fed the field.
 fn locate(f: &Finding, built: &Built) -> (Option<usize>, Issue) {
     let located = built.provenance.locate_feeding(&f.path);
@@ -227,7 +246,7 @@ fn evaluate_document(
                 if !no_lines_read {
                     let read = issues.len();
                     for f in rules(doc, totals, &built.erp, opts) {
-                        let (row, issue) = locate(&f, &built);
+                        let (row, issue) = locate_in(&f, &built, bound, &draft.rows);
                         if !repeats(&issues, read, row, &issue) {
                             issues.push((row, issue));
                         }

@@ -114,7 +114,7 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
     // export's figures that differ by the sign.
     assert_eq!(
         cell(&x, 14, "result_errors"),
-        "BR-KSA-F-04 UnitAmount \"-899.00\": The gross price is negative (-899.00); amounts and quantities must \
+        "BR-KSA-F-04 UnitAmount \"(899.00)\": The gross price is negative (-899.00); amounts and quantities must \
          not be negative. For a return or a price reduction issue a credit note with positive amounts."
     );
     assert_eq!(
@@ -239,7 +239,7 @@ fn a_wrong_rate_a_discount_over_the_price_a_dash_and_a_zero_quantity_are_one_fin
     // VAT breakdown or the export's VAT figures taken at 15 %.
     assert_eq!(
         cell(&x, 2, "result_errors"),
-        "BR-KSA-84 TaxType \"12\": The line is standard-rated at 12%; the standard rate is 15% (5% for some \
+        "BR-KSA-84 TaxType \"12%\": The line is standard-rated at 12%; the standard rate is 15% (5% for some \
          supplies). For 0% use category Z, E or O with an exemption reason."
     );
     // On the discount, not as the negative price it makes.
@@ -349,4 +349,25 @@ fn a_date_with_a_two_digit_year_is_one_finding_on_its_cell_not_also_on_the_deliv
     assert_eq!(errors.matches("BR-KSA-F-01").count(), 1, "{errors}");
     assert!(errors.starts_with("BR-KSA-F-01 InvoiceDate "), "{errors}");
     assert!(!errors.contains("actual_delivery_date"), "{errors}");
+}
+
+#[test]
+fn a_finding_on_a_cell_quotes_the_cells_text_not_the_value_computed_from_it() {
+    // Xero: INV-0105's first line (line 9) says its net is 9,999.00 (the export's own figure,
+    // compared); INV-0102 (line 5), simplified, was issued more than 24 hours before NOW.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    edited(
+        dir.path(),
+        "xero_sales_invoices.csv",
+        "x.csv",
+        &[(9, "LineAmount", "9,999.00")],
+    );
+    let o = run(dir.path(), &["check", "--now", NOW, "x.csv"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = result_rows(&dir.path().join("results/x.result.csv"));
+    let e = cell(&rows, 9, "result_errors");
+    assert!(e.starts_with("INV-ERP-LINE-NET LineAmount \"9,999.00\": "), "{e}");
+    let w = cell(&rows, 5, "result_warnings");
+    assert!(w.starts_with("BR-KSA-98 InvoiceDate \"10/11/2026\": "), "{w}");
 }
