@@ -100,6 +100,29 @@ fn check_not_workbook(file: &str, sample: &[u8]) -> Result<(), IngestError> {
     })
 }
 
+/// For a whole file that is a byte-order mark and nothing else (or only blank lines after it):
+/// what it holds, as the empty-file error says it. Read in another encoding (a mapping that
+/// names one), its bytes would be a header of odd characters.
+fn only_bom(bytes: &[u8]) -> Option<String> {
+    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    let (len, name, rest_blank) = if let Some(rest) = bytes.strip_prefix(b"\xef\xbb\xbf") {
+        (3, "UTF-8", rest.iter().all(|&b| blank(b)).then_some(rest.is_empty()))
+    } else if let Some(rest) = bytes.strip_prefix(b"\xff\xfe") {
+        let ok = rest.len() % 2 == 0 && rest.chunks(2).all(|c| c[1] == 0 && blank(c[0]));
+        (2, "UTF-16", ok.then_some(rest.is_empty()))
+    } else if let Some(rest) = bytes.strip_prefix(b"\xfe\xff") {
+        let ok = rest.len() % 2 == 0 && rest.chunks(2).all(|c| c[0] == 0 && blank(c[1]));
+        (2, "UTF-16", ok.then_some(rest.is_empty()))
+    } else {
+        return None;
+    };
+    let nothing_else = rest_blank?;
+    Some(format!(
+        "it holds only a byte-order mark (the {len} bytes that mark {name} text){}, no header and no rows",
+        if nothing_else { "" } else { " and blank lines" }
+    ))
+}
+
 /// Opens a delimited text file, decides encoding and delimiter, and reads the header rows.
 /// `default_delimiter` is used when sniffing finds none (a one-column file).
 pub(crate) fn open(
@@ -118,6 +141,12 @@ pub(crate) fn open(
         return Err(IngestError::Empty {
             file: file.to_string(),
             detail: "the file has 0 bytes".to_owned(),
+        });
+    }
+    if complete && let Some(detail) = only_bom(&sample) {
+        return Err(IngestError::Empty {
+            file: file.to_string(),
+            detail,
         });
     }
     check_not_workbook(&file, &sample)?;
@@ -530,6 +559,24 @@ impl CsvSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_order_mark_alone_is_said_as_such() {
+        let utf8 = "it holds only a byte-order mark (the 3 bytes that mark UTF-8 text)";
+        assert_eq!(
+            only_bom(b"\xef\xbb\xbf"),
+            Some(format!("{utf8}, no header and no rows"))
+        );
+        assert_eq!(
+            only_bom(b"\xef\xbb\xbf \r\n\t\n"),
+            Some(format!("{utf8} and blank lines, no header and no rows"))
+        );
+        assert!(only_bom(b"\xfe\xff\0\n").is_some_and(|d| d.contains("UTF-16 text) and blank lines")));
+        assert_eq!(only_bom(b"\xef\xbb\xbfa"), None);
+        assert_eq!(only_bom(b"\xff\xfea\0"), None);
+        assert_eq!(only_bom(b"\xff\xfe\n"), None, "an odd byte is not UTF-16 text");
+        assert_eq!(only_bom(b" \n"), None);
+    }
 
     #[test]
     fn delimiter_names() {

@@ -32,11 +32,26 @@ impl Bound {
             hint: None,
         };
         let join_name = join.as_ref().map(|j| j.path.display().to_string()).unwrap_or_default();
+        // A column named more than once in the header row that names it: which one is meant?
+        let unique = |name: &str, idx: &HeaderIndex, file: &str, key: &str| -> Result<(), MappingError> {
+            let named = idx.named(name);
+            if named.len() > 1 {
+                return Err(MappingError::AmbiguousColumn {
+                    input: file.to_string(),
+                    mapping: mapping.origin.to_string(),
+                    key: key.to_string(),
+                    column: name.into(),
+                    positions: named.iter().map(|i| i + 1).collect(),
+                });
+            }
+            Ok(())
+        };
         let resolve = |names: &[String], optional: bool, key: &str| -> Result<Option<usize>, MappingError> {
             for n in names {
                 if header_cols.contains(&super::super::headers::normalize(n)) {
                     if let Some(jh) = &join_headers {
                         if let Some(i) = jh.find(n) {
+                            unique(n, jh, &join_name, key)?;
                             return Ok(Some(width + i));
                         }
                         if !optional && names.len() == 1 {
@@ -46,6 +61,7 @@ impl Bound {
                     continue;
                 }
                 if let Some(i) = headers.find(n) {
+                    unique(n, &headers, input, key)?;
                     return Ok(Some(i));
                 }
             }
