@@ -70,6 +70,9 @@ pub struct Built<'a> {
     /// The files read with the export whose last row the document is built from (or, for a
     /// lookup table, whose key it does not find): held back if they changed since opened.
     pub side: Vec<crate::mapping::SideUse>,
+    /// A value of a line could not be read (a price `abc`), or a line row made no line (no VAT
+    /// category): the amounts computed are not the document's.
+    pub amounts_unread: bool,
 }
 
 /// Provenance entries a line makes at most: its own, and one per line field read.
@@ -160,6 +163,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             provenance: cx.prov,
             erp: ErpTotals::default(),
             side: Vec::new(),
+            amounts_unread: true,
         };
     };
     super::agree::check(bound, &lines_rows, &mut cx.issues);
@@ -239,6 +243,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
         ..Default::default()
     };
     let any_unreadable = raw.iter().any(|l| l.unreadable);
+    let line_rows = raw.len();
     let mut lines = Vec::with_capacity(raw.len());
     for (n, mut l) in raw.into_iter().enumerate() {
         // `fields`: the first of them the mapping reads from names the cell to fill in.
@@ -462,6 +467,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             provenance: cx.prov,
             erp,
             side,
+            amounts_unread: true,
         };
     };
     let issue_time = match take(fid!("issue_time")) {
@@ -530,6 +536,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
         None
     };
     let exchange_rate = dec(take(fid!("exchange_rate")));
+    let amounts_unread = any_unreadable || lines.len() < line_rows;
     let document = Document {
         kind,
         number,
@@ -563,5 +570,6 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
         provenance: cx.prov,
         erp,
         side,
+        amounts_unread,
     }
 }

@@ -233,6 +233,19 @@ fn an_unknown_tax_code_is_one_issue_and_a_blank_one_another() {
 }
 
 #[test]
+fn a_line_row_that_makes_no_line_leaves_the_documents_amounts_unread() {
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax\nA1,05/11/2026,X,,Pen,1,1,\nA1,05/11/2026,X,,Cup,1,1,NOPE\n",
+        1,
+    );
+    let b = bound(SIMPLE, &h);
+    let units = group_all(&b, rows);
+    let built = build(docs(&units)[0], &b, &seller());
+    assert_eq!(built.document.as_ref().map(|d| d.invoice_lines.len()), Some(1));
+    assert!(built.amounts_unread);
+}
+
+#[test]
 fn a_line_value_that_cannot_be_read_leaves_the_exports_totals_uncompared() {
     let text = "No,Date,Customer,Item,Qty,Price,Net,Tax,Total\n\
                 A1,05/11/2026,X,Pen,QTY,10,20,15%,23.00\n\
@@ -245,8 +258,11 @@ fn a_line_value_that_cannot_be_read_leaves_the_exports_totals_uncompared() {
     let codes: Vec<&str> = unread.issues.iter().map(|(_, i)| i.code.as_str()).collect();
     assert_eq!(codes, ["INV-MAP-VALUE"]);
     assert!(unread.erp.is_empty(), "{:?}", unread.erp);
+    // Nor are its amounts its own.
+    assert!(unread.amounts_unread);
     let read = build(ds[1], &b, &seller());
     assert!(read.issues.is_empty(), "{:?}", read.issues);
+    assert!(!read.amounts_unread);
     assert_eq!(read.erp.line_net, [Some(dec!(20))]);
     assert_eq!(read.erp.tax_inclusive, Some(dec!(23.00)));
 }

@@ -307,6 +307,9 @@ fn evaluate_document(
             row_outcome(r, rr)
         })
         .collect();
+    if invalid && built.amounts_unread {
+        payable = None;
+    }
     let brief = DocBrief {
         number,
         kind: built
@@ -329,6 +332,11 @@ fn evaluate_document(
         Some(d) => DocumentRecord::from_document(d, status).without_amounts(),
         None => DocumentRecord::new(&brief.number, status),
     };
+    // An invalid document some of whose amounts could not be read: what was computed from the
+    // rest is not its amounts, and none is claimed (not 0.00 nor the sum of the lines read).
+    if invalid && built.amounts_unread {
+        record = record.without_amounts();
+    }
     record.first_line = Some(first_line);
     record.rows = row_count;
     record.add_codes(&found);

@@ -371,3 +371,56 @@ fn a_finding_on_a_cell_quotes_the_cells_text_not_the_value_computed_from_it() {
     let w = cell(&rows, 5, "result_warnings");
     assert!(w.starts_with("BR-KSA-98 InvoiceDate \"10/11/2026\": "), "{w}");
 }
+
+#[test]
+fn a_document_whose_amounts_could_not_be_read_has_no_amounts_in_documents_csv() {
+    // Xero: INV-0107 (lines 14-15) with no price readable on either line; INV-0105 (lines 9-12)
+    // with one quantity that is not a number. Their amounts are not the documents': no figure
+    // is claimed for them, not 0.00 nor the sum of the lines that could be read.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    edited(
+        dir.path(),
+        "xero_sales_invoices.csv",
+        "x.csv",
+        &[
+            (14, "UnitAmount", "abc"),
+            (15, "UnitAmount", "n/a"),
+            (10, "Quantity", "two"),
+        ],
+    );
+    let o = run(dir.path(), &["check", "--now", NOW, "x.csv"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let docs = std::fs::read_to_string(dir.path().join("results/x.documents.csv")).unwrap();
+    let mut rdr = csv::Reader::from_reader(docs.as_bytes());
+    let headers = rdr.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    for rec in rdr.records() {
+        let rec = rec.unwrap();
+        let amounts: Vec<&str> = ["net", "vat", "vat_sar", "gross", "payable"]
+            .iter()
+            .map(|c| &rec[col(c)])
+            .collect();
+        match &rec[col("document")] {
+            "INV-0107" | "INV-0105" => {
+                assert_eq!(&rec[col("status")], "invalid");
+                assert!(amounts.iter().all(|a| a.is_empty()), "{rec:?}");
+                // What is known of it is kept.
+                assert_eq!(&rec[col("kind")], "invoice", "{rec:?}");
+                assert!(!rec[col("issue_date")].is_empty(), "{rec:?}");
+            }
+            "INV-0103" | "INV-0104" => assert!(amounts.iter().all(|a| a.is_empty())),
+            _ => assert!(amounts.iter().all(|a| !a.is_empty()), "{rec:?}"),
+        }
+    }
+    // The report reads them: the invalid documents count, without amounts.
+    let out = super::bin()
+        .current_dir(dir.path())
+        .args(["--json", "report", "results"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = report.to_string();
+    assert!(!text.contains("inconsistent"), "{text}");
+}
