@@ -4,6 +4,8 @@
 mod findings;
 #[path = "check/input_edges.rs"]
 mod input_edges;
+#[path = "check/workbooks.rs"]
+mod workbooks;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -302,8 +304,9 @@ fn a_bad_date_or_number_invalidates_that_document_only() {
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout
-            .contains("sage.csv line 2: INV-MAP-VALUE INVOICE_DATE \"31/02/2026\": not a date in the format %d/%m/%Y"),
+        stdout.contains(
+            "sage.csv line 2: INV-MAP-VALUE INVOICE_DATE \"31/02/2026\": not a date in the format DD/MM/YYYY"
+        ),
         "{stdout}"
     );
     assert!(
@@ -313,6 +316,21 @@ fn a_bad_date_or_number_invalidates_that_document_only() {
     let rows = result_rows(&dir.path().join("results/sage.result.csv"));
     let status: Vec<&str> = rows[1..].iter().map(|r| r[12].as_str()).collect();
     assert_eq!(status, ["invalid", "invalid", "invalid", "invalid", "valid"]);
+    // Several formats, and a time: each as a clerk reads it, never in strftime.
+    let tally = std::fs::read_to_string(samples().join("../mappings/tally.toml")).unwrap();
+    let mine = tally.replace(
+        "issue_date = \"Date\"",
+        "issue_date = \"Date\"\nissue_time = { column = \"Narration\", format = [\"%H:%M\", \"%I:%M %p\"] }",
+    );
+    assert_ne!(mine, tally);
+    std::fs::write(dir.path().join("mine.toml"), mine).unwrap();
+    std::fs::copy(samples().join("tally_sales_register.xlsx"), dir.path().join("t.xlsx")).unwrap();
+    let out = run(dir.path(), &["check", "--now", NOW, "t.xlsx", "--mapping", "mine.toml"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("not a time in the format hh:mm or hh:mm AM/PM") && !stdout.contains("%H"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -555,7 +573,38 @@ fn a_continuation_row_with_no_document_above_is_invalid_and_counted() {
     let rows = result_rows(&dir.path().join("results/odoo.result.csv"));
     assert_eq!(rows.len(), 8);
     assert_eq!(rows[1][13], "invalid");
-    assert!(rows[1][19].starts_with("INV-MAP-NUMBER"), "{:?}", rows[1]);
+    assert_eq!(
+        rows[1][19],
+        "INV-MAP-NUMBER name: a continuation row (its name is blank) with no document above it: write the \
+         number of its document in name, or move the row under that document's rows",
+        "{:?}",
+        rows[1]
+    );
+}
+
+#[test]
+fn a_row_without_number_names_the_number_column_and_says_what_to_do() {
+    // Xero (no continuation rows): INV-0101's second line (line 3) has lost its number.
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(samples().join("xero_sales_invoices.csv")).unwrap();
+    let text = src.replacen(
+        ",INV-0101,PO-5521,02/11/2026,02/11/2026,,8423.75,1098.75,8423.75,0.00,MSE-01,",
+        ",,PO-5521,02/11/2026,02/11/2026,,8423.75,1098.75,8423.75,0.00,MSE-01,",
+        1,
+    );
+    assert_ne!(text, src);
+    std::fs::write(dir.path().join("x.csv"), text).unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    let (code, r, _) = check_json(dir.path(), &["x.csv"]);
+    assert_eq!(code, 1, "{r:#}");
+    let rows = result_rows(&dir.path().join("results/x.result.csv"));
+    let errors = rows[0].iter().position(|h| h == "result_errors").unwrap();
+    assert_eq!(
+        rows[2][errors],
+        "INV-MAP-NUMBER InvoiceNumber: no document number in this row (InvoiceNumber is blank; the row above \
+         is of INV-0101: if this row is one of its lines, put its number here): write the number of the \
+         document it belongs to, or remove the row"
+    );
 }
 
 /// `--mapping FILE`: a mapping of one's own, read from its file, is used as given; one that

@@ -346,6 +346,21 @@ fn header_not_on_the_first_line() {
     };
     let msg = open_err(&p, &opts).to_string();
     assert!(msg.contains("h.csv") && msg.contains("line 40"), "{msg}");
+    assert!(
+        msg.ends_with("set header_row in the mapping's [input] to the line of the header (1 to 5)"),
+        "{msg}"
+    );
+    // Where the header was read.
+    let r = open(&p, &ReadOptions::default());
+    assert_eq!((r.header_line(), r.header_place()), (1, "line 1".to_string()));
+    let r = open(
+        &p,
+        &ReadOptions {
+            header_row: Some(3),
+            ..Default::default()
+        },
+    );
+    assert_eq!(r.header_place(), "line 3");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use super::out::{out, outln};
 use crate::cli::*;
 use crate::config::Config;
 use crate::mapping::detect::Role;
-use crate::mapping::{Mapping, bundled, detect};
+use crate::mapping::{Mapping, bundled};
 use crate::pipeline::{self, CheckOptions, Dispatch, FileSummary};
 use crate::results::ResultWriter;
 use chrono::{DateTime, Utc};
@@ -172,7 +172,7 @@ fn check_one(
         Some(m) => m.clone(),
         None => {
             let ranked = pipeline::detect(path, mappings).map_err(|e| e.to_string())?;
-            let chosen = detect::choose(&path.display().to_string(), &ranked).map_err(|e| e.to_string())?;
+            let chosen = pipeline::open::choose(path, mappings, &ranked).map_err(|e| e.to_string())?;
             let m = mappings
                 .iter()
                 .find(|m| m.name == chosen.mapping)
@@ -402,6 +402,8 @@ pub(super) fn evaluate(
     opts.device = dispatch.as_ref().and_then(|d| d.device());
     if dispatch.is_none() {
         opts.batch = pipeline::CHECK_BATCH_DOCUMENTS;
+        // A number used again in a later file (run's ledger answers for it when sending).
+        opts.numbers = Some(Default::default());
     }
     if let Some(b) = batch {
         opts.batch = b.max(1);

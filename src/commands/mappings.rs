@@ -62,7 +62,7 @@ pub fn mappings(args: MappingsArgs, cli: &Cli) -> anyhow::Result<Status> {
         MappingsAction::Detect { file } => {
             let mappings = bundled::all()?;
             let ranked = pipeline::detect(&file, &mappings)?;
-            let chosen = detect::choose(&file.display().to_string(), &ranked);
+            let chosen = pipeline::open::choose(&file, &mappings, &ranked);
             let status = if chosen.is_ok() { Status::Success } else { Status::Error };
             if let Err(e) = &chosen {
                 eprintln!("error: {e}");

@@ -55,6 +55,8 @@ pub(crate) struct CsvSource {
     first_replaced_line: u64,
     finished: bool,
     notes: Vec<String>,
+    /// The line of the (first) header row.
+    header_line: u64,
 }
 
 /// An opened file: the source positioned on the first data row, and its header rows.
@@ -98,6 +100,29 @@ fn check_not_workbook(file: &str, sample: &[u8]) -> Result<(), IngestError> {
     })
 }
 
+/// For a whole file that is a byte-order mark and nothing else (or only blank lines after it):
+/// what it holds, as the empty-file error says it. Read in another encoding (a mapping that
+/// names one), its bytes would be a header of odd characters.
+fn only_bom(bytes: &[u8]) -> Option<String> {
+    let blank = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    let (len, name, rest_blank) = if let Some(rest) = bytes.strip_prefix(b"\xef\xbb\xbf") {
+        (3, "UTF-8", rest.iter().all(|&b| blank(b)).then_some(rest.is_empty()))
+    } else if let Some(rest) = bytes.strip_prefix(b"\xff\xfe") {
+        let ok = rest.len() % 2 == 0 && rest.chunks(2).all(|c| c[1] == 0 && blank(c[0]));
+        (2, "UTF-16", ok.then_some(rest.is_empty()))
+    } else if let Some(rest) = bytes.strip_prefix(b"\xfe\xff") {
+        let ok = rest.len() % 2 == 0 && rest.chunks(2).all(|c| c[0] == 0 && blank(c[1]));
+        (2, "UTF-16", ok.then_some(rest.is_empty()))
+    } else {
+        return None;
+    };
+    let nothing_else = rest_blank?;
+    Some(format!(
+        "it holds only a byte-order mark (the {len} bytes that mark {name} text){}, no header and no rows",
+        if nothing_else { "" } else { " and blank lines" }
+    ))
+}
+
 /// Opens a delimited text file, decides encoding and delimiter, and reads the header rows.
 /// `default_delimiter` is used when sniffing finds none (a one-column file).
 pub(crate) fn open(
@@ -116,6 +141,12 @@ pub(crate) fn open(
         return Err(IngestError::Empty {
             file: file.to_string(),
             detail: "the file has 0 bytes".to_owned(),
+        });
+    }
+    if complete && let Some(detail) = only_bom(&sample) {
+        return Err(IngestError::Empty {
+            file: file.to_string(),
+            detail,
         });
     }
     check_not_workbook(&file, &sample)?;
@@ -185,6 +216,7 @@ pub(crate) fn open(
         first_replaced_line: 0,
         finished: false,
         notes: Vec::new(),
+        header_line: 0,
     };
     let count = opts.header_rows.max(1);
     let header_rows = source.read_headers(header_line, count, opts.header_row.is_some())?;
@@ -367,6 +399,9 @@ impl CsvSource {
             if is_blank(text, gap) {
                 continue;
             }
+            if rows.is_empty() {
+                self.header_line = line;
+            }
             if rows.is_empty() && explicit && line != header_line {
                 self.notes.push(format!(
                     "header: line {header_line} is blank; the header was taken from line {line}"
@@ -400,19 +435,26 @@ impl CsvSource {
             };
         }
         let detail = if rows.is_empty() {
+            let lines = self.records.lines_seen();
             format!(
                 "there is no non-blank line at or after line {header_line}, where the header was \
-                 expected (the file has {} lines); check the header row setting",
-                self.records.lines_seen()
+                 looked for (the file has {lines} lines); set header_row in the mapping's [input] to \
+                 the line of the header (1 to {lines})"
             )
         } else {
             format!(
-                "{count} header rows were expected but the file has only {}; check the header \
-                 rows setting",
+                "{count} header rows were expected from line {}, but the file has only {}; set \
+                 header_rows in the mapping's [input] to the number of header rows",
+                self.header_line,
                 rows.len()
             )
         };
         IngestError::Header { file, detail }
+    }
+
+    /// The line of the (first) header row.
+    pub(crate) fn header_line(&self) -> u64 {
+        self.header_line
     }
 
     /// Reads the next non-blank record into `row`. `Ok(false)` at the end.
@@ -517,6 +559,24 @@ impl CsvSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_order_mark_alone_is_said_as_such() {
+        let utf8 = "it holds only a byte-order mark (the 3 bytes that mark UTF-8 text)";
+        assert_eq!(
+            only_bom(b"\xef\xbb\xbf"),
+            Some(format!("{utf8}, no header and no rows"))
+        );
+        assert_eq!(
+            only_bom(b"\xef\xbb\xbf \r\n\t\n"),
+            Some(format!("{utf8} and blank lines, no header and no rows"))
+        );
+        assert!(only_bom(b"\xfe\xff\0\n").is_some_and(|d| d.contains("UTF-16 text) and blank lines")));
+        assert_eq!(only_bom(b"\xef\xbb\xbfa"), None);
+        assert_eq!(only_bom(b"\xff\xfea\0"), None);
+        assert_eq!(only_bom(b"\xff\xfe\n"), None, "an odd byte is not UTF-16 text");
+        assert_eq!(only_bom(b" \n"), None);
+    }
 
     #[test]
     fn delimiter_names() {

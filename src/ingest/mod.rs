@@ -50,12 +50,14 @@ mod records;
 mod row;
 mod sheet_cells;
 mod sniff;
+mod stamp;
 mod workbook;
 mod xlsx_stream;
 
 pub use error::IngestError;
 pub use reader::RowReader;
 pub use row::{Cell, CellRef, ReadProblem, Row, SourceRef, Text};
+pub use stamp::FileStamp;
 
 use std::fmt;
 use std::path::Path;

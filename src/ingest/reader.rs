@@ -262,6 +262,27 @@ impl RowReader {
         &self.file
     }
 
+    /// The sheet read, for a workbook.
+    pub fn sheet(&self) -> Option<&str> {
+        self.sheet.as_deref()
+    }
+
+    /// The line (or sheet row) of the first header row.
+    pub fn header_line(&self) -> u64 {
+        match &self.source {
+            Source::Csv(s) => s.header_line(),
+            Source::Sheet(s) => s.header_line(),
+        }
+    }
+
+    /// Where the header was read, as messages say it: `line 3`, `row 1 of sheet "Sales"`.
+    pub fn header_place(&self) -> String {
+        match &self.sheet {
+            Some(sheet) => format!("row {} of sheet {sheet:?}", self.header_line()),
+            None => format!("line {}", self.header_line()),
+        }
+    }
+
     /// An empty row to pass to [`RowReader::read_row`].
     pub fn new_row(&self) -> Row {
         Row::new(

@@ -82,6 +82,8 @@ pub(crate) struct SheetSource {
     first_odd_number: String,
     finished: bool,
     notes: Vec<String>,
+    /// The number of the (first) header row.
+    header_line: u64,
 }
 
 /// An opened sheet, positioned on the first data row, and its header rows.
@@ -204,10 +206,15 @@ pub(crate) fn open(
                 .map_err(|e| workbook_error(&file, kind, format!("sheet {sheet:?}: {e}")))?;
             drop(book);
             let Some((first_row, first_col)) = range.start() else {
-                return Err(IngestError::Empty {
-                    file: file.to_string(),
-                    detail: format!("sheet {sheet:?} has no cells"),
-                });
+                let detail = format!("sheet {sheet:?} has no cells");
+                return Err(empty_sheet(
+                    path,
+                    kind,
+                    &sheet,
+                    opts.sheet.is_some(),
+                    file.to_string(),
+                    detail,
+                ));
             };
             SheetRows::Loaded {
                 range,
@@ -230,8 +237,15 @@ pub(crate) fn open(
         first_odd_number: String::new(),
         finished: false,
         notes: Vec::new(),
+        header_line: 0,
     };
-    let header_rows = source.read_headers(opts.header_row, opts.header_rows.max(1))?;
+    let header_rows = match source.read_headers(opts.header_row, opts.header_rows.max(1)) {
+        Ok(rows) => rows,
+        Err(IngestError::Empty { file, detail }) => {
+            return Err(empty_sheet(path, kind, &sheet, opts.sheet.is_some(), file, detail));
+        }
+        Err(e) => return Err(e),
+    };
     notes.append(&mut source.notes);
     Ok(OpenedSheet {
         source,
@@ -239,6 +253,68 @@ pub(crate) fn open(
         notes,
         format: kind.format(),
     })
+}
+
+/// The error for `sheet` of a workbook having no cells or only blank rows (`detail`, for the
+/// file `file`): when another worksheet has cells, it is named with the setting that reads it
+/// (`sheet` in the mapping's `[input]`; `named`: that setting named this sheet); else the
+/// workbook is empty.
+fn empty_sheet(path: &Path, kind: BookKind, sheet: &str, named: bool, file: String, detail: String) -> IngestError {
+    let has_cells = |name: &str| -> bool {
+        catch_unwind(AssertUnwindSafe(|| -> Option<bool> {
+            match open_kind(path, kind).ok()? {
+                Sheets::Xlsx(mut xlsx) => {
+                    let mut cells = xlsx.worksheet_cells_reader(name).ok()?;
+                    loop {
+                        match cells.next_cell().ok()? {
+                            Some(c) if !header_text(&Data::from(c.get_value().clone())).is_empty() => {
+                                return Some(true);
+                            }
+                            Some(_) => {}
+                            None => return Some(false),
+                        }
+                    }
+                }
+                mut book => {
+                    let range = book.worksheet_range(name).ok()?;
+                    Some(range.used_cells().any(|(_, _, d)| !header_text(d).is_empty()))
+                }
+            }
+        }))
+        .ok()
+        .flatten()
+        .unwrap_or(false)
+    };
+    let others: Vec<String> = match open_kind(path, kind) {
+        Ok(book) => book
+            .sheets_metadata()
+            .iter()
+            .filter(|s| s.typ == SheetType::WorkSheet && s.name != sheet)
+            .map(|s| s.name.clone())
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    let Some(other) = others.iter().find(|n| has_cells(n)) else {
+        return IngestError::Empty { file, detail };
+    };
+    let what = detail.strip_prefix(&format!("sheet {sheet:?} ")).unwrap_or(&detail);
+    let which = if named {
+        "the sheet the mapping's [input] names".to_string()
+    } else {
+        "the first sheet (read when the mapping names none)".to_string()
+    };
+    let fix = if named {
+        format!("set sheet = {other:?} in the mapping's [input]")
+    } else {
+        format!(
+            "set sheet = {other:?} in the [input] of the mapping (a copy of a bundled one: see mappings/README.md), \
+             or move that sheet first"
+        )
+    };
+    IngestError::Header {
+        file,
+        detail: format!("sheet {sheet:?}, {which}, {what}; the workbook's sheet {other:?} has rows: {fix}"),
+    }
 }
 
 /// The header rows of an xlsx sheet, streaming only its first rows (calamine would otherwise
@@ -296,6 +372,11 @@ impl SheetSource {
         &self.sheet
     }
 
+    /// The number of the (first) header row.
+    pub(crate) fn header_line(&self) -> u64 {
+        self.header_line
+    }
+
     /// The next row of the sheet, blank or not; `Ok(None)` at the end.
     fn next_raw(&mut self) -> Result<Option<SheetRow>, IngestError> {
         let row = match &mut self.rows {
@@ -350,6 +431,9 @@ impl SheetSource {
             if row.number < wanted || row.cells.iter().all(RawCell::is_blank) {
                 continue;
             }
+            if rows.is_empty() {
+                self.header_line = row.number;
+            }
             if rows.is_empty() && header_row.is_some() && row.number != wanted {
                 self.notes.push(format!(
                     "header: row {wanted} of sheet {:?} is blank; the header was taken from row {}",
@@ -381,13 +465,15 @@ impl SheetSource {
         let detail = if rows.is_empty() {
             format!(
                 "sheet {:?} has no non-blank row at or after row {wanted}, where the header was \
-                 expected (its last row is {last}); check the header row setting",
+                 looked for (its last row is {last}); set header_row in the mapping's [input] to the \
+                 row of the header (1 to {last}), or sheet to the sheet that holds the export",
                 self.sheet
             )
         } else {
             format!(
-                "{count} header rows were expected but sheet {:?} has only {}; check the header \
-                 rows setting",
+                "{count} header rows were expected from row {} of sheet {:?}, but it has only {}; set \
+                 header_rows in the mapping's [input] to the number of header rows",
+                self.header_line,
                 self.sheet,
                 rows.len()
             )

@@ -90,6 +90,42 @@ pub struct JoinRows {
     pub headers: Vec<Vec<String>>,
     /// Its data rows.
     pub rows: Vec<Row>,
+    /// Its size and modification time just before it was opened (`None`: not known).
+    pub opened: Option<crate::ingest::FileStamp>,
+}
+
+/// A file read whole with the export, that documents are built from: its joined header file, or
+/// a lookup table. Noted as it was just before it was opened, so that a change while the export
+/// is read (still being written, or replaced) holds back the documents built from its last row,
+/// which may be cut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideFile {
+    /// What it is, for messages: `the header file X.txt`, `the lookup table customers.csv`.
+    pub what: String,
+    /// Its file name.
+    pub name: String,
+    /// The file.
+    pub path: PathBuf,
+    /// Its size and modification time just before it was opened.
+    pub opened: crate::ingest::FileStamp,
+    /// A lookup table (a key that is not in it may be in a part not read); else a header file.
+    pub lookup: bool,
+}
+
+/// A document built from the last row of a [`SideFile`] (or, for a lookup table, from a key
+/// not in it): what [`Bound::side_rows`] finds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideUse {
+    /// The side file, as an index in [`Bound::side_files`].
+    pub file: usize,
+    /// The document's row (index in its rows) whose key reads it.
+    pub row: usize,
+    /// The export's column holding the key, when one column does.
+    pub column: Option<String>,
+    /// The key.
+    pub key: String,
+    /// The key is not in the table (a lookup table only).
+    pub missing: bool,
 }
 
 /// A mapping bound to a file: every column resolved to an index, lookup tables loaded, the joined
@@ -116,6 +152,16 @@ pub struct Bound {
     doc_columns: Box<[(usize, Box<[FieldId]>)]>,
     /// Things the user should know (a lookup file not found, a column absent).
     pub notes: Vec<String>,
+    /// The files read with the export that documents are built from (header file, lookup
+    /// tables), when their stamps are known.
+    side: Vec<SideFile>,
+    /// The key of the joined header file's last row (when it is the first row of its key), and
+    /// its side file.
+    join_last: Option<(String, usize)>,
+    /// Each lookup table's side file.
+    table_side: Vec<Option<usize>>,
+    /// Each lookup table read with a stamp, and the first field that looks a key up in it.
+    side_lookups: Vec<(usize, FieldId)>,
 }
 
 /// A lookup that gave nothing for a key ([`Bound::lookup_miss`]).
@@ -242,6 +288,84 @@ impl Bound {
     /// The lookup tables loaded.
     pub fn tables(&self) -> &[Table] {
         &self.tables
+    }
+
+    /// The text of the cell a column label (as [`Bound::column_label`] and provenance give it)
+    /// names in `row` (or in its joined header row), trimmed: what a finding about that cell
+    /// quotes. `None` for a label that is no column (a template, a lookup) or a blank cell.
+    pub fn cell_text(&self, row: &Row, label: &str) -> Option<String> {
+        let i = self
+            .labels
+            .iter()
+            .position(|l| std::ptr::eq(l.as_ref(), label))
+            .or_else(|| self.labels.iter().position(|l| l.as_ref() == label))?;
+        let header = if i >= self.headers.width() {
+            self.header_row(row).ok().flatten()
+        } else {
+            None
+        };
+        let text = self.view(row, header).get(i).as_text();
+        let t = text.trimmed();
+        (!t.is_empty()).then(|| t.to_string())
+    }
+
+    /// The files read with the export that documents are built from (its joined header file,
+    /// its lookup tables), as they were when opened.
+    pub fn side_files(&self) -> &[SideFile] {
+        &self.side
+    }
+
+    /// The side files whose last row a document with first line row `first` (index `row` in its
+    /// rows; `header`, its joined header row) is built from, or, for a lookup table, whose
+    /// key it looks up and does not find: if such a file changed since it was opened, that row
+    /// may have been cut, and the document is held back. Nothing per row: once per document,
+    /// and nothing at all without side files.
+    pub fn side_rows(&self, first: &Row, header: Option<&Row>, row: usize) -> Vec<SideUse> {
+        let mut out = Vec::new();
+        if self.side.is_empty() {
+            return out;
+        }
+        if let (Some((last, file)), Some(p)) = (&self.join_last, self.join_parent) {
+            let key = first.get(p).to_text();
+            if key.trimmed() == last {
+                out.push(SideUse {
+                    file: *file,
+                    row,
+                    column: Some(self.label(p).to_string()),
+                    key: last.clone(),
+                    missing: false,
+                });
+            }
+        }
+        let v = self.view(first, header);
+        for &(ti, f) in &self.side_lookups {
+            let Some(RSource::Lookup { key, .. }) = &self.fields[f] else {
+                continue;
+            };
+            let Some(Some(file)) = self.table_side.get(ti) else {
+                continue;
+            };
+            let k = self.render(key, &v);
+            if k.is_empty() {
+                continue;
+            }
+            let table = &self.tables[ti];
+            let found = table.row_of(&k);
+            if found.is_none() || found == table.last_row() {
+                let column = match key.as_slice() {
+                    [RPart::Col(Some(i))] => Some(self.label(*i).to_string()),
+                    _ => None,
+                };
+                out.push(SideUse {
+                    file: *file,
+                    row,
+                    column,
+                    key: k.into_owned(),
+                    missing: found.is_none(),
+                });
+            }
+        }
+        out
     }
 
     /// The joined header row of a lines row: `Ok(None)` without a join, `Err` when the row's parent

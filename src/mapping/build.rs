@@ -67,6 +67,12 @@ pub struct Built<'a> {
     pub provenance: Provenance<'a>,
     /// The export's own totals.
     pub erp: ErpTotals,
+    /// The files read with the export whose last row the document is built from (or, for a
+    /// lookup table, whose key it does not find): held back if they changed since opened.
+    pub side: Vec<crate::mapping::SideUse>,
+    /// A value of a line could not be read (a price `abc`), or a line row made no line (no VAT
+    /// category): the amounts computed are not the document's.
+    pub amounts_unread: bool,
 }
 
 /// Provenance entries a line makes at most: its own, and one per line field read.
@@ -156,11 +162,14 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             issues: cx.issues,
             provenance: cx.prov,
             erp: ErpTotals::default(),
+            side: Vec::new(),
+            amounts_unread: true,
         };
     };
     super::agree::check(bound, &lines_rows, &mut cx.issues);
     let header = |row: &Row| bound.header_row(row).ok().flatten();
     let h0 = header(first);
+    let side = bound.side_rows(first, h0, first_idx);
     let mut docv: Vec<Option<Value>> = Vec::with_capacity(FIELDS.len());
     for (f, def) in FIELDS.iter().enumerate() {
         docv.push(if def.line {
@@ -234,6 +243,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
         ..Default::default()
     };
     let any_unreadable = raw.iter().any(|l| l.unreadable);
+    let line_rows = raw.len();
     let mut lines = Vec::with_capacity(raw.len());
     for (n, mut l) in raw.into_iter().enumerate() {
         // `fields`: the first of them the mapping reads from names the cell to fill in.
@@ -456,13 +466,25 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             issues: cx.issues,
             provenance: cx.prov,
             erp,
+            side,
+            amounts_unread: true,
         };
     };
     let issue_time = match take(fid!("issue_time")) {
         Some(Value::Time(t)) => t,
         _ => NaiveTime::MIN,
     };
-    let delivery = date(take(fid!("delivery_date"))).unwrap_or(issue_date);
+    let delivery = match date(take(fid!("delivery_date"))) {
+        Some(d) => d,
+        None => {
+            // The issue date's: what is wrong with it is said once, on the issue date's cell.
+            if let Some(label) = bound.source_label(fid!("issue_date")) {
+                cx.prov
+                    .add(Prefix::Document(fid!("delivery_date")), first_idx, Some(label));
+            }
+            issue_date
+        }
+    };
 
     // Notes: the corrected invoice and the reason.
     let note_reason = text(take(fid!("note_reason")));
@@ -514,6 +536,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
         None
     };
     let exchange_rate = dec(take(fid!("exchange_rate")));
+    let amounts_unread = any_unreadable || lines.len() < line_rows;
     let document = Document {
         kind,
         number,
@@ -546,5 +569,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
         issues: cx.issues,
         provenance: cx.prov,
         erp,
+        side,
+        amounts_unread,
     }
 }

@@ -93,6 +93,52 @@ pub enum Unit {
 /// The code of a document whose rows are in more than one block of the file.
 pub const SPLIT_CODE: &str = "INV-MAP-SPLIT";
 
+/// The code of a document whose number a document of an earlier file of the same check has.
+pub const NUMBER_USED_CODE: &str = "INV-NUMBER-USED";
+
+/// The document numbers of the files checked so far in one run of `check`, to find a number
+/// that a later file uses again: a 64-bit hash per number (as the grouper keeps per document)
+/// with the file and line of its first document, never the rows. It grows with the documents
+/// checked, a few dozen bytes each, not with the rows.
+#[derive(Debug, Default)]
+pub struct NumbersUsed {
+    /// Number hash → (file, first line).
+    first: HashMap<u64, (u32, u64)>,
+    /// The files, as messages name them.
+    files: Vec<String>,
+}
+
+impl NumbersUsed {
+    /// The index of `file` (added when new).
+    fn file(&mut self, file: &str) -> u32 {
+        match self.files.iter().position(|f| f == file) {
+            Some(i) => i as u32,
+            None => {
+                self.files.push(file.to_string());
+                (self.files.len() - 1) as u32
+            }
+        }
+    }
+
+    /// How many numbers are remembered.
+    pub fn len(&self) -> usize {
+        self.first.len()
+    }
+
+    /// True when none is.
+    pub fn is_empty(&self) -> bool {
+        self.first.is_empty()
+    }
+}
+
+/// [`NumbersUsed`] while one file is read.
+#[derive(Debug)]
+struct UsedHere {
+    used: NumbersUsed,
+    /// This file's index.
+    file: u32,
+}
+
 /// The first lines kept of a split key's parts (the message names them, then how many more).
 const PART_LINES: usize = 6;
 
@@ -290,6 +336,8 @@ pub struct Grouper {
     repeat_memo: RepeatMemo,
     /// The split keys, when a first pass found them ([`KeyScan`]).
     splits: Option<Arc<SplitKeys>>,
+    /// The numbers of the files checked before this one (`check` of several files).
+    used: Option<UsedHere>,
 }
 
 fn hash(key: &str) -> u64 {
@@ -315,7 +363,21 @@ impl Grouper {
             seen: HashMap::new(),
             repeat_memo: RepeatMemo::default(),
             splits,
+            used: None,
         }
+    }
+
+    /// Remember the numbers of this file, `file`, in `used`, and say on the first row of a
+    /// document whose number a document of an earlier file has that it is used already.
+    pub fn with_numbers_used(mut self, mut used: NumbersUsed, file: &str) -> Self {
+        let file = used.file(file);
+        self.used = Some(UsedHere { used, file });
+        self
+    }
+
+    /// The numbers remembered (this file's among them), to be given to the next file's grouper.
+    pub fn take_numbers_used(&mut self) -> Option<NumbersUsed> {
+        self.used.take().map(|u| u.used)
     }
 
     /// Documents closed so far (distinct numbers).
@@ -364,6 +426,32 @@ impl Grouper {
         let split = parts.is_some() || earlier.is_some();
         if split {
             row.issues.push(split_issue(&self.bound, &key, parts, earlier));
+        }
+        if skip.is_none()
+            && let Some(here) = &mut self.used
+        {
+            let line = row.source().map_or(0, |s| s.line);
+            match here.used.first.entry(h) {
+                Entry::Vacant(e) => {
+                    e.insert((here.file, line));
+                }
+                Entry::Occupied(e) => {
+                    let (file, first) = *e.get();
+                    if file != here.file {
+                        let name = here.used.files.get(file as usize).map_or("", String::as_str);
+                        row.issues.push(Issue::error(
+                            NUMBER_USED_CODE,
+                            self.bound.key_label().filter(|l| !l.is_empty()).map(str::to_string),
+                            Some(key.clone()),
+                            format!(
+                                "this number is already used by the document at line {first} of {name}, checked \
+                                 before this file: a number is issued once; if this is the same document exported \
+                                 twice, remove it from one of the two files, else give this one a number of its own"
+                            ),
+                        ));
+                    }
+                }
+            }
         }
         self.open_date = date;
         self.open = Some(DocDraft {
@@ -430,8 +518,13 @@ impl Grouper {
             note: None,
         };
         if let Block::Stray = place {
+            let label = self.bound.key_label().filter(|l| !l.is_empty());
+            let column = label.unwrap_or("the document number column");
             let what = if self.bound.mapping.continuation {
-                "a continuation row (blank document number) with no document above it".to_string()
+                format!(
+                    "a continuation row (its {column} is blank) with no document above it: write the number of \
+                     its document in {column}, or move the row under that document's rows"
+                )
             } else if let Some(doc) = &mut self.open {
                 // The document above may be missing this line: it is not issued without it.
                 if doc.skip.is_none() && !doc.split {
@@ -440,14 +533,19 @@ impl Grouper {
                     doc.rows[0].issues.push(issue);
                 }
                 format!(
-                    "no document number in this row (the row above is of {}: if this row is one of its lines, \
-                     put its number here)",
+                    "no document number in this row ({column} is blank; the row above is of {}: if this row is one \
+                     of its lines, put its number here): write the number of the document it belongs to, or remove \
+                     the row",
                     doc.key
                 )
             } else {
-                "no document number in this row".to_string()
+                format!(
+                    "no document number in this row ({column} is blank): write the number of the document it \
+                     belongs to, or remove the row"
+                )
             };
-            dr.issues.push(Issue::error("INV-MAP-NUMBER", None, None, what));
+            dr.issues
+                .push(Issue::error("INV-MAP-NUMBER", label.map(str::to_string), None, what));
             dr.note = Some(RowNote::Broken);
             out.extend(self.close());
             out.push(Unit::Stray(dr));

@@ -125,6 +125,31 @@ impl HeaderIndex {
         self.normalized.iter().find_map(|row| row.iter().position(|h| *h == n))
     }
 
+    /// The column [`HeaderIndex::find`] finds for `column`, and every other column of that
+    /// header row written the same way (ignoring case and surrounding spaces): more than one,
+    /// and the mapping cannot tell which to read. (`Item Tax` and `Item Tax %` are two names,
+    /// though they compare equal.)
+    pub fn named(&self, column: &str) -> Vec<usize> {
+        let n = normalize(column);
+        if n.is_empty() {
+            return Vec::new();
+        }
+        let written = |h: &str| h.trim().trim_start_matches('*').trim().to_lowercase();
+        for (row, norm) in self.rows.iter().zip(&self.normalized) {
+            let Some(first) = norm.iter().position(|h| *h == n) else {
+                continue;
+            };
+            let name = written(&row[first]);
+            return norm
+                .iter()
+                .enumerate()
+                .filter(|(i, h)| **h == n && written(&row[*i]) == name)
+                .map(|(i, _)| i)
+                .collect();
+        }
+        Vec::new()
+    }
+
     /// The header closest to an unknown column name.
     pub fn closest(&self, column: &str) -> Option<String> {
         let all: Vec<&str> = self.rows.iter().flatten().map(String::as_str).collect();
@@ -184,6 +209,19 @@ mod tests {
                 .map(|r| r.iter().map(|s| s.to_string()).collect())
                 .collect::<Vec<_>>(),
         )
+    }
+
+    #[test]
+    fn a_name_written_twice_in_the_row_that_names_it_is_found_twice() {
+        let h = idx(&[&["No", "Total", "*total ", "Item Tax", "Item Tax %"]]);
+        assert_eq!(h.named("Total"), [1, 2]);
+        assert_eq!(h.named("No"), [0]);
+        // Two names that compare equal, written apart: not the same column name.
+        assert_eq!(h.named("Item Tax"), [3]);
+        assert_eq!(h.named("Nope"), Vec::<usize>::new());
+        // SAP DTW: the second row names DocNum twice, the first once; the first row decides.
+        let h = idx(&[&["RecordKey", "DocNum"], &["DocNum", "DocNum"]]);
+        assert_eq!(h.named("DocNum"), [1]);
     }
 
     #[test]

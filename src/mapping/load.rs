@@ -335,7 +335,7 @@ impl Mapping {
                 return Err(invalid(
                     &origin,
                     format!("{fkey}.format"),
-                    "a date format such as \"%d/%m/%Y\" (or [defaults] date_format): dates are never guessed",
+                    "a date format such as \"%d/%m/%Y\" for DD/MM/YYYY (or [defaults] date_format): dates are never guessed",
                 ));
             }
             for f in &formats {

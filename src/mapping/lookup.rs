@@ -27,6 +27,11 @@ pub struct Table {
     exact: HashMap<String, usize>,
     /// Tells this table's entry in [`LAST`] from another's.
     id: usize,
+    /// Its size and modification time just before it was read (`None`: not known).
+    pub opened: Option<crate::ingest::FileStamp>,
+    /// The row made from the file's last record, when that record is the first of its key: if
+    /// the file changed after it was opened, that record may have been cut.
+    last: Option<usize>,
 }
 
 /// Tables loaded in this process, for [`Table::id`].
@@ -108,6 +113,9 @@ impl Table {
             path: path.display().to_string(),
             message,
         };
+        // Before it is read: a change from then on is seen when a document built from it is
+        // checked.
+        let opened = crate::ingest::FileStamp::of(&path).ok();
         let bytes = std::fs::read(&path).map_err(|e| err(format!("cannot read: {e}")))?;
         let text = String::from_utf8(bytes).map_err(|_| err("not UTF-8 text: save it as \"CSV UTF-8\"".into()))?;
         let delimiter = [b',', b';', b'\t']
@@ -136,11 +144,13 @@ impl Table {
             ))
         })?;
         let (mut rows, mut index, mut exact) = (Vec::new(), HashMap::new(), HashMap::new());
+        let mut last = None;
         for (i, rec) in rdr.records().enumerate() {
             let rec = rec.map_err(|e| err(format!("record {}: {e}", i + 2)))?;
             let cells: Vec<String> = rec.iter().map(|c| c.trim().to_string()).collect();
             let written = cells.get(key_idx).cloned().unwrap_or_default();
             let key = key_form(&written);
+            last = None;
             if key.is_empty() {
                 continue;
             }
@@ -149,6 +159,7 @@ impl Table {
                 None => {
                     index.insert(key, rows.len());
                     rows.push(cells);
+                    last = Some(rows.len() - 1);
                     rows.len() - 1
                 }
             };
@@ -162,6 +173,8 @@ impl Table {
             index,
             exact,
             id: TABLES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            opened,
+            last,
         }))
     }
 
@@ -181,7 +194,15 @@ impl Table {
 
     /// The value at (key, column index); `None` when the key is not in the table.
     pub fn get(&self, key: &str, column: usize) -> Option<&str> {
-        let row = LAST.with_borrow_mut(|(id, last, row)| {
+        let row = self.row_of(key)?;
+        self.rows
+            .get(row)
+            .map(|r| r.get(column).map(String::as_str).unwrap_or(""))
+    }
+
+    /// The row of a key; `None` when the key is not in the table.
+    pub fn row_of(&self, key: &str) -> Option<usize> {
+        LAST.with_borrow_mut(|(id, last, row)| {
             if *id != self.id || last != key {
                 *row = match self.exact.get(key) {
                     Some(&row) => Some(row),
@@ -192,10 +213,12 @@ impl Table {
                 last.push_str(key);
             }
             *row
-        })?;
-        self.rows
-            .get(row)
-            .map(|r| r.get(column).map(String::as_str).unwrap_or(""))
+        })
+    }
+
+    /// The row made from the file's last record, when that record was the first of its key.
+    pub fn last_row(&self) -> Option<usize> {
+        self.last
     }
 
     /// The file name, for messages.

@@ -31,12 +31,25 @@ pub mod lookup;
 pub mod spec;
 pub mod transform;
 
-pub use apply::{Bound, JoinRows, LookupMiss, Value};
+pub use apply::{Bound, JoinRows, LookupMiss, SideFile, SideUse, Value};
 pub use build::{Built, ErpTotals, Provenance, build, field_of};
-pub use group::{DocDraft, DraftRow, Grouper, KeyScan, RowNote, SPLIT_CODE, SplitKeys, Unit};
+pub use group::{
+    DocDraft, DraftRow, Grouper, KeyScan, NUMBER_USED_CODE, NumbersUsed, RowNote, SPLIT_CODE, SplitKeys, Unit,
+};
 pub use load::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule, parse_template};
 
 use crate::validate::Severity;
+
+/// `columns 24 and 45`, `columns 2, 5 and 9`.
+fn positions_text(positions: &[usize]) -> String {
+    let mut list: Vec<String> = positions.iter().map(usize::to_string).collect();
+    let last = list.pop().unwrap_or_default();
+    if list.is_empty() {
+        format!("column {last}")
+    } else {
+        format!("columns {} and {last}", list.join(", "))
+    }
+}
 
 /// A mapping that cannot be used, or cannot be used with a file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -53,8 +66,9 @@ pub enum MappingError {
     },
     /// A column the mapping reads is not in the file.
     #[error(
-        "{input}: no column {column:?} (needed by {key} of mapping {mapping}){}",
-        closest.as_ref().map(|c| format!("; the closest header is {c:?}")).unwrap_or_default()
+        "{input}: no column {column:?} (needed by {key} of mapping {mapping}){}{}",
+        closest.as_ref().map(|c| format!("; the closest header is {c:?}")).unwrap_or_default(),
+        hint.as_ref().map(|h| format!("; {h}")).unwrap_or_default()
     )]
     MissingColumn {
         /// The export.
@@ -64,9 +78,31 @@ pub enum MappingError {
         /// The mapping key that reads it.
         key: String,
         /// The column.
-        column: String,
+        column: Box<str>,
         /// The closest header present.
-        closest: Option<String>,
+        closest: Option<Box<str>>,
+        /// Where the header was read, and the row that holds the mapping's columns (the
+        /// `header_row` to set), when it is not the one read.
+        hint: Option<Box<str>>,
+    },
+    /// A column the mapping reads is named more than once in the file's header.
+    #[error(
+        "{input}: {} columns are named {column:?} ({}), and mapping {mapping} reads {column:?} ({key}): it \
+         cannot tell which to read; rename or remove all but one of them in the export",
+        positions.len(),
+        positions_text(positions)
+    )]
+    AmbiguousColumn {
+        /// The export (or its header file).
+        input: String,
+        /// The mapping.
+        mapping: String,
+        /// The mapping key that reads it.
+        key: String,
+        /// The column, as the mapping names it.
+        column: Box<str>,
+        /// The 1-based positions of the columns so named.
+        positions: Box<[usize]>,
     },
     /// A lookup table or joined header file cannot be used.
     #[error("{path}: {message}")]

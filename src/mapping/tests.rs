@@ -138,6 +138,17 @@ fn provenance_maps_paths_back_to_rows_and_columns() {
         Some((1, None))
     );
     assert_eq!(built.provenance.locate("issue_date"), Some((0, Some("Date"))));
+    // The cell's text, as a finding about it quotes it; none for a blank cell.
+    let first = docs(&units)[0].rows[0].row.clone().unwrap();
+    let (_, _, price) = built
+        .provenance
+        .locate_len("invoice_lines[0].price.price_per_unit")
+        .unwrap();
+    assert_eq!(b.cell_text(&first, price.unwrap()), Some("10".to_string()));
+    assert_eq!(b.cell_text(&first, "VAT"), None);
+    assert_eq!(b.cell_text(&first, "no such column"), None);
+    // No column gives the delivery date: it is the issue date's, on its cell.
+    assert_eq!(built.provenance.locate("actual_delivery_date"), Some((0, Some("Date"))));
     // A blank cell is where what the rules say of the missing value belongs.
     assert_eq!(
         built.provenance.locate("customer_info.vat_number"),
@@ -222,6 +233,19 @@ fn an_unknown_tax_code_is_one_issue_and_a_blank_one_another() {
 }
 
 #[test]
+fn a_line_row_that_makes_no_line_leaves_the_documents_amounts_unread() {
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax\nA1,05/11/2026,X,,Pen,1,1,\nA1,05/11/2026,X,,Cup,1,1,NOPE\n",
+        1,
+    );
+    let b = bound(SIMPLE, &h);
+    let units = group_all(&b, rows);
+    let built = build(docs(&units)[0], &b, &seller());
+    assert_eq!(built.document.as_ref().map(|d| d.invoice_lines.len()), Some(1));
+    assert!(built.amounts_unread);
+}
+
+#[test]
 fn a_line_value_that_cannot_be_read_leaves_the_exports_totals_uncompared() {
     let text = "No,Date,Customer,Item,Qty,Price,Net,Tax,Total\n\
                 A1,05/11/2026,X,Pen,QTY,10,20,15%,23.00\n\
@@ -234,8 +258,11 @@ fn a_line_value_that_cannot_be_read_leaves_the_exports_totals_uncompared() {
     let codes: Vec<&str> = unread.issues.iter().map(|(_, i)| i.code.as_str()).collect();
     assert_eq!(codes, ["INV-MAP-VALUE"]);
     assert!(unread.erp.is_empty(), "{:?}", unread.erp);
+    // Nor are its amounts its own.
+    assert!(unread.amounts_unread);
     let read = build(ds[1], &b, &seller());
     assert!(read.issues.is_empty(), "{:?}", read.issues);
+    assert!(!read.amounts_unread);
     assert_eq!(read.erp.line_net, [Some(dec!(20))]);
     assert_eq!(read.erp.tax_inclusive, Some(dec!(23.00)));
 }
@@ -382,6 +409,30 @@ fn a_row_without_number_after_a_document_holds_the_document_back() {
 }
 
 #[test]
+fn a_row_without_number_names_the_number_column() {
+    let text = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n,05/11/2026,X,,Pen,1,1,\nA1,05/11/2026,X,,Pen,1,1,\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    for (toml, said) in [
+        (
+            SIMPLE.to_string(),
+            "INV-MAP-NUMBER No: no document number in this row (No is blank): write the number of the document \
+             it belongs to, or remove the row",
+        ),
+        (
+            SIMPLE.replace("[defaults]", "[group]\ncontinuation = true\n[defaults]"),
+            "INV-MAP-NUMBER No: a continuation row (its No is blank) with no document above it: write the number \
+             of its document in No, or move the row under that document's rows",
+        ),
+    ] {
+        let units = group_all(&bound(&toml, &h), rows.clone());
+        let Some(Unit::Stray(r)) = units.first() else {
+            panic!("{units:?}")
+        };
+        assert_eq!(r.issues.iter().map(Issue::render).collect::<Vec<_>>(), [said]);
+    }
+}
+
+#[test]
 fn many_parts_are_counted_and_the_first_few_named() {
     let mut text = String::from("No,Date,Customer,VAT,Item,Qty,Price,Tax\n");
     for _ in 0..10 {
@@ -466,6 +517,86 @@ fn tax_inclusive_prices_give_net_prices() {
     crate::compute::compute_document(&mut doc).unwrap();
     assert_eq!(doc.invoice_lines[0].amount, dec!(60.81));
     assert_eq!(doc.legal_monitory_total.payable_amount, dec!(69.93));
+}
+
+/// The `INV-NUMBER-USED` findings of each document of `units`, by number.
+fn used_findings(units: &[Unit]) -> Vec<(String, Vec<String>)> {
+    docs(units)
+        .iter()
+        .map(|d| {
+            let found = d
+                .rows
+                .iter()
+                .flat_map(|r| r.issues.iter())
+                .filter(|i| i.code == NUMBER_USED_CODE)
+                .map(Issue::render)
+                .collect();
+            (d.key.clone(), found)
+        })
+        .collect()
+}
+
+#[test]
+fn a_number_an_earlier_file_used_is_said_on_the_later_document_and_not_within_a_file() {
+    let m = format!("{SIMPLE}\n[[skip]]\ncolumn = \"Status\"\nequals = [\"Voided\"]\n");
+    let head = "No,Date,Customer,VAT,Item,Qty,Price,Tax,Status\n";
+    let group = |used: NumbersUsed, file: &str, text: &str| {
+        let (h, rows) = rows_from_csv(&format!("{head}{text}"), 1);
+        let b = bound(&m, &h);
+        let mut g = Grouper::new(b).with_numbers_used(used, file);
+        let mut out = Vec::new();
+        for r in rows {
+            out.extend(g.push(r));
+        }
+        out.extend(g.finish());
+        (out, g.take_numbers_used().unwrap())
+    };
+    // a.csv: A1 (lines 2-3), A2 voided (never issued), A3.
+    let (units, used) = group(
+        NumbersUsed::default(),
+        "a.csv",
+        "A1,05/11/2026,X,,Pen,1,1,,Paid\nA1,05/11/2026,X,,Cup,1,1,,Paid\nA2,05/11/2026,X,,Pen,1,1,,Voided\nA3,05/11/2026,X,,Pen,1,1,,Paid\n",
+    );
+    assert!(used_findings(&units).iter().all(|(_, f)| f.is_empty()));
+    assert_eq!(used.len(), 2, "A1 and A3; the voided A2 is not remembered");
+    // b.csv: B1, A3 again (said on its first row), A2 (voided in a.csv: issued here only).
+    let (units, used) = group(
+        used,
+        "b.csv",
+        "B1,05/11/2026,X,,Pen,1,1,,Paid\nA3,05/11/2026,X,,Pen,1,1,,Paid\nA3,05/11/2026,X,,Mug,1,1,,Paid\nA2,05/11/2026,X,,Pen,1,1,,Paid\n",
+    );
+    assert_eq!(
+        used_findings(&units),
+        [
+            ("B1".to_string(), vec![]),
+            (
+                "A3".to_string(),
+                vec![
+                    "INV-NUMBER-USED No \"A3\": this number is already used by the document at line 5 of a.csv, \
+                      checked before this file: a number is issued once; if this is the same document exported \
+                      twice, remove it from one of the two files, else give this one a number of its own"
+                        .to_string()
+                ]
+            ),
+            ("A2".to_string(), vec![]),
+        ]
+    );
+    // b.csv checked again (check's second pass over a file with a split number): its own
+    // numbers are not "used before"; c.csv names b.csv for B1 and A2.
+    let (units, used) = group(
+        used,
+        "b.csv",
+        "B1,05/11/2026,X,,Pen,1,1,,Paid\nA2,05/11/2026,X,,Pen,1,1,,Paid\n",
+    );
+    assert!(used_findings(&units).iter().all(|(_, f)| f.is_empty()));
+    let (units, _) = group(
+        used,
+        "c.csv",
+        "A2,05/11/2026,X,,Pen,1,1,,Voided\nB1,05/11/2026,X,,Pen,1,1,,Paid\n",
+    );
+    let found = used_findings(&units);
+    assert!(found[0].1.is_empty(), "voided: {found:?}");
+    assert!(found[1].1[0].contains("line 2 of b.csv"), "{found:?}");
 }
 
 #[test]

@@ -8,7 +8,7 @@
 use crate::ingest::CellRef;
 use crate::text::Trimmed;
 use chrono::format::{Item, StrftimeItems};
-use chrono::{Duration, NaiveDate, NaiveTime};
+use chrono::{Datelike, Duration, NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
 
 /// The pseudo-format for Excel serial day numbers (1900 date system).
@@ -95,6 +95,9 @@ pub fn parse_date(cell: CellRef<'_>, text: &str, formats: &[String]) -> Result<N
         _ => {}
     }
     let t = text.trimmed();
+    // A year of fewer than four digits read by `%Y` (`02/11/26` as the year 26): another format
+    // may read it; else it is said as such.
+    let mut short: Option<(NaiveDate, &str)> = None;
     for f in formats {
         if f.eq_ignore_ascii_case(EXCEL) {
             if let Ok(n) = t.parse::<Decimal>()
@@ -108,11 +111,92 @@ pub fn parse_date(cell: CellRef<'_>, text: &str, formats: &[String]) -> Result<N
             // Accept a trailing time (`05/11/2026 00:00:00`, `2026-11-05T10:00:00`).
             let rest = rest.trim_start_matches(['T', ' ']);
             if rest.is_empty() || rest.chars().next().is_some_and(|c| c.is_ascii_digit()) && rest.contains(':') {
+                if d.year() < 1000 && f.contains("%Y") {
+                    short.get_or_insert((d, f));
+                    continue;
+                }
                 return Ok(d);
             }
         }
     }
-    Err(format!("not a date in the format {}", formats.join(" or ")))
+    if let Some((d, f)) = short {
+        return Err(short_year(d.year(), f));
+    }
+    Err(format!("not a date in the format {}", clerk_formats(formats)))
+}
+
+/// Formats as a clerk reads them, `DD/MM/YYYY or an Excel date number`.
+fn clerk_formats(formats: &[String]) -> String {
+    formats.iter().map(|f| clerk_format(f)).collect::<Vec<_>>().join(" or ")
+}
+
+/// A date read by `format` (with `%Y`) whose year, `year`, was written with fewer than four
+/// digits: what to do.
+fn short_year(year: i32, format: &str) -> String {
+    let digits = year.unsigned_abs().to_string().len();
+    let s = if digits == 1 { "" } else { "s" };
+    if digits <= 2 {
+        let two = format.replace("%Y", "%y");
+        format!(
+            "the year is written with {digits} digit{s} ({year}); write it with four ({}), or, if the export \
+             writes every year with two, read them with {} (date_format = {two:?} in the mapping)",
+            2000 + year,
+            clerk_format(&two)
+        )
+    } else {
+        format!("the year is written with {digits} digit{s} ({year}); write it with four")
+    }
+}
+
+/// A chrono format as a clerk reads it: `%d/%m/%Y` is `DD/MM/YYYY`, `%H:%M` is `hh:mm`,
+/// `excel` an Excel date number. A directive without a common form is left as written.
+pub fn clerk_format(format: &str) -> String {
+    if format.eq_ignore_ascii_case(EXCEL) {
+        return "an Excel date number".to_string();
+    }
+    let mut out = String::with_capacity(format.len() + 4);
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        // A padding flag (`%-d`, `%e`'s `%_d`) changes nothing a clerk sees.
+        let flag = chars.next_if(|f| matches!(f, '-' | '_' | '0'));
+        let Some(d) = chars.next() else {
+            out.push('%');
+            break;
+        };
+        let padded = flag.is_none();
+        let word = match d {
+            'd' if padded => "DD",
+            'd' | 'e' => "D",
+            'm' if padded => "MM",
+            'm' => "M",
+            'Y' => "YYYY",
+            'y' => "YY",
+            'b' | 'h' => "Mon",
+            'B' => "Month",
+            'H' | 'I' => "hh",
+            'M' => "mm",
+            'S' => "ss",
+            'p' => "AM/PM",
+            'F' => "YYYY-MM-DD",
+            'T' => "hh:mm:ss",
+            'R' => "hh:mm",
+            '%' => "%",
+            other => {
+                out.push('%');
+                if let Some(f) = flag {
+                    out.push(f);
+                }
+                out.push(other);
+                continue;
+            }
+        };
+        out.push_str(word);
+    }
+    out
 }
 
 /// `NaiveDate::parse_and_remainder(t, f)` for the usual formats when `t` starts with the
@@ -164,7 +248,7 @@ pub fn parse_time(cell: CellRef<'_>, text: &str, formats: &[String]) -> Result<N
             return Ok(tm);
         }
     }
-    Err(format!("not a time in the format {}", formats.join(" or ")))
+    Err(format!("not a time in the format {}", clerk_formats(formats)))
 }
 
 /// How numbers are written.
@@ -440,6 +524,60 @@ mod tests {
 
     fn f(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_year_of_fewer_than_four_digits_is_an_error_unless_another_format_reads_it() {
+        let text = |t: &str, formats: &[&str]| parse_date(CellRef::Text(t), t, &f(formats));
+        assert_eq!(
+            text("02/11/26", &["%d/%m/%Y"]).unwrap_err(),
+            "the year is written with 2 digits (26); write it with four (2026), or, if the export writes every \
+             year with two, read them with DD/MM/YY (date_format = \"%d/%m/%y\" in the mapping)"
+        );
+        assert_eq!(
+            text("2/11/5", &["%d/%m/%Y"]).unwrap_err(),
+            "the year is written with 1 digit (5); write it with four (2005), or, if the export writes every year \
+             with two, read them with DD/MM/YY (date_format = \"%d/%m/%y\" in the mapping)"
+        );
+        assert!(
+            text("02/11/202", &["%d/%m/%Y"])
+                .unwrap_err()
+                .starts_with("the year is written with 3 digits (202)")
+        );
+        // A format that reads two digits, listed after: the date is read.
+        assert_eq!(text("02/11/26", &["%d/%m/%Y", "%d/%m/%y"]), Ok(d(2026, 11, 2)));
+        assert_eq!(text("02/11/2026", &["%d/%m/%Y"]), Ok(d(2026, 11, 2)));
+        // A date not read: the formats as a clerk reads them.
+        assert_eq!(
+            text("31/02/2026", &["%d/%m/%Y", "excel"]).unwrap_err(),
+            "not a date in the format DD/MM/YYYY or an Excel date number"
+        );
+        assert_eq!(
+            parse_time(CellRef::Text("9h"), "9h", &f(TIME_FORMATS)).unwrap_err(),
+            "not a time in the format hh:mm:ss or hh:mm or hh:mm:ss AM/PM or hh:mm AM/PM"
+        );
+    }
+
+    #[test]
+    fn formats_are_shown_as_a_clerk_reads_them() {
+        for (format, clerk) in [
+            ("%d/%m/%Y", "DD/MM/YYYY"),
+            ("%m/%d/%Y", "MM/DD/YYYY"),
+            ("%Y-%m-%d", "YYYY-MM-DD"),
+            ("%Y%m%d", "YYYYMMDD"),
+            ("%d.%m.%y", "DD.MM.YY"),
+            ("%-d-%b-%Y", "D-Mon-YYYY"),
+            ("%d %B %Y", "DD Month YYYY"),
+            ("%H:%M:%S", "hh:mm:ss"),
+            ("%I:%M %p", "hh:mm AM/PM"),
+            ("%F", "YYYY-MM-DD"),
+            ("excel", "an Excel date number"),
+            ("%d/%m/%Y %Z", "DD/MM/YYYY %Z"),
+            ("100%%", "100%"),
+            ("%", "%"),
+        ] {
+            assert_eq!(clerk_format(format), clerk, "{format}");
+        }
     }
 
     #[test]

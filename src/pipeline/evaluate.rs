@@ -2,6 +2,7 @@
 //! and validated into its [`Outcome`]: every row's status and findings, located on the row and
 //! column that fed each field.
 
+use super::stamp::SideWatch;
 use super::*;
 
 /// A row's part of the outcome: the row itself, for the result files (they spell each cell as
@@ -25,6 +26,25 @@ fn fallback_label(path: &str, field: Option<&str>) -> String {
         Some(field) => format!("[{path}] (no column gives {field})"),
         None => format!("[{path}]"),
     }
+}
+
+/// Turn a rule finding into an issue on the row and column that fed the field; a finding on a
+/// value a cell gives (the field read from it, or a value it feeds: the rate of a tax code)
+/// quotes that cell's text (`1,234`, `10/11/2026`, `12%`) rather than the value read from it
+/// (`1234.00`, `2026-11-10T00:00:00`, `12`).
+fn locate_in(f: &Finding, built: &Built, bound: &Bound, rows: &[DraftRow]) -> (Option<usize>, Issue) {
+    let (row, mut issue) = locate(f, built);
+    if issue.value.is_some()
+        && let Some(r) = row
+        && let Some((_, len, Some(label), feeds)) = built.provenance.locate_feeding(&f.path)
+        && (len == f.path.len() || feeds)
+        && issue.column.as_deref() == Some(label)
+        && let Some(cells) = rows.get(r).and_then(|d| d.row.as_ref())
+        && let Some(text) = bound.cell_text(cells, label)
+    {
+        issue.value = Some(text);
+    }
+    (row, issue)
 }
 
 /// Turn a rule finding into an issue on the row and column that fed the field.
@@ -150,7 +170,14 @@ fn other_rows_message(lines: impl Iterator<Item = u64>) -> String {
     }
 }
 
-fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: &str, keep: bool) -> Outcome {
+fn evaluate_document(
+    draft: DocDraft,
+    bound: &Bound,
+    opts: &CheckOptions,
+    time: &str,
+    keep: bool,
+    side: &SideWatch,
+) -> Outcome {
     let first_line = draft.rows.first().and_then(DraftRow::source).map_or(0, |s| s.line);
     if let Some((reason, column, value)) = &draft.skip {
         let issue = ResultIssue::from(&Issue::warning(
@@ -196,6 +223,17 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
     let mut built = build(&draft, bound, &opts.seller);
     let mut issues = std::mem::take(&mut built.issues);
     drop_read_repeats(&mut issues);
+    // Built from the last row of a header file or lookup table that has changed since it was
+    // opened (a row perhaps cut by a writer still at work): held back.
+    if !built.side.is_empty() {
+        let number = built
+            .document
+            .as_ref()
+            .map_or(draft.key.as_str(), |d| d.number.as_str());
+        for (row, issue) in side.check(&built.side, number, first_line) {
+            issues.push((Some(row), issue));
+        }
+    }
     let mut payable = None;
     // When no line could be read (each row says why), the rules would only repeat it: no lines,
     // no VAT breakdown, totals that differ from the export's.
@@ -208,7 +246,7 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
                 if !no_lines_read {
                     let read = issues.len();
                     for f in rules(doc, totals, &built.erp, opts) {
-                        let (row, issue) = locate(&f, &built);
+                        let (row, issue) = locate_in(&f, &built, bound, &draft.rows);
                         if !repeats(&issues, read, row, &issue) {
                             issues.push((row, issue));
                         }
@@ -269,6 +307,9 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
             row_outcome(r, rr)
         })
         .collect();
+    if invalid && built.amounts_unread {
+        payable = None;
+    }
     let brief = DocBrief {
         number,
         kind: built
@@ -291,6 +332,11 @@ fn evaluate_document(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: 
         Some(d) => DocumentRecord::from_document(d, status).without_amounts(),
         None => DocumentRecord::new(&brief.number, status),
     };
+    // An invalid document some of whose amounts could not be read: what was computed from the
+    // rest is not its amounts, and none is claimed (not 0.00 nor the sum of the lines read).
+    if invalid && built.amounts_unread {
+        record = record.without_amounts();
+    }
     record.first_line = Some(first_line);
     record.rows = row_count;
     record.add_codes(&found);
@@ -337,10 +383,18 @@ fn compute_path(e: &crate::compute::ComputeError) -> String {
     }
 }
 
-/// `keep`: keep a valid document in its outcome, for sending.
-pub(super) fn evaluate(unit: Unit, bound: &Bound, opts: &CheckOptions, time: &str, keep: bool) -> Outcome {
+/// `keep`: keep a valid document in its outcome, for sending; `side`: the files read with the
+/// export, watched.
+pub(super) fn evaluate(
+    unit: Unit,
+    bound: &Bound,
+    opts: &CheckOptions,
+    time: &str,
+    keep: bool,
+    side: &SideWatch,
+) -> Outcome {
     match unit {
-        Unit::Document(d) => evaluate_document(d, bound, opts, time, keep),
+        Unit::Document(d) => evaluate_document(d, bound, opts, time, keep, side),
         Unit::Stray(r) => {
             let status = match r.note {
                 Some(RowNote::HeaderRepeat) => RowStatus::Skipped,

@@ -14,7 +14,7 @@
 //! 21.8 % less wall time (medians of 16 alternating runs; BENCHMARKS.md, "2026-11-25
 //! afternoon").
 
-use super::stamp::Watched;
+use super::stamp::{SideWatch, Watched, with_side};
 use super::*;
 use crate::mapping::Grouper;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -55,13 +55,31 @@ pub(super) struct Reading {
     /// Set at the end of the rows when the file changed meanwhile (its last documents were held
     /// back).
     pub(super) changed: Option<FileChanged>,
+    /// Where the numbers of the files checked so far are kept between files: the grouper holds
+    /// them while this file is read, and they are put back when the reading ends.
+    numbers: Option<Arc<Mutex<crate::mapping::NumbersUsed>>>,
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        if let (Some(home), Some(used)) = (&self.numbers, self.grouper.take_numbers_used()) {
+            *lock(home) = used;
+        }
+    }
 }
 
 impl Reading {
     /// The rows of `input`, grouped for `bound` (knowing its split keys, when found), the first
     /// batch with room for `per_batch` units. `sending`: its valid documents are sent (what the
-    /// finding on a document held back says).
-    pub(super) fn new(input: Input, bound: Arc<Bound>, per_batch: usize, sending: bool) -> Self {
+    /// finding on a document held back says). `numbers`: the numbers of the files checked
+    /// before, when a number used again is looked for.
+    pub(super) fn new(
+        input: Input,
+        bound: Arc<Bound>,
+        per_batch: usize,
+        sending: bool,
+        numbers: Option<&Arc<Mutex<crate::mapping::NumbersUsed>>>,
+    ) -> Self {
         let Input {
             path,
             rows,
@@ -69,9 +87,15 @@ impl Reading {
             splits,
             ..
         } = input;
+        let mut grouper = Grouper::with_splits(bound, splits);
+        if let Some(home) = numbers {
+            let used = std::mem::take(&mut *lock(home));
+            grouper = grouper.with_numbers_used(used, &path.display().to_string());
+        }
         Reading {
+            numbers: numbers.cloned(),
             rows,
-            grouper: Grouper::with_splits(bound, splits),
+            grouper,
             next: 0,
             room: per_batch.max(1),
             held: Vec::new(),
@@ -158,6 +182,8 @@ struct Sink<'w> {
 
 struct Shared<'w> {
     reading: Mutex<Reading>,
+    /// The files read with the export (header file, lookup tables), watched.
+    side: SideWatch,
     writing: Mutex<Writing>,
     turn: Condvar,
     sink: Mutex<Sink<'w>>,
@@ -239,7 +265,7 @@ impl Shared<'_> {
             let outcomes: Vec<Outcome> = units
                 .into_iter()
                 // Nothing is sent: the document is dropped where it was built.
-                .map(|u| evaluate(u, bound, opts, time, false))
+                .map(|u| evaluate(u, bound, opts, time, false, &self.side))
                 .collect();
             self.hand_in(n, outcomes, file, opts);
         }
@@ -269,7 +295,14 @@ pub(super) fn check_local(
     let time = opts.now.to_rfc3339_opts(SecondsFormat::Secs, true);
     let file = input.path.display().to_string();
     let shared = Shared {
-        reading: Mutex::new(Reading::new(input, bound.clone(), opts.batch, false)),
+        reading: Mutex::new(Reading::new(
+            input,
+            bound.clone(),
+            opts.batch,
+            false,
+            opts.numbers.as_ref(),
+        )),
+        side: SideWatch::new(&bound, false),
         writing: Mutex::new(Writing {
             next: 0,
             waiting: BTreeMap::new(),
@@ -294,7 +327,9 @@ pub(super) fn check_local(
         .reading
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner)
-        .changed;
+        .changed
+        .take();
+    let changed = with_side(changed, shared.side.finish());
     let w = shared.writing.into_inner().unwrap_or_else(PoisonError::into_inner);
     summary.changed = changed;
     if let Some(e) = w.error {
@@ -351,7 +386,7 @@ mod tests {
         let mapping = crate::mapping::bundled::get(mapping).unwrap().unwrap();
         let prepared = prepare(path, Arc::new(mapping), &crate::config::Config::default()).unwrap();
         between();
-        let mut reading = Reading::new(prepared.input, prepared.bound, per_batch, true);
+        let mut reading = Reading::new(prepared.input, prepared.bound, per_batch, true, None);
         let mut batches = Vec::new();
         while let Some((_, batch)) = reading.batch(per_batch) {
             let docs = batch.iter().filter(|u| matches!(u, Unit::Document(_))).count();
@@ -441,8 +476,9 @@ mod tests {
             std::io::Write::write_all(&mut f, head.lines().last().unwrap().as_bytes()).unwrap();
         });
         let changed = changed.expect("the file grew while it was read");
-        assert_eq!(changed.opened, head.len() as u64);
-        assert!(matches!(changed.now, Ok(n) if n > head.len() as u64), "{changed:?}");
+        let export = changed.export.clone().expect("the export changed");
+        assert_eq!(export.opened, head.len() as u64);
+        assert!(matches!(export.now, Ok(n) if n > head.len() as u64), "{changed:?}");
         let docs: Vec<&Unit> = units.iter().filter(|u| matches!(u, Unit::Document(_))).collect();
         assert_eq!(docs.len(), 5);
         let Unit::Document(last) = docs[4] else { unreachable!() };
@@ -484,11 +520,14 @@ mod tests {
             std::fs::rename(&other, &path).unwrap();
         });
         let changed = changed.expect("replaced");
-        assert!(matches!(changed.now, Ok(n) if n < head.len() as u64), "{changed:?}");
+        assert!(
+            matches!(changed.export.as_ref().map(|e| &e.now), Some(Ok(n)) if *n < head.len() as u64),
+            "{changed:?}"
+        );
         assert_eq!(changed.held_back.len(), 2, "{changed:?}");
         std::fs::write(&path, &head).unwrap();
         let (_, changed) = read_all(&path, || std::fs::remove_file(&path).unwrap());
-        assert!(changed.expect("removed").now.is_err());
+        assert!(changed.expect("removed").export.unwrap().now.is_err());
     }
 
     /// Where `cut` falls in `text` (line `line`, 1-based): in the number cell of that line
@@ -650,6 +689,167 @@ mod tests {
             .collect();
         assert_eq!(held(&units), last_two);
         assert_eq!(changed.unwrap().held_back.len(), 2);
+    }
+
+    /// Every outcome of `path` checked with `mapping` as `run` checks it (valid documents kept
+    /// for sending), and what changed; `between` runs once the file and the files read with it
+    /// (header file, lookup tables) are opened and read, before its rows are.
+    fn outcomes(path: &std::path::Path, mapping: &str, between: impl FnOnce()) -> (Vec<Outcome>, Option<FileChanged>) {
+        let mapping = crate::mapping::bundled::get(mapping).unwrap().unwrap();
+        let config = crate::config::Config::default();
+        let prepared = prepare(path, Arc::new(mapping), &config).unwrap();
+        between();
+        let bound = prepared.bound.clone();
+        let now = chrono::DateTime::parse_from_rfc3339("2026-11-21T09:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let opts = CheckOptions::new(now, config.seller().0);
+        let mut reading = Reading::new(prepared.input, prepared.bound, 2, true, None);
+        let side = SideWatch::new(&bound, true);
+        let mut out = Vec::new();
+        while let Some((_, batch)) = reading.batch(2) {
+            out.extend(batch.into_iter().map(|u| evaluate(u, &bound, &opts, "t", true, &side)));
+        }
+        (out, with_side(reading.changed.take(), side.finish()))
+    }
+
+    /// The documents of `outcomes` with their first row's errors.
+    fn first_errors(outcomes: &[Outcome]) -> Vec<(String, Vec<String>)> {
+        outcomes
+            .iter()
+            .filter_map(|o| Some((o.brief.as_ref()?.number.clone(), o.rows.first()?.result.errors.clone())))
+            .collect()
+    }
+
+    /// `samples/` files copied into a temporary folder.
+    fn copied(names: &[&str]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for n in names {
+            std::fs::copy(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples").join(n),
+                dir.path().join(n),
+            )
+            .unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn a_header_file_that_changes_while_its_export_is_read_holds_back_the_documents_of_its_last_row() {
+        let dir = copied(&[
+            "SAP_B1_OINV_Document_Lines.txt",
+            "SAP_B1_OINV_Documents.txt",
+            "customers.csv",
+        ]);
+        let lines = dir.path().join("SAP_B1_OINV_Document_Lines.txt");
+        let header = dir.path().join("SAP_B1_OINV_Documents.txt");
+        let (out, changed) = outcomes(&lines, "sap-b1-dtw", || {});
+        assert_eq!(changed, None);
+        let docs = first_errors(&out);
+        assert_eq!(docs.len(), 2, "{docs:?}");
+        assert!(docs.iter().all(|(_, e)| e.is_empty()), "{docs:?}");
+        let was = std::fs::metadata(&header).unwrap().len();
+        const MORE: &[u8] = b"\t20261114\r\n";
+        let now = was + MORE.len() as u64;
+
+        // The header file grows once it is read (its writer was not done): its last row read,
+        // RecordKey 2 (document 500102), may have been cut.
+        let (out, changed) = outcomes(&lines, "sap-b1-dtw", || {
+            let mut f = std::fs::OpenOptions::new().append(true).open(&header).unwrap();
+            std::io::Write::write_all(&mut f, MORE).unwrap();
+        });
+        let docs = first_errors(&out);
+        assert!(docs[0].1.is_empty(), "{docs:?}");
+        assert_eq!(docs[1].0, "500102");
+        let [error] = docs[1].1.as_slice() else {
+            panic!("{docs:?}")
+        };
+        assert!(
+            error.starts_with(&format!(
+                "INV-FILE-CHANGED ParentKey \"2\": the header file SAP_B1_OINV_Documents.txt changed while this \
+                 export was read ({was} bytes when opened, {now} now): this document is built from its last row, \
+                 which may be incomplete"
+            )) && error.contains("is not sent; send the export again once SAP_B1_OINV_Documents.txt is complete"),
+            "{error}"
+        );
+        assert!(out.iter().all(|o| {
+            o.rows
+                .iter()
+                .skip(1)
+                .all(|r| !r.result.errors.iter().any(|e| e.starts_with("INV-FILE-CHANGED")))
+        }));
+        // The export itself did not change: nothing else is held back, and the file's error
+        // names the header file and the document.
+        let changed = changed.expect("the header file changed");
+        assert_eq!(changed.export, None);
+        let explained = changed.explain("not sent", "Run it again once it is complete.");
+        assert!(
+            explained.starts_with(&format!(
+                "the header file SAP_B1_OINV_Documents.txt changed while this export was read ({was} bytes when \
+                 opened, {now} now): it was still being written or was replaced; the document built from its last \
+                 row, 500102 (line 5), which may be incomplete, was not sent (INV-FILE-CHANGED)"
+            )) && explained.ends_with("Run it again once SAP_B1_OINV_Documents.txt is complete."),
+            "{explained}"
+        );
+    }
+
+    #[test]
+    fn a_lookup_table_that_changes_while_its_export_is_read_holds_back_the_documents_of_its_last_row_or_not_in_it() {
+        let dir = copied(&["xero_sales_invoices.csv", "customers.csv"]);
+        let export = dir.path().join("xero_sales_invoices.csv");
+        let table = dir.path().join("customers.csv");
+        // CN-0006's buyer is not in the table: it may be in the part not read yet.
+        let text = std::fs::read_to_string(&export).unwrap();
+        let text = text.replace("Al Ofuq Trading Co.,accounts@example.sa,King Fahd Road | طريق الملك فهد,,,,Riyadh,,12211,Saudi Arabia,,,,,,,,,CN-0006", "Stranger Co.,accounts@example.sa,King Fahd Road | طريق الملك فهد,,,,Riyadh,,12211,Saudi Arabia,,,,,,,,,CN-0006");
+        assert!(text.contains("Stranger Co.,"));
+        std::fs::write(&export, text).unwrap();
+        let (out, changed) = outcomes(&export, "xero", || {});
+        assert_eq!(changed, None);
+        assert!(
+            first_errors(&out)
+                .iter()
+                .all(|(_, e)| !e.iter().any(|e| e.starts_with("INV-FILE-CHANGED")))
+        );
+
+        // Rewritten in place once read: its last row is Walk-in Customer, INV-0102's buyer.
+        let (out, changed) = outcomes(&export, "xero", || touch(&table));
+        let held: Vec<(String, String)> = first_errors(&out)
+            .into_iter()
+            .filter_map(|(n, e)| Some((n, e.into_iter().find(|e| e.starts_with("INV-FILE-CHANGED"))?)))
+            .collect();
+        assert_eq!(
+            held.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+            ["INV-0102", "CN-0006"],
+            "{held:?}"
+        );
+        assert!(
+            held[0].1.starts_with(
+                "INV-FILE-CHANGED ContactName \"Walk-in Customer\": the lookup table customers.csv changed while \
+                 this export was read ("
+            ) && held[0]
+                .1
+                .contains("this document is built from its last row, which may be incomplete"),
+            "{}",
+            held[0].1
+        );
+        assert!(
+            held[1]
+                .1
+                .starts_with("INV-FILE-CHANGED ContactName \"Stranger Co.\": the lookup table customers.csv")
+                && held[1]
+                    .1
+                    .contains("this document's key is not in it, and may be in the part of it not read"),
+            "{}",
+            held[1].1
+        );
+        let changed = changed.expect("the table changed");
+        let explained = changed.explain("held back", "Check it again once it is complete.");
+        assert!(
+            explained.contains("the lookup table customers.csv changed while this export was read")
+                && explained.contains("the documents built from its last row or not found in it, INV-0102 (line 5) and CN-0006 (line 13), which may be incomplete, were held back (INV-FILE-CHANGED)")
+                && explained.ends_with("Check it again once customers.csv is complete."),
+            "{explained}"
+        );
     }
 
     #[test]

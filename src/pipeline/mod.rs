@@ -86,6 +86,9 @@ pub struct CheckOptions {
     /// issue (another seller VAT number, a type it was not onboarded for) is invalid, not sent
     /// (D7, D21).
     pub device: Option<DeviceContext>,
+    /// The document numbers of the files checked so far (`check` of several files): a number a
+    /// later file uses again is an error there (`INV-NUMBER-USED`). `None`: not looked for.
+    pub numbers: Option<Arc<std::sync::Mutex<crate::mapping::NumbersUsed>>>,
 }
 
 impl CheckOptions {
@@ -97,6 +100,7 @@ impl CheckOptions {
             batch: BATCH_DOCUMENTS,
             max_briefs: 1000,
             device: None,
+            numbers: None,
         }
     }
 }
@@ -496,7 +500,8 @@ pub fn check_stream(
     let per_batch = opts.batch.max(1);
     let (batch_tx, batch_rx) = std::sync::mpsc::sync_channel::<Vec<Unit>>(BATCHES_IN_FLIGHT);
     let (out_tx, out_rx) = std::sync::mpsc::sync_channel::<Vec<Outcome>>(BATCHES_IN_FLIGHT);
-    let mut reading = local::Reading::new(input, bound.clone(), per_batch, true);
+    let mut reading = local::Reading::new(input, bound.clone(), per_batch, true, opts.numbers.as_ref());
+    let side = stamp::SideWatch::new(&bound, true);
     let write_failed = std::sync::atomic::AtomicBool::new(false);
     // Lent to the writing stage; the file's change, if any, is put in after it.
     let tallied = &mut *summary;
@@ -508,14 +513,15 @@ pub fn check_stream(
                     return None;
                 }
             }
-            reading.changed
+            reading.changed.take()
         });
         let time = &time;
+        let side = &side;
         let evaluator = scope.spawn(move || {
             for units in batch_rx {
                 let outcomes: Vec<Outcome> = units
                     .into_par_iter()
-                    .map(|u| evaluate(u, &bound, opts, time, true))
+                    .map(|u| evaluate(u, &bound, opts, time, true, side))
                     .collect();
                 if out_tx.send(outcomes).is_err() {
                     // The writer stopped; dropping `batch_rx` stops the reader.
@@ -561,6 +567,6 @@ pub fn check_stream(
         let changed = reader.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         (written, changed)
     });
-    summary.changed = changed;
+    summary.changed = stamp::with_side(changed, side.finish());
     written
 }

@@ -165,6 +165,9 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
                 header_rows: j.header_rows.unwrap_or(opts.header_rows),
                 ..opts.clone()
             };
+            // Before it is opened, as the export: a change from then on is seen when a document
+            // built from its last row is checked, and when the export's rows run out.
+            let hopened = super::FileStamp::of(&hp).ok();
             let hreader = RowReader::open(&hp, &hopts)?;
             let headers = hreader.header_rows().to_vec();
             let mut rows = Vec::new();
@@ -184,6 +187,7 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
                 path: hp,
                 headers,
                 rows,
+                opened: hopened,
             })
         }
         None => None,
@@ -196,7 +200,30 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
     }
     dirs.extend(config.lookup_dirs());
     dirs.push(path.parent().map(Path::to_path_buf).unwrap_or_default());
-    let bound = Bound::new(mapping, &header_rows, &path.display().to_string(), &dirs, join)?;
+    let bound = match Bound::new(mapping.clone(), &header_rows, &path.display().to_string(), &dirs, join) {
+        Ok(b) => b,
+        // A column of the export missing: the header may be lower (title rows above it).
+        Err(MappingError::MissingColumn {
+            input,
+            mapping: name,
+            key,
+            column,
+            closest,
+            hint: None,
+        }) if input == path.display().to_string() => {
+            let hint = missing_column_hint(reader, &mapping).map(Into::into);
+            return Err(MappingError::MissingColumn {
+                input,
+                mapping: name,
+                key,
+                column,
+                closest,
+                hint,
+            }
+            .into());
+        }
+        Err(e) => return Err(e.into()),
+    };
     notes.extend(bound.notes.iter().cloned());
     let rows = reader.map(|r| {
         r.map_err(|e| RowError {
@@ -214,6 +241,167 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
         },
         bound: Arc::new(bound),
         notes,
+    })
+}
+
+/// Rows after the header looked at for the header of a mapping, when the one read is not.
+const HEADER_SCAN: usize = 30;
+
+/// What a header search found: where the header was read and its first cells, the word for a
+/// row of the file (`row`, `line`), and the first of the next rows that holds the columns of a
+/// mapping (its number and the mapping's name), or the last row looked at.
+struct HeaderSearch {
+    read: String,
+    row_word: &'static str,
+    workbook: bool,
+    found: Option<(u64, String)>,
+    last: u64,
+}
+
+/// Look for the header of one of `mappings` among the rows of `reader` after its header.
+fn header_search(reader: RowReader, mappings: &[&Mapping]) -> HeaderSearch {
+    let header = reader.header_rows().first().cloned().unwrap_or_default();
+    let mut cells: Vec<String> = header
+        .iter()
+        .filter(|h| !h.is_empty())
+        .take(4)
+        .map(|h| format!("{h:?}"))
+        .collect();
+    if cells.len() == 4 {
+        cells[3] = "...".into();
+    }
+    let workbook = reader.sheet().is_some();
+    let read = format!("{} ({})", reader.header_place(), cells.join(", "));
+    let mut last = reader.header_line();
+    let mut rows: Vec<(u64, Vec<String>)> = Vec::new();
+    for r in reader.take(HEADER_SCAN).flatten() {
+        last = r.source.line;
+        let texts = (0..r.len()).map(|i| r.get(i).as_text().trim().to_string()).collect();
+        rows.push((r.source.line, texts));
+    }
+    let fits = |m: &Mapping, at: usize| -> bool {
+        let n = m.input.header_rows.unwrap_or(1).max(1);
+        let Some(window) = rows.get(at..at + n) else {
+            return false;
+        };
+        let headers: Vec<Vec<String>> = window.iter().map(|(_, c)| c.clone()).collect();
+        detect::score(m, &headers)
+            .iter()
+            .any(|c| c.role == detect::Role::Export && c.score >= 1.0)
+    };
+    let found = (0..rows.len()).find_map(|at| {
+        mappings
+            .iter()
+            .find(|m| fits(m, at))
+            .map(|m| (rows[at].0, m.name.clone()))
+    });
+    HeaderSearch {
+        read,
+        row_word: if workbook { "row" } else { "line" },
+        workbook,
+        found,
+        last,
+    }
+}
+
+/// For a column of `mapping` missing from the export that `reader` opened: where the header was
+/// read and the row below that holds the mapping's columns, when one does; or, when the header
+/// read holds none of them (a title row, not the header), the setting to look at.
+fn missing_column_hint(reader: RowReader, mapping: &Mapping) -> Option<String> {
+    let none_there = detect::score(mapping, reader.header_rows())
+        .iter()
+        .all(|c| c.role != detect::Role::Export || c.matched.is_empty());
+    let s = header_search(reader, &[mapping]);
+    let copy = match mapping.origin {
+        crate::mapping::Origin::Bundled(_) => " (a copy of a bundled one: see mappings/README.md)",
+        crate::mapping::Origin::File(_) => "",
+    };
+    let w = s.row_word;
+    match s.found {
+        Some((row, _)) => Some(format!(
+            "the header was read from {}, and {w} {row} holds this mapping's columns: set header_row = {row} in \
+             the mapping's [input]{copy}",
+            s.read
+        )),
+        None if none_there => Some(format!(
+            "the header was read from {}, and no {w} after it up to {w} {} holds this mapping's columns: if the \
+             header is on another {w}, set header_row = N in the mapping's [input]{copy}{}",
+            s.read,
+            s.last,
+            if s.workbook {
+                "; if this is not the sheet of the export, set sheet = \"...\" there"
+            } else {
+                ""
+            }
+        )),
+        None => None,
+    }
+}
+
+/// The one mapping of `ranked` (from [`detect`]) that fits `path`, as [`detect::choose`]; when
+/// none does, the error says where the header was read, and which row below it holds the
+/// columns of a mapping (with the `header_row` that reads it), when one does.
+pub fn choose(path: &Path, mappings: &[Mapping], ranked: &[Candidate]) -> Result<Candidate, MappingError> {
+    let input = path.display().to_string();
+    let err = match detect::choose(&input, ranked) {
+        Ok(c) => return Ok(c),
+        Err(e) => e,
+    };
+    if ranked.iter().any(|c| c.score >= 1.0) {
+        return Err(err);
+    }
+    let MappingError::Detect { input, message } = err else {
+        return Err(err);
+    };
+    // Each mapping's way of reading the file, from its first non-blank row.
+    let mut groups: Vec<(ReadOptions, Vec<&Mapping>)> = Vec::new();
+    for m in mappings {
+        let o = ReadOptions {
+            header_row: None,
+            header_rows: 1,
+            ..read_options(m)
+        };
+        match groups.iter_mut().find(|(g, _)| opts_key(g) == opts_key(&o)) {
+            Some((_, ms)) => ms.push(m),
+            None => groups.push((o, vec![m])),
+        }
+    }
+    let mut best: Option<HeaderSearch> = None;
+    for (o, ms) in &groups {
+        let Ok(reader) = RowReader::open(path, o) else {
+            continue;
+        };
+        let s = header_search(reader, ms);
+        let better = match (&best, &s.found) {
+            (None, _) => true,
+            (Some(b), Some((row, _))) => b.found.as_ref().is_none_or(|(r, _)| row < r),
+            (Some(_), None) => false,
+        };
+        if better {
+            best = Some(s);
+        }
+    }
+    let hint = match best {
+        Some(HeaderSearch {
+            read,
+            row_word,
+            found: Some((row, name)),
+            ..
+        }) => format!(
+            "; the header was read from {read}, and {row_word} {row} holds the columns of mapping {name}: copy it, \
+             set header_row = {row} in its [input], and pass it with --mapping FILE"
+        ),
+        Some(HeaderSearch {
+            read, workbook: true, ..
+        }) => format!(
+            "; the header was read from {read}: if it is on another row, or in another sheet, a mapping says so \
+             with header_row or sheet in its [input]"
+        ),
+        _ => String::new(),
+    };
+    Err(MappingError::Detect {
+        input,
+        message: format!("{message}{hint}"),
     })
 }
 

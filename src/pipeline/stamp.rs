@@ -11,45 +11,93 @@
 //! closed too (`Reading` in `local.rs`), so both are still there to hold back.
 //!
 //! One `stat` when the file is opened and one at its end: nothing per row.
+//!
+//! The files read whole with the export, before its rows (its joined header file, lookup
+//! tables), are noted just before they are opened too ([`SideWatch`]): a document built from the
+//! last row of one of them (or whose key a lookup table lacks) is held back when that file has
+//! changed by the time the document is checked (one `stat` for such a document), and each is
+//! looked at once more when every document is checked.
 
-use crate::mapping::{Issue, Unit};
+use crate::mapping::{Bound, Issue, SideFile, SideUse, Unit};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::sync::{Mutex, PoisonError};
 
 /// The rule code of a document held back because its file changed while it was read.
 pub const FILE_CHANGED_CODE: &str = "INV-FILE-CHANGED";
 
-/// A file's size and modification time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileStamp {
-    /// Bytes.
-    pub len: u64,
-    /// When it was last modified (`None` where the platform does not say).
-    pub modified: Option<SystemTime>,
+pub use crate::ingest::FileStamp;
+
+/// How a file changed: its size when it was opened, and now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// Its size when it was opened.
+    pub opened: u64,
+    /// Its size now, or why it could not be looked at.
+    pub now: Result<u64, String>,
 }
 
-impl FileStamp {
-    /// The stamp of `path` now.
-    pub fn of(path: &Path) -> std::io::Result<FileStamp> {
-        let m = std::fs::metadata(path)?;
-        Ok(FileStamp {
-            len: m.len(),
-            modified: m.modified().ok(),
+impl Change {
+    /// The change between `opened` and the file at `path` now; `None` when it did not change.
+    pub fn since(path: &Path, opened: &FileStamp) -> Option<Change> {
+        let now = FileStamp::of(path);
+        let changed = match &now {
+            Ok(now) => now != opened,
+            Err(_) => true,
+        };
+        changed.then(|| Change {
+            opened: opened.len,
+            now: now.map(|s| s.len).map_err(|e| e.to_string()),
         })
     }
 }
 
-/// A file that changed between its opening and the end of its rows.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the file changed while it was read ({})", self.sizes())]
+impl std::fmt::Display for Change {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let opened = thousands(self.opened);
+        match &self.now {
+            Ok(now) if *now == self.opened => write!(f, "{opened} bytes when opened and now, but modified since"),
+            Ok(now) => write!(f, "{opened} bytes when opened, {} now", thousands(*now)),
+            Err(e) => write!(f, "{opened} bytes when opened, and it can no longer be looked at: {e}"),
+        }
+    }
+}
+
+/// An export, or a file read with it, that changed between its opening and the end of the
+/// export's rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileChanged {
-    /// Its size when it was opened.
-    pub opened: u64,
-    /// Its size at the end of the rows, or why it could not be looked at.
-    pub now: Result<u64, String>,
-    /// The documents held back, in file order (at most two; none when the file had no document
-    /// or only skipped ones there).
+    /// How the export itself changed (`None`: it did not, a file read with it did).
+    pub export: Option<Change>,
+    /// The export's documents held back, in file order (at most two; none when the file had no
+    /// document or only skipped ones there).
     pub held_back: Vec<HeldBack>,
+    /// The files read with the export (its header file, lookup tables) that changed.
+    pub side: Vec<SideChanged>,
+}
+
+/// A file read with an export (its header file, a lookup table) that changed while the export
+/// was read: the documents built from its last row (or, for a lookup table, whose key it does
+/// not hold) may be incomplete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideChanged {
+    /// What it is, for messages (`the header file X.txt`, `the lookup table customers.csv`).
+    pub what: String,
+    /// Its file name.
+    pub name: String,
+    /// How it changed.
+    pub change: Change,
+    /// It is a lookup table (a key not in it is suspect too).
+    pub lookup: bool,
+    /// The documents built from it that were held back, in the order they were checked (the
+    /// first few).
+    pub held_back: Vec<HeldBack>,
+    /// How many were held back in all.
+    pub held_count: u64,
+    /// The documents built from it that were checked before the change was seen (the first
+    /// few), and how many in all.
+    pub earlier: Vec<HeldBack>,
+    /// How many were checked before the change was seen.
+    pub earlier_count: u64,
 }
 
 /// A document held back because its file changed while it was read.
@@ -64,50 +112,124 @@ pub struct HeldBack {
     pub last: bool,
 }
 
-impl FileChanged {
-    fn sizes(&self) -> String {
-        let opened = thousands(self.opened);
-        match &self.now {
-            Ok(now) if *now == self.opened => format!("{opened} bytes when opened and now, but modified since"),
-            Ok(now) => format!("{opened} bytes when opened, {} now", thousands(*now)),
-            Err(e) => format!("{opened} bytes when opened, and it can no longer be looked at: {e}"),
+impl std::fmt::Display for FileChanged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.export, self.side.first()) {
+            (Some(c), _) => write!(f, "the file changed while it was read ({c})"),
+            (None, Some(s)) => write!(f, "{} changed while this export was read ({})", s.what, s.change),
+            (None, None) => write!(f, "the file changed while it was read"),
         }
     }
+}
 
-    /// The file's error: what changed, what was held back (`held`: "not sent", "held back"),
-    /// and `again`, what to do once the file is complete.
-    pub fn explain(&self, held: &str, again: &str) -> String {
-        let named = |h: &HeldBack| format!("{} (line {})", h.number, h.line);
-        let which = match self.held_back.as_slice() {
-            [] => {
-                return format!(
-                    "{self}: it was still being written or was replaced; rows written after it was read were \
-                     not seen. {again}"
-                );
-            }
-            [one] if one.last => format!("its last document, {}, which may be incomplete, was {held}", named(one)),
-            [one] => format!(
-                "its last document but one, {}, which may be incomplete, was {held}",
-                named(one)
-            ),
-            more => {
-                let mut names: Vec<String> = more.iter().map(named).collect();
-                let last = names.pop().unwrap_or_default();
-                format!(
-                    "its last {} documents, {} and {last}, which may be incomplete, were {held}",
-                    if more.len() == 2 {
-                        "two".to_string()
-                    } else {
-                        more.len().to_string()
-                    },
-                    names.join(", ")
-                )
-            }
+impl std::error::Error for FileChanged {}
+
+/// `A (line 2)`, `A (line 2) and B (line 5)`, `A (line 2), B (line 5) and 3 more`.
+fn named(docs: &[HeldBack], count: u64) -> String {
+    let mut names: Vec<String> = docs.iter().map(|h| format!("{} (line {})", h.number, h.line)).collect();
+    let more = count.saturating_sub(names.len() as u64);
+    if more > 0 {
+        return format!("{} and {more} more", names.join(", "));
+    }
+    let last = names.pop().unwrap_or_default();
+    if names.is_empty() {
+        last
+    } else {
+        format!("{} and {last}", names.join(", "))
+    }
+}
+
+impl SideChanged {
+    /// What became of the documents built from it, for the file's error.
+    fn explain(&self, held: &str) -> String {
+        let from = if self.lookup {
+            "built from its last row or not found in it"
+        } else {
+            "built from its last row"
         };
-        format!(
-            "{self}: it was still being written or was replaced; {which} ({FILE_CHANGED_CODE}), and rows \
-             written after it was read were not seen. {again}"
-        )
+        let mut out = format!(
+            "{} changed while this export was read ({}): it was still being written or was replaced; ",
+            self.what, self.change
+        );
+        match self.held_count {
+            0 => out.push_str(&format!("no document {from} was held back")),
+            1 => out.push_str(&format!(
+                "the document {from}, {}, which may be incomplete, was {held} ({FILE_CHANGED_CODE})",
+                named(&self.held_back, 1)
+            )),
+            n => out.push_str(&format!(
+                "the documents {from}, {}, which may be incomplete, were {held} ({FILE_CHANGED_CODE})",
+                named(&self.held_back, n)
+            )),
+        }
+        if self.earlier_count > 0 {
+            out.push_str(&format!(
+                "; {} of it, checked before the change was seen, {} not held back: look at {} again",
+                named(&self.earlier, self.earlier_count),
+                if self.earlier_count == 1 { "was" } else { "were" },
+                if self.earlier_count == 1 { "it" } else { "them" },
+            ));
+        }
+        out
+    }
+}
+
+impl FileChanged {
+    /// The file's error: what changed, what was held back (`held`: "not sent", "held back"),
+    /// and `again`, what to do once the file is complete (`... once it is complete`: when only
+    /// files read with the export changed, it names them).
+    pub fn explain(&self, held: &str, again: &str) -> String {
+        let mut parts = Vec::new();
+        if let Some(change) = &self.export {
+            let named = |h: &HeldBack| format!("{} (line {})", h.number, h.line);
+            let which = match self.held_back.as_slice() {
+                [] => String::new(),
+                [one] if one.last => format!("its last document, {}, which may be incomplete, was {held}", named(one)),
+                [one] => format!(
+                    "its last document but one, {}, which may be incomplete, was {held}",
+                    named(one)
+                ),
+                more => {
+                    let mut names: Vec<String> = more.iter().map(named).collect();
+                    let last = names.pop().unwrap_or_default();
+                    format!(
+                        "its last {} documents, {} and {last}, which may be incomplete, were {held}",
+                        if more.len() == 2 {
+                            "two".to_string()
+                        } else {
+                            more.len().to_string()
+                        },
+                        names.join(", ")
+                    )
+                }
+            };
+            parts.push(if which.is_empty() {
+                format!(
+                    "the file changed while it was read ({change}): it was still being written or was replaced; rows \
+                     written after it was read were not seen"
+                )
+            } else {
+                format!(
+                    "the file changed while it was read ({change}): it was still being written or was replaced; \
+                     {which} ({FILE_CHANGED_CODE}), and rows written after it was read were not seen"
+                )
+            });
+        }
+        parts.extend(self.side.iter().map(|s| s.explain(held)));
+        let again = if self.export.is_none() && !self.side.is_empty() {
+            let names: Vec<&str> = self.side.iter().map(|s| s.name.as_str()).collect();
+            again.replace(
+                "once it is complete",
+                &format!(
+                    "once {} {} complete",
+                    names.join(" and "),
+                    if names.len() == 1 { "is" } else { "are" }
+                ),
+            )
+        } else {
+            again.to_string()
+        };
+        format!("{}. {again}", parts.join(". "))
     }
 
     /// The finding on the first row of a document held back: the `last` one, or the one before
@@ -132,6 +254,26 @@ impl FileChanged {
             )
         }
     }
+}
+
+/// The finding on the first row of a document built from the last row of a file read with its
+/// export (`what`, named `name`), or for a lookup table (`missing`) from a key that it does not
+/// hold, when that file changed since it was opened.
+pub fn side_finding(what: &str, name: &str, change: &Change, missing: bool, sending: bool) -> String {
+    let why = if missing {
+        "this document's key is not in it, and may be in the part of it not read"
+    } else {
+        "this document is built from its last row, which may be incomplete"
+    };
+    let then = if sending {
+        format!(
+            "so it is not sent; send the export again once {name} is complete (what was sent is reported from \
+             the ledger, nothing is sent twice)"
+        )
+    } else {
+        format!("so it is held back; check the export again once {name} is complete")
+    };
+    format!("{what} changed while this export was read ({change}): {why} (still being written, or replaced), {then}")
 }
 
 /// `12,345`.
@@ -163,15 +305,10 @@ impl Watched {
 
     /// At the end of the rows: whether the file changed since it was opened.
     fn changed(&self) -> Option<FileChanged> {
-        let now = FileStamp::of(&self.path);
-        let changed = match &now {
-            Ok(now) => *now != self.opened,
-            Err(_) => true,
-        };
-        changed.then(|| FileChanged {
-            opened: self.opened.len,
-            now: now.map(|s| s.len).map_err(|e| e.to_string()),
+        Change::since(&self.path, &self.opened).map(|c| FileChanged {
+            export: Some(c),
             held_back: Vec::new(),
+            side: Vec::new(),
         })
     }
 
@@ -212,6 +349,118 @@ impl Watched {
     }
 }
 
+/// Documents named in a side file's part of the file error; the others are counted.
+const NAMED: usize = 6;
+
+/// What became of the documents built from a side file's last row.
+#[derive(Debug, Default)]
+struct SideSeen {
+    /// The change first seen, when a document was held back.
+    change: Option<Change>,
+    held: Vec<HeldBack>,
+    held_count: u64,
+    earlier: Vec<HeldBack>,
+    earlier_count: u64,
+}
+
+/// The files read with an export that documents are built from (its header file, lookup
+/// tables; [`Bound::side_files`]), watched while the export is checked: a document built from
+/// the last row of one of them (which a writer still at work may have cut), or from a key a
+/// lookup table does not hold (which may be in the part not read), is held back when that file
+/// has changed since it was opened (one `stat` when such a document is checked, none per row);
+/// and when the export's documents are all checked, each is looked at once more.
+#[derive(Debug)]
+pub(super) struct SideWatch {
+    files: Vec<SideFile>,
+    seen: Vec<Mutex<SideSeen>>,
+    /// Documents are sent (the finding says "not sent") or only checked.
+    sending: bool,
+}
+
+impl SideWatch {
+    pub(super) fn new(bound: &Bound, sending: bool) -> Self {
+        let files = bound.side_files().to_vec();
+        let seen = files.iter().map(|_| Mutex::default()).collect();
+        SideWatch { files, seen, sending }
+    }
+
+    /// The document `number` (first line `line`) is built from `uses`: an error on its row for
+    /// each of those files that changed since it was opened.
+    pub(super) fn check(&self, uses: &[SideUse], number: &str, line: u64) -> Vec<(usize, Issue)> {
+        let mut out = Vec::new();
+        for u in uses {
+            let (Some(file), Some(seen)) = (self.files.get(u.file), self.seen.get(u.file)) else {
+                continue;
+            };
+            let change = Change::since(&file.path, &file.opened);
+            let mut seen = seen.lock().unwrap_or_else(PoisonError::into_inner);
+            let doc = HeldBack {
+                number: number.to_string(),
+                line,
+                last: false,
+            };
+            match change {
+                Some(change) => {
+                    let message = side_finding(&file.what, &file.name, &change, u.missing, self.sending);
+                    out.push((
+                        u.row,
+                        Issue::error(FILE_CHANGED_CODE, u.column.clone(), Some(u.key.clone()), message),
+                    ));
+                    seen.change.get_or_insert(change);
+                    if seen.held.len() < NAMED {
+                        seen.held.push(doc);
+                    }
+                    seen.held_count += 1;
+                }
+                None => {
+                    if seen.earlier.len() < NAMED {
+                        seen.earlier.push(doc);
+                    }
+                    seen.earlier_count += 1;
+                }
+            }
+        }
+        out
+    }
+
+    /// Once every document is checked: the side files that changed since they were opened, with
+    /// the documents held back because of them.
+    pub(super) fn finish(self) -> Vec<SideChanged> {
+        self.files
+            .into_iter()
+            .zip(self.seen)
+            .filter_map(|(file, seen)| {
+                let seen = seen.into_inner().unwrap_or_else(PoisonError::into_inner);
+                let change = Change::since(&file.path, &file.opened).or(seen.change)?;
+                Some(SideChanged {
+                    what: file.what,
+                    name: file.name,
+                    change,
+                    lookup: file.lookup,
+                    held_back: seen.held,
+                    held_count: seen.held_count,
+                    earlier: seen.earlier,
+                    earlier_count: seen.earlier_count,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The export's change (if any) and its side files' (`side`) as one.
+pub(super) fn with_side(changed: Option<FileChanged>, side: Vec<SideChanged>) -> Option<FileChanged> {
+    if side.is_empty() {
+        return changed;
+    }
+    let mut changed = changed.unwrap_or(FileChanged {
+        export: None,
+        held_back: Vec::new(),
+        side: Vec::new(),
+    });
+    changed.side = side;
+    Some(changed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,9 +472,12 @@ mod tests {
         assert_eq!(thousands(12_345), "12,345");
         assert_eq!(thousands(1_234_567), "1,234,567");
         let c = FileChanged {
-            opened: 12_345,
-            now: Ok(23_456),
+            export: Some(Change {
+                opened: 12_345,
+                now: Ok(23_456),
+            }),
             held_back: Vec::new(),
+            side: Vec::new(),
         };
         assert_eq!(
             c.to_string(),
@@ -252,9 +504,12 @@ mod tests {
             last,
         };
         let mut c = FileChanged {
-            opened: 100,
-            now: Ok(90),
+            export: Some(Change {
+                opened: 100,
+                now: Ok(90),
+            }),
             held_back: Vec::new(),
+            side: Vec::new(),
         };
         let start = "the file changed while it was read (100 bytes when opened, 90 now): it was still being \
                      written or was replaced; ";
@@ -293,13 +548,14 @@ mod tests {
         std::io::Write::write_all(&mut f, b"3,4\n").unwrap();
         drop(f);
         let c = w.changed().expect("grown");
-        assert_eq!((c.opened, c.now.clone()), (8, Ok(12)));
+        let e = c.export.expect("the export");
+        assert_eq!((e.opened, e.now), (8, Ok(12)));
         // Same size, other modification time (a file rewritten in place).
         let w = Watched::new(
             p.clone(),
             FileStamp {
                 len: 12,
-                modified: Some(SystemTime::UNIX_EPOCH),
+                modified: Some(std::time::SystemTime::UNIX_EPOCH),
             },
             true,
         );
@@ -311,7 +567,7 @@ mod tests {
         );
         std::fs::remove_file(&p).unwrap();
         let c = w.changed().expect("removed");
-        assert!(c.now.is_err());
+        assert!(c.export.as_ref().is_some_and(|e| e.now.is_err()));
         assert!(c.to_string().contains("can no longer be looked at"), "{c}");
     }
 }

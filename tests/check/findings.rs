@@ -114,7 +114,7 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
     // export's figures that differ by the sign.
     assert_eq!(
         cell(&x, 14, "result_errors"),
-        "BR-KSA-F-04 UnitAmount \"-899.00\": The gross price is negative (-899.00); amounts and quantities must \
+        "BR-KSA-F-04 UnitAmount \"(899.00)\": The gross price is negative (-899.00); amounts and quantities must \
          not be negative. For a return or a price reduction issue a credit note with positive amounts."
     );
     assert_eq!(
@@ -239,7 +239,7 @@ fn a_wrong_rate_a_discount_over_the_price_a_dash_and_a_zero_quantity_are_one_fin
     // VAT breakdown or the export's VAT figures taken at 15 %.
     assert_eq!(
         cell(&x, 2, "result_errors"),
-        "BR-KSA-84 TaxType \"12\": The line is standard-rated at 12%; the standard rate is 15% (5% for some \
+        "BR-KSA-84 TaxType \"12%\": The line is standard-rated at 12%; the standard rate is 15% (5% for some \
          supplies). For 0% use category Z, E or O with an exemption reason."
     );
     // On the discount, not as the negative price it makes.
@@ -263,4 +263,164 @@ fn a_wrong_rate_a_discount_over_the_price_a_dash_and_a_zero_quantity_are_one_fin
         let w = cell(&s, line, "result_warnings");
         assert!(!w.contains("BR-S-01") && !w.contains("BR-CO-18"), "line {line}: {w}");
     }
+}
+
+#[test]
+fn a_number_used_in_an_earlier_file_of_the_same_check_is_an_error_on_the_later_file() {
+    // Two Xero exports checked together: b.csv is the sample again (an overlapping export),
+    // with INV-0105 renumbered INV-0205. Its other numbers are a.csv's: each is said on the
+    // first row of b.csv's document, naming a.csv and the line there. The voided and draft
+    // invoices (INV-0103, INV-0104) are never issued: nothing to say.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    std::fs::copy(samples().join("xero_sales_invoices.csv"), dir.path().join("a.csv")).unwrap();
+    edited(
+        dir.path(),
+        "xero_sales_invoices.csv",
+        "b.csv",
+        &[
+            (9, "InvoiceNumber", "INV-0205"),
+            (10, "InvoiceNumber", "INV-0205"),
+            (11, "InvoiceNumber", "INV-0205"),
+            (12, "InvoiceNumber", "INV-0205"),
+        ],
+    );
+    let o = run(dir.path(), &["check", "--now", NOW, "a.csv", "b.csv"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let a = result_rows(&dir.path().join("results/a.result.csv"));
+    assert!(
+        (2..=15).all(|l| cell(&a, l, "result_errors").is_empty()),
+        "a.csv, checked first, is as it was"
+    );
+    let b = result_rows(&dir.path().join("results/b.result.csv"));
+    assert_eq!(
+        cell(&b, 2, "result_errors"),
+        "INV-NUMBER-USED InvoiceNumber \"INV-0101\": this number is already used by the document at line 2 of \
+         a.csv, checked before this file: a number is issued once; if this is the same document exported \
+         twice, remove it from one of the two files, else give this one a number of its own"
+    );
+    assert_eq!(cell(&b, 2, "result_status"), "invalid");
+    assert!(cell(&b, 3, "result_errors").starts_with("INV-DOCUMENT"));
+    assert!(cell(&b, 13, "result_errors").contains("document at line 13 of a.csv"));
+    // Not issued, so not said; a number of its own is valid.
+    for line in [7, 8] {
+        assert_eq!(cell(&b, line, "result_status"), "skipped");
+        assert_eq!(cell(&b, line, "result_errors"), "");
+    }
+    for line in 9..=12 {
+        assert_eq!(cell(&b, line, "result_status"), "valid", "line {line}");
+    }
+    // Checked alone, b.csv has nothing to say.
+    let o = run(dir.path(), &["check", "--now", NOW, "b.csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn a_date_with_a_two_digit_year_is_one_finding_on_its_cell_not_also_on_the_delivery_date() {
+    // Xero: INV-0101's first row (line 2) dated 02/11/26 (its other rows say 02/11/2026);
+    // INV-0102 (line 5) dated 10/11/1999, four digits but too early. Xero gives no delivery date:
+    // it is the issue date, and is not said wrong a second time.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    edited(
+        dir.path(),
+        "xero_sales_invoices.csv",
+        "x.csv",
+        &[(2, "InvoiceDate", "02/11/26"), (5, "InvoiceDate", "10/11/1999")],
+    );
+    let o = run(dir.path(), &["check", "--now", NOW, "x.csv"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = result_rows(&dir.path().join("results/x.result.csv"));
+    assert_eq!(
+        cell(&rows, 2, "result_errors"),
+        "INV-MAP-VALUE InvoiceDate \"02/11/26\": the year is written with 2 digits (26); write it with four \
+         (2026), or, if the export writes every year with two, read them with DD/MM/YY (date_format = \
+         \"%d/%m/%y\" in the mapping)"
+    );
+    // The other rows repeat the date in full: the first row's own error is the one fix.
+    for line in [3, 4] {
+        assert!(
+            cell(&rows, line, "result_errors").starts_with("INV-DOCUMENT"),
+            "line {line}: {}",
+            cell(&rows, line, "result_errors")
+        );
+    }
+    let errors = cell(&rows, 5, "result_errors");
+    assert_eq!(errors.matches("BR-KSA-F-01").count(), 1, "{errors}");
+    assert!(errors.starts_with("BR-KSA-F-01 InvoiceDate "), "{errors}");
+    assert!(!errors.contains("actual_delivery_date"), "{errors}");
+}
+
+#[test]
+fn a_finding_on_a_cell_quotes_the_cells_text_not_the_value_computed_from_it() {
+    // Xero: INV-0105's first line (line 9) says its net is 9,999.00 (the export's own figure,
+    // compared); INV-0102 (line 5), simplified, was issued more than 24 hours before NOW.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    edited(
+        dir.path(),
+        "xero_sales_invoices.csv",
+        "x.csv",
+        &[(9, "LineAmount", "9,999.00")],
+    );
+    let o = run(dir.path(), &["check", "--now", NOW, "x.csv"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = result_rows(&dir.path().join("results/x.result.csv"));
+    let e = cell(&rows, 9, "result_errors");
+    assert!(e.starts_with("INV-ERP-LINE-NET LineAmount \"9,999.00\": "), "{e}");
+    let w = cell(&rows, 5, "result_warnings");
+    assert!(w.starts_with("BR-KSA-98 InvoiceDate \"10/11/2026\": "), "{w}");
+}
+
+#[test]
+fn a_document_whose_amounts_could_not_be_read_has_no_amounts_in_documents_csv() {
+    // Xero: INV-0107 (lines 14-15) with no price readable on either line; INV-0105 (lines 9-12)
+    // with one quantity that is not a number. Their amounts are not the documents': no figure
+    // is claimed for them, not 0.00 nor the sum of the lines that could be read.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    edited(
+        dir.path(),
+        "xero_sales_invoices.csv",
+        "x.csv",
+        &[
+            (14, "UnitAmount", "abc"),
+            (15, "UnitAmount", "n/a"),
+            (10, "Quantity", "two"),
+        ],
+    );
+    let o = run(dir.path(), &["check", "--now", NOW, "x.csv"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let docs = std::fs::read_to_string(dir.path().join("results/x.documents.csv")).unwrap();
+    let mut rdr = csv::Reader::from_reader(docs.as_bytes());
+    let headers = rdr.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    for rec in rdr.records() {
+        let rec = rec.unwrap();
+        let amounts: Vec<&str> = ["net", "vat", "vat_sar", "gross", "payable"]
+            .iter()
+            .map(|c| &rec[col(c)])
+            .collect();
+        match &rec[col("document")] {
+            "INV-0107" | "INV-0105" => {
+                assert_eq!(&rec[col("status")], "invalid");
+                assert!(amounts.iter().all(|a| a.is_empty()), "{rec:?}");
+                // What is known of it is kept.
+                assert_eq!(&rec[col("kind")], "invoice", "{rec:?}");
+                assert!(!rec[col("issue_date")].is_empty(), "{rec:?}");
+            }
+            "INV-0103" | "INV-0104" => assert!(amounts.iter().all(|a| a.is_empty())),
+            _ => assert!(amounts.iter().all(|a| !a.is_empty()), "{rec:?}"),
+        }
+    }
+    // The report reads them: the invalid documents count, without amounts.
+    let out = super::bin()
+        .current_dir(dir.path())
+        .args(["--json", "report", "results"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = report.to_string();
+    assert!(!text.contains("inconsistent"), "{text}");
 }

@@ -227,3 +227,82 @@ fn a_lookup_table_that_is_not_there_is_said_on_every_document_that_needs_it() {
         cell(&sage, last, "result_errors")
     );
 }
+
+#[test]
+fn a_file_that_is_only_a_byte_order_mark_is_empty_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bom.csv"), b"\xef\xbb\xbf").unwrap();
+    std::fs::write(dir.path().join("spaces.csv"), b"\xef\xbb\xbf  \r\n \n").unwrap();
+    std::fs::write(dir.path().join("wide.csv"), b"\xff\xfe\r\0\n\0").unwrap();
+    for (name, what) in [
+        (
+            "bom.csv",
+            "it holds only a byte-order mark (the 3 bytes that mark UTF-8 text)",
+        ),
+        (
+            "spaces.csv",
+            "it holds only a byte-order mark (the 3 bytes that mark UTF-8 text) and blank lines",
+        ),
+        (
+            "wide.csv",
+            "it holds only a byte-order mark (the 2 bytes that mark UTF-16 text) and blank lines",
+        ),
+    ] {
+        for mapping in [&[][..], &["--mapping", "xero"][..]] {
+            let mut args = vec![name];
+            args.extend_from_slice(mapping);
+            let (code, report, _) = super::check_json(dir.path(), &args);
+            assert_eq!(code, 2, "{report:#}");
+            assert_eq!(
+                report["files"][0]["error"].as_str().unwrap(),
+                format!(
+                    "{name} is empty ({what}, no header and no rows); export the data again and check that the \
+                     export finished"
+                ),
+                "{mapping:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_header_named_twice_is_an_error_when_the_mapping_reads_it_and_a_note_when_not() {
+    // Xero with a second "Total" column at the end (the mapping compares Total with the
+    // computed total: which one?), and, apart, a second TrackingName1 (not read).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    let lines = std::fs::read_to_string(samples().join("xero_sales_invoices.csv")).unwrap();
+    let with = |extra: &str| -> String {
+        lines
+            .lines()
+            .enumerate()
+            .map(|(i, l)| match i {
+                0 => format!("{l},{extra}\n"),
+                // The sample's blank lines (only commas) stay blank.
+                _ if l.trim_matches(',').is_empty() => format!("{l},\n"),
+                _ => format!("{l},1.00\n"),
+            })
+            .collect()
+    };
+    std::fs::write(dir.path().join("total.csv"), with("Total")).unwrap();
+    std::fs::write(dir.path().join("tracking.csv"), with("TrackingName1")).unwrap();
+    for mapping in [&[][..], &["--mapping", "xero"][..]] {
+        let mut args = vec!["total.csv"];
+        args.extend_from_slice(mapping);
+        let (code, report, _) = super::check_json(dir.path(), &args);
+        assert_eq!(code, 2, "{report:#}");
+        assert_eq!(
+            report["files"][0]["error"].as_str().unwrap(),
+            "total.csv: 2 columns are named \"Total\" (columns 24 and 45), and mapping mappings/xero.toml \
+             (bundled) reads \"Total\" (fields.\"erp.total\"): it cannot tell which to read; rename or remove \
+             all but one of them in the export"
+        );
+    }
+    let (code, report, _) = super::check_json(dir.path(), &["tracking.csv"]);
+    assert_eq!(code, 0, "{report:#}");
+    let notes = report["files"][0]["notes"].to_string();
+    assert!(
+        notes.contains("\\\"TrackingName1\\\" (column 45) is called \\\"TrackingName1 (2)\\\""),
+        "{notes}"
+    );
+}

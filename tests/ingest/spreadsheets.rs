@@ -251,6 +251,37 @@ fn empty_sheet_is_an_error() {
     };
     let e = open_err(&p, &opts);
     assert!(matches!(e, IngestError::Header { .. }), "{e}");
+    assert!(
+        e.to_string().contains(
+            "sheet \"Other\" has no non-blank row at or after row 9, where the header was looked for (its last \
+             row is 2); set header_row in the mapping's [input] to the row of the header (1 to 2)"
+        ),
+        "{e}"
+    );
+    // An empty first sheet before one with rows: that one is named, with the setting.
+    let mut book = Workbook::new();
+    book.add_worksheet().set_name("Cover").unwrap_or_else(|e| panic!("{e}"));
+    let data = book.add_worksheet().set_name("Data").unwrap_or_else(|e| panic!("{e}"));
+    data.write_string(4, 1, "No").unwrap_or_else(|e| panic!("{e}"));
+    let bytes = book.save_to_buffer().unwrap_or_else(|e| panic!("{e}"));
+    let (_d, p) = write("covered.xlsx", &bytes);
+    let e = open_err(&p, &ReadOptions::default()).to_string();
+    assert!(
+        e.ends_with(
+            "covered.xlsx: sheet \"Cover\", the first sheet (read when the mapping names none), has no cells; the \
+             workbook's sheet \"Data\" has rows: set sheet = \"Data\" in the [input] of the mapping (a copy of a \
+             bundled one: see mappings/README.md), or move that sheet first"
+        ),
+        "{e}"
+    );
+    let r = open(
+        &p,
+        &ReadOptions {
+            sheet: Some("Data".into()),
+            ..Default::default()
+        },
+    );
+    assert_eq!(r.header_place(), "row 5 of sheet \"Data\"");
     let mut book = Workbook::new();
     book.add_worksheet();
     let bytes = book.save_to_buffer().unwrap_or_else(|e| panic!("{e}"));

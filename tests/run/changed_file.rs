@@ -248,3 +248,144 @@ fn a_file_cut_inside_the_number_of_its_next_line_holds_back_the_document_above_t
     assert!(signed.contains(&format!("<cbc:ID>{number}</cbc:ID>")), "{xml}");
     assert_eq!(signed.matches("<cac:InvoiceLine>").count(), 3, "{signed}");
 }
+
+#[test]
+fn a_header_file_still_being_written_when_run_reads_it_holds_back_the_document_of_its_cut_row() {
+    // A SAP Business One export: the lines file is complete, the header file (one row per
+    // invoice, read whole before the lines) is cut in the customer's name of invoice K's row, as
+    // a writer still at work leaves it. Read so, that name is not in customers.csv: the invoice
+    // would go out without its buyer's VAT number. The writer finishes while run sends. Sending
+    // is slow until then: the reading runs at most 7 batches of 1,000 documents (and one
+    // document) ahead of the batch being sent, so it cannot have reached invoice K (past the
+    // 9,000th) when the header file is completed.
+    let server = Server::start(SandboxConfig {
+        delay_ms: 1500,
+        ..SandboxConfig::default()
+    });
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    onboard(d, &env);
+    let o = run(
+        d,
+        &env,
+        &[
+            "generate",
+            "--layout",
+            "sap-b1-dtw",
+            "--rows",
+            "50000",
+            "--out",
+            "OINV_Document_Lines.txt",
+        ],
+    );
+    assert!(o.status.success(), "{}", super::support::text(&o));
+    let header = d.join("OINV_Documents.txt");
+    let full = std::fs::read(&header).unwrap();
+    let text_rows: Vec<&[u8]> = full.split_inclusive(|b| *b == b'\n').collect();
+    let documents = text_rows.len() - 2;
+    assert!(documents > 9_500, "{documents} documents");
+    // The first row past the 9,500th document whose customer is a company in customers.csv.
+    let customers = std::fs::read_to_string(d.join("customers.csv")).unwrap();
+    let (k, row) = text_rows
+        .iter()
+        .enumerate()
+        .skip(2 + 9_500)
+        .find(|(_, r)| {
+            let cells: Vec<&[u8]> = r.split(|b| *b == b'\t').collect();
+            let name = String::from_utf8_lossy(cells[5]);
+            name.is_ascii()
+                && name.len() > 12
+                && customers
+                    .lines()
+                    .any(|l| l.starts_with(&format!("{name},")) && l.contains(",3"))
+        })
+        .map(|(i, r)| (i - 1, *r))
+        .expect("a company's invoice");
+    let start: usize = text_rows[..k + 1].iter().map(|r| r.len()).sum();
+    let name_at = row.iter().enumerate().filter(|(_, b)| **b == b'\t').nth(4).unwrap().0 + 1;
+    let cut = start + name_at + 6;
+    std::fs::write(&header, &full[..cut]).unwrap();
+    let key = k.to_string();
+    let number = String::from_utf8_lossy(row.split(|b| *b == b'\t').nth(1).unwrap()).into_owned();
+
+    let out = d.join("run.out");
+    let mut child = command(d, &env, &["run", "OINV_Document_Lines.txt", "--rate", "0"])
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(Stdio::from(std::fs::File::create(d.join("run.err")).unwrap()))
+        .spawn()
+        .unwrap();
+    wait_for(LIMIT, "the first document accepted", || {
+        server.accepted() >= 1 || exited(&mut child)
+    });
+    assert!(
+        !exited(&mut child),
+        "the run ended before the header file was completed"
+    );
+    std::fs::write(&header, &full).unwrap();
+    server
+        .handle
+        .set_faults(Faults {
+            delay_ms: 0,
+            ..server.handle.faults()
+        })
+        .unwrap();
+    wait_for(LIMIT, "the run to end", || exited(&mut child));
+    let status = child.wait().unwrap();
+    let text = format!(
+        "{}{}",
+        std::fs::read_to_string(&out).unwrap(),
+        std::fs::read_to_string(d.join("run.err")).unwrap()
+    );
+    assert_eq!(status.code(), Some(2), "{text}");
+    let rows = results(&d.join("results/OINV_Document_Lines.result.csv"));
+    let of_k: Vec<_> = rows.iter().filter(|r| r["ParentKey"] == key).collect();
+    assert!(!of_k.is_empty());
+    for r in &of_k {
+        assert_eq!(r["result_status"], "invalid", "{r:?}");
+    }
+    let errors = &of_k[0]["result_errors"];
+    assert!(
+        errors.starts_with(&format!(
+            "INV-FILE-CHANGED ParentKey \"{key}\": the header file OINV_Documents.txt changed while this export \
+             was read ({} bytes when opened, {} now): this document is built from its last row, which may be \
+             incomplete",
+            thousands(cut),
+            thousands(full.len())
+        )) && errors.contains("so it is not sent; send the export again once OINV_Documents.txt is complete"),
+        "{errors}"
+    );
+    // The invoices before it are sent; those whose header rows were not read are not.
+    let id = onboard_id(&d.join(".invoicedrop"));
+    assert!(!server.issued(&id).contains(&number), "{text}");
+    for r in &rows {
+        let p: usize = r["ParentKey"].parse().unwrap();
+        if p < k {
+            assert_eq!(r["result_status"], "accepted", "{r:?}");
+        } else if p > k {
+            assert!(r["result_errors"].starts_with("INV-MAP-JOIN"), "{r:?}");
+        }
+    }
+    assert!(
+        text.contains(&format!(
+            "the header file OINV_Documents.txt changed while this export was read ({} bytes when opened, {} now): \
+             it was still being written or was replaced; the document built from its last row, {number} (line ",
+            thousands(cut),
+            thousands(full.len())
+        )) && text.contains("Run it again once OINV_Documents.txt is complete"),
+        "{text}"
+    );
+
+    // Complete now: run again; what was accepted is reported from the ledger, the rest is sent,
+    // invoice K with its buyer's VAT number (a standard invoice).
+    let o = run(d, &env, &["run", "OINV_Document_Lines.txt", "--rate", "0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", super::support::text(&o));
+    assert_eq!(server.accepted(), documents as u64);
+    let documents_csv = std::fs::read_to_string(d.join("results/OINV_Document_Lines.documents.csv")).unwrap();
+    assert!(
+        documents_csv
+            .lines()
+            .any(|l| l.starts_with(&format!("{number},invoice,standard,"))),
+        "{number}"
+    );
+}

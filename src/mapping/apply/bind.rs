@@ -27,15 +27,31 @@ impl Bound {
             input: file.to_string(),
             mapping: mapping.origin.to_string(),
             key: key.to_string(),
-            column: column.to_string(),
-            closest: idx.closest(column),
+            column: column.into(),
+            closest: idx.closest(column).map(Into::into),
+            hint: None,
         };
         let join_name = join.as_ref().map(|j| j.path.display().to_string()).unwrap_or_default();
+        // A column named more than once in the header row that names it: which one is meant?
+        let unique = |name: &str, idx: &HeaderIndex, file: &str, key: &str| -> Result<(), MappingError> {
+            let named = idx.named(name);
+            if named.len() > 1 {
+                return Err(MappingError::AmbiguousColumn {
+                    input: file.to_string(),
+                    mapping: mapping.origin.to_string(),
+                    key: key.to_string(),
+                    column: name.into(),
+                    positions: named.iter().map(|i| i + 1).collect(),
+                });
+            }
+            Ok(())
+        };
         let resolve = |names: &[String], optional: bool, key: &str| -> Result<Option<usize>, MappingError> {
             for n in names {
                 if header_cols.contains(&super::super::headers::normalize(n)) {
                     if let Some(jh) = &join_headers {
                         if let Some(i) = jh.find(n) {
+                            unique(n, jh, &join_name, key)?;
                             return Ok(Some(width + i));
                         }
                         if !optional && names.len() == 1 {
@@ -45,6 +61,7 @@ impl Bound {
                     continue;
                 }
                 if let Some(i) = headers.find(n) {
+                    unique(n, &headers, input, key)?;
                     return Ok(Some(i));
                 }
             }
@@ -57,10 +74,23 @@ impl Bound {
         let mut tables = Vec::new();
         let mut table_index = HashMap::new();
         let mut notes = Vec::new();
+        let mut side: Vec<SideFile> = Vec::new();
+        let mut table_side = Vec::new();
+        let mut join_last = None;
         for (name, spec) in &mapping.lookups {
             match Table::load(name, spec, lookup_dirs)? {
                 Some(t) => {
                     table_index.insert(name.clone(), tables.len());
+                    table_side.push(t.opened.map(|opened| {
+                        side.push(SideFile {
+                            what: format!("the lookup table {}", t.file_name()),
+                            name: t.file_name(),
+                            path: t.path.clone(),
+                            opened,
+                            lookup: true,
+                        });
+                        side.len() - 1
+                    }));
                     tables.push(t);
                 }
                 None => notes.push(format!(
@@ -162,11 +192,31 @@ impl Bound {
                     .ok_or_else(|| missing("join.key", &spec.key, &jh, &join_name))?;
                 let parent = resolve(std::slice::from_ref(&spec.parent), false, "join.parent")?;
                 let mut rows = HashMap::new();
+                // The key of the last row, when that row is the first of its key (a later row of
+                // a key is never read).
+                let mut last = None;
                 for r in j.rows {
                     let k = r.get(key_idx).to_text().trimmed().to_string();
-                    if !k.is_empty() {
-                        rows.entry(k).or_insert(r);
+                    last = None;
+                    if !k.is_empty() && !rows.contains_key(&k) {
+                        last = Some(k.clone());
+                        rows.insert(k, r);
                     }
+                }
+                if let Some(opened) = j.opened {
+                    let name = j
+                        .path
+                        .file_name()
+                        .map(|f| f.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    join_last = last.map(|k| (k, side.len()));
+                    side.push(SideFile {
+                        what: format!("the header file {name}"),
+                        name,
+                        path: j.path.clone(),
+                        opened,
+                        lookup: false,
+                    });
                 }
                 (rows, parent, Some(j.path))
             }
@@ -192,10 +242,22 @@ impl Bound {
             labels: Vec::new(),
             doc_columns: Box::default(),
             notes,
+            side,
+            join_last,
+            table_side,
+            side_lookups: Vec::new(),
         };
         let columns = bound.headers.width() + bound.join_headers.as_ref().map_or(0, HeaderIndex::width);
         bound.labels = (0..columns).map(|i| bound.column_name(i).into()).collect();
         bound.doc_columns = bound.find_document_columns();
+        for (f, src) in bound.fields.iter().enumerate() {
+            if let Some(RSource::Lookup { table: Some(ti), .. }) = src
+                && bound.table_side.get(*ti).is_some_and(Option::is_some)
+                && !bound.side_lookups.iter().any(|(t, _)| t == ti)
+            {
+                bound.side_lookups.push((*ti, f));
+            }
+        }
         Ok(bound)
     }
 
