@@ -6,7 +6,8 @@
 //! `vat_sar` (BT-111, VAT in SAR), `gross` (BT-112, tax inclusive), `payable` (BT-115), `uuid`,
 //! `xml_file`, `qr_file`, `first_line`, `rows`, `errors` and `warnings` (rule codes, separated by
 //! spaces). Amounts are the computed ones, exact decimals with their scale; empty when the
-//! document could not be computed. Plain UTF-8 with a header row.
+//! document could not be computed, or when it is invalid and some of its amounts could not be
+//! read (the figures of the rest are not its amounts). Plain UTF-8 with a header row.
 
 use super::atomic::AtomicFile;
 use super::csv_file::{csv_error, push_record};
