@@ -402,8 +402,12 @@ pub(super) fn evaluate(
     opts.device = dispatch.as_ref().and_then(|d| d.device());
     if dispatch.is_none() {
         opts.batch = pipeline::CHECK_BATCH_DOCUMENTS;
-        // A number used again in a later file (run's ledger answers for it when sending).
-        opts.numbers = Some(Default::default());
+        // A number used again in a later file (run's ledger answers for it when sending). One
+        // file has no later file: its numbers are not kept (a table of every document's number,
+        // for a backlog of a million rows about 10 MB and a few per cent of the time).
+        if files.len() > 1 {
+            opts.numbers = Some(Default::default());
+        }
     }
     if let Some(b) = batch {
         opts.batch = b.max(1);

@@ -33,10 +33,10 @@ fn fallback_label(path: &str, field: Option<&str>) -> String {
 /// quotes that cell's text (`1,234`, `10/11/2026`, `12%`) rather than the value read from it
 /// (`1234.00`, `2026-11-10T00:00:00`, `12`).
 fn locate_in(f: &Finding, built: &Built, bound: &Bound, rows: &[DraftRow]) -> (Option<usize>, Issue) {
-    let (row, mut issue) = locate(f, built);
+    let (row, mut issue, located) = locate_with(f, built);
     if issue.value.is_some()
         && let Some(r) = row
-        && let Some((_, len, Some(label), feeds)) = built.provenance.locate_feeding(&f.path)
+        && let Some((_, len, Some(label), feeds)) = located
         && (len == f.path.len() || feeds)
         && issue.column.as_deref() == Some(label)
         && let Some(cells) = rows.get(r).and_then(|d| d.row.as_ref())
@@ -49,6 +49,14 @@ fn locate_in(f: &Finding, built: &Built, bound: &Bound, rows: &[DraftRow]) -> (O
 
 /// Turn a rule finding into an issue on the row and column that fed the field.
 fn locate(f: &Finding, built: &Built) -> (Option<usize>, Issue) {
+    let (row, issue, _) = locate_with(f, built);
+    (row, issue)
+}
+
+/// [`locate`], with what provenance found for the path: (row, length covered, column, feeds).
+type Located<'b> = Option<(usize, usize, Option<&'b str>, bool)>;
+
+fn locate_with<'b>(f: &Finding, built: &'b Built) -> (Option<usize>, Issue, Located<'b>) {
     let located = built.provenance.locate_feeding(&f.path);
     // The mapping field that feeds the path, when no column found covers all of it. Not for a
     // finding on the device (D7): the document's type is right, the device is not, and no
@@ -73,7 +81,7 @@ fn locate(f: &Finding, built: &Built) -> (Option<usize>, Issue) {
         value: f.value.clone(),
         message: f.message.clone(),
     };
-    (row, issue)
+    (row, issue, located)
 }
 
 /// True when a rule's finding, located on `row` and a column, only repeats what `issues` already
