@@ -29,6 +29,10 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
     let conn = api::connect(&rt, &args.api, &seller)?;
     let ledger = Ledger::open(&conn.ledger_dir)?;
     let earlier = ledger.remembered_device()?.map(|d| d.onboard_id().to_string());
+    let earlier_vat = match &earlier {
+        Some(id) => ledger.device(id)?.map(|d| d.vat_number),
+        None => None,
+    };
     let request = api::onboarding_request(
         &seller,
         &conn.settings.vat_number,
@@ -50,9 +54,18 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
     })?;
     let replaced = earlier.filter(|id| *id != answer.onboard_id);
     if let Some(id) = &replaced {
+        let vat = &conn.settings.vat_number;
+        let numbers = match &earlier_vat {
+            Some(was) if was != vat => format!(
+                "it was onboarded for VAT {was}, this one for {vat}: the numbers it issued are that seller's and \
+                 do not hold this one's"
+            ),
+            _ => "numbers the earlier device issued stay in the ledger and are not issued again through this one"
+                .to_string(),
+        };
         eprintln!(
-            "note: this device replaces the device {id} in {}: `invoicedrop run` now sends through the new one. \
-             Numbers the earlier device issued stay in the ledger and are not issued again",
+            "note: this device replaces the device with onboard_id {id} in {}: `invoicedrop run` now sends \
+             through the new one; {numbers}",
             conn.ledger_dir.display()
         );
     }

@@ -281,8 +281,9 @@ fn orphan_issue(bound: &Bound, key: &str, line: u64) -> Issue {
         format!(
             "the row after this document's last row (line {line}) has no document number and may be one of its \
              lines (a number cell merged over the document's rows, or a number written once per document): the \
-             document is not issued without it. Put the number on every row of the document (unmerge the cells), \
-             or, if the export writes it once per document, set `continuation = true` in the mapping's [group]"
+             document is not issued without it. If that row is not a line (a total, a note, a footer), delete it \
+             from the export; if it is, put the number on every row of the document (unmerge the cells), or, if \
+             the export writes it once per document, set `continuation = true` in the mapping's [group]"
         ),
     )
 }
@@ -535,7 +536,7 @@ impl Grouper {
                 format!(
                     "no document number in this row ({column} is blank; the row above is of {}: if this row is one \
                      of its lines, put its number here): write the number of the document it belongs to, or remove \
-                     the row",
+                     the row (a total, a note, a footer)",
                     doc.key
                 )
             } else {

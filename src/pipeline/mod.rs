@@ -321,6 +321,14 @@ impl Outcome {
     /// Apply a dispatch verdict to the document's rows, record and brief.
     fn apply(&mut self, v: Verdict) {
         let Some(status) = v.status else { return };
+        // The authority's answer repeats what the local check already said (BR-KSA-98...), on
+        // whichever row of the document said it: keep one finding per rule code and document.
+        let said: Vec<String> = self
+            .rows
+            .iter()
+            .flat_map(|r| r.result.errors.iter().chain(&r.result.warnings))
+            .map(|f| finding_code(f).to_string())
+            .collect();
         for RowOutcome { result: rr, .. } in &mut self.rows {
             if rr.status != RowStatus::Valid {
                 continue;
@@ -334,12 +342,10 @@ impl Outcome {
             if let Some(at) = &v.accepted_at {
                 rr.time = at.as_str().into();
             }
-            // The authority's answer repeats what the local check already said (BR-KSA-98...):
-            // keep one finding per rule code.
             for (list, more) in [(&mut rr.errors, &v.errors), (&mut rr.warnings, &v.warnings)] {
                 for m in more {
                     let code = finding_code(m);
-                    if !list.iter().any(|l| finding_code(l) == code) {
+                    if !said.iter().any(|c| c == code) && !list.iter().any(|l| finding_code(l) == code) {
                         list.push(m.clone());
                     }
                 }

@@ -163,8 +163,9 @@ fn a_row_without_number_after_a_document_keeps_it_from_being_sent() {
     let orphan = "INV-MAP-ORPHAN INVOICE_NUMBER \"SI-1002\": the row after this document's last row (line 5) \
                   has no document number and may be one of its lines (a number cell merged over the \
                   document's rows, or a number written once per document): the document is not issued \
-                  without it. Put the number on every row of the document (unmerge the cells), or, if the \
-                  export writes it once per document, set `continuation = true` in the mapping's [group]";
+                  without it. If that row is not a line (a total, a note, a footer), delete it from the export; \
+                  if it is, put the number on every row of the document (unmerge the cells), or, if the export \
+                  writes it once per document, set `continuation = true` in the mapping's [group]";
     assert_eq!(rows[2], ("SI-1002".into(), "invalid".into(), orphan.into()), "{rows:?}");
     let (number, status, errors) = &rows[3];
     assert_eq!((number.as_str(), status.as_str()), ("", "invalid"));

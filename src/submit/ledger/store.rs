@@ -408,8 +408,9 @@ fn adopt_remembered_device(conn: &Connection) -> rusqlite::Result<()> {
 }
 
 /// The same number, issued or maybe issued through another device of this state folder for the
-/// same seller: accepted first, then sent without a final answer. A device whose VAT number is
-/// not known (onboarded by an earlier version) counts as the same seller's.
+/// same seller: accepted first, then sent without a final answer. The seller is the one of the
+/// body sent (its `supplier_info.vat_number`); for a body that does not say, the VAT number the
+/// device was onboarded with; when neither is known, the same seller's.
 fn issued_elsewhere(tx: &Transaction<'_>, item: &BeginItem) -> rusqlite::Result<Option<LedgerEntry>> {
     let columns = COLUMNS
         .split(", ")
@@ -420,7 +421,8 @@ fn issued_elsewhere(tx: &Transaction<'_>, item: &BeginItem) -> rusqlite::Result<
         "SELECT {columns} FROM documents d LEFT JOIN devices v ON v.onboard_id = d.onboard_id \
          WHERE d.number = ?1 AND d.kind = ?2 AND d.onboard_id <> ?3 \
          AND d.state IN ('accepted', 'in_flight', 'unknown') \
-         AND (v.vat_number IS NULL OR ?4 IS NULL OR v.vat_number = ?4) \
+         AND (?4 IS NULL OR COALESCE(CASE WHEN json_valid(CAST(d.body AS TEXT)) \
+              THEN json_extract(CAST(d.body AS TEXT), '$.supplier_info.vat_number') END, v.vat_number, ?4) = ?4) \
          ORDER BY d.state <> 'accepted', d.updated_at DESC LIMIT 1"
     ))?
     .query_row(

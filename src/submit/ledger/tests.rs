@@ -401,6 +401,32 @@ async fn another_sellers_device_does_not_hold_the_number() {
 }
 
 #[tokio::test]
+async fn the_seller_of_the_body_sent_decides_whatever_the_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::open(dir.path()).unwrap();
+    // A device this folder never onboarded (named by INVOICEDROP_ONBOARD_ID): its VAT number is
+    // not known here, but each body it sent says whose documents they are.
+    let theirs = br#"{"number":"INV-1","supplier_info":{"vat_number":"311111111100003"}}"#;
+    let ours = br#"{"number":"INV-2","supplier_info":{"vat_number":"300000000000003"}}"#;
+    leave(&ledger, "override", "INV-1", theirs, LedgerState::Accepted).await;
+    leave(&ledger, "override", "INV-2", ours, LedgerState::Accepted).await;
+    ledger.remember_device(&device("mine", SELLER)).unwrap();
+    let d = ledger
+        .begin(vec![
+            item_of(key_on("mine", "INV-1"), b"mine-1", SELLER),
+            item_of(key_on("mine", "INV-2"), ours, SELLER),
+        ])
+        .await
+        .unwrap();
+    assert!(
+        matches!(&d[0], Decision::Send { .. }),
+        "another seller's number: {:?}",
+        d[0]
+    );
+    assert!(matches!(&d[1], Decision::Done(_)), "ours, issued: {:?}", d[1]);
+}
+
+#[tokio::test]
 async fn a_device_of_an_earlier_version_counts_as_the_same_sellers() {
     let dir = tempfile::tempdir().unwrap();
     {
