@@ -18,6 +18,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 mod bind;
+mod side;
+
+pub use side::{LookupMiss, SideFile, SideUse};
 
 /// A typed field value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,40 +97,6 @@ pub struct JoinRows {
     pub opened: Option<crate::ingest::FileStamp>,
 }
 
-/// A file read whole with the export, that documents are built from: its joined header file, or
-/// a lookup table. Noted as it was just before it was opened, so that a change while the export
-/// is read (still being written, or replaced) holds back the documents built from its last row,
-/// which may be cut.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SideFile {
-    /// What it is, for messages: `the header file X.txt`, `the lookup table customers.csv`.
-    pub what: String,
-    /// Its file name.
-    pub name: String,
-    /// The file.
-    pub path: PathBuf,
-    /// Its size and modification time just before it was opened.
-    pub opened: crate::ingest::FileStamp,
-    /// A lookup table (a key that is not in it may be in a part not read); else a header file.
-    pub lookup: bool,
-}
-
-/// A document built from the last row of a [`SideFile`] (or, for a lookup table, from a key
-/// not in it): what [`Bound::side_rows`] finds.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SideUse {
-    /// The side file, as an index in [`Bound::side_files`].
-    pub file: usize,
-    /// The document's row (index in its rows) whose key reads it.
-    pub row: usize,
-    /// The export's column holding the key, when one column does.
-    pub column: Option<String>,
-    /// The key.
-    pub key: String,
-    /// The key is not in the table (a lookup table only).
-    pub missing: bool,
-}
-
 /// A mapping bound to a file: every column resolved to an index, lookup tables loaded, the joined
 /// header file (if any) indexed by key.
 #[derive(Debug)]
@@ -162,33 +131,6 @@ pub struct Bound {
     table_side: Vec<Option<usize>>,
     /// Each lookup table read with a stamp, and the first field that looks a key up in it.
     side_lookups: Vec<(usize, FieldId)>,
-}
-
-/// A lookup that gave nothing for a key ([`Bound::lookup_miss`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LookupMiss {
-    /// The key, as looked up.
-    pub key: String,
-    /// The table's file name (as the mapping names it when the table was not found).
-    pub file: String,
-    /// False when the table itself was not found (an optional lookup file that is absent).
-    pub table_found: bool,
-}
-
-impl LookupMiss {
-    /// Where lookup files are looked for, as messages say it.
-    pub const WHERE: &str =
-        "it is looked for beside the mapping, in the configuration's lookups_dir and folder, and beside the export";
-
-    /// Why the lookup gave nothing, as a finding says it: `"K" is not in F`, or `F was not
-    /// found` and where it is looked for.
-    pub fn reason(&self) -> String {
-        if self.table_found {
-            format!("{:?} is not in {}", self.key, self.file)
-        } else {
-            format!("{} was not found ({})", self.file, Self::WHERE)
-        }
-    }
 }
 
 /// The cells of a row, plus those of its joined header row.
@@ -285,11 +227,6 @@ impl Bound {
         self.label(i)
     }
 
-    /// The lookup tables loaded.
-    pub fn tables(&self) -> &[Table] {
-        &self.tables
-    }
-
     /// The text of the cell a column label (as [`Bound::column_label`] and provenance give it)
     /// names in `row` (or in its joined header row), trimmed: what a finding about that cell
     /// quotes. `None` for a label that is no column (a template, a lookup) or a blank cell.
@@ -307,65 +244,6 @@ impl Bound {
         let text = self.view(row, header).get(i).as_text();
         let t = text.trimmed();
         (!t.is_empty()).then(|| t.to_string())
-    }
-
-    /// The files read with the export that documents are built from (its joined header file,
-    /// its lookup tables), as they were when opened.
-    pub fn side_files(&self) -> &[SideFile] {
-        &self.side
-    }
-
-    /// The side files whose last row a document with first line row `first` (index `row` in its
-    /// rows; `header`, its joined header row) is built from, or, for a lookup table, whose
-    /// key it looks up and does not find: if such a file changed since it was opened, that row
-    /// may have been cut, and the document is held back. Nothing per row: once per document,
-    /// and nothing at all without side files.
-    pub fn side_rows(&self, first: &Row, header: Option<&Row>, row: usize) -> Vec<SideUse> {
-        let mut out = Vec::new();
-        if self.side.is_empty() {
-            return out;
-        }
-        if let (Some((last, file)), Some(p)) = (&self.join_last, self.join_parent) {
-            let key = first.get(p).to_text();
-            if key.trimmed() == last {
-                out.push(SideUse {
-                    file: *file,
-                    row,
-                    column: Some(self.label(p).to_string()),
-                    key: last.clone(),
-                    missing: false,
-                });
-            }
-        }
-        let v = self.view(first, header);
-        for &(ti, f) in &self.side_lookups {
-            let Some(RSource::Lookup { key, .. }) = &self.fields[f] else {
-                continue;
-            };
-            let Some(Some(file)) = self.table_side.get(ti) else {
-                continue;
-            };
-            let k = self.render(key, &v);
-            if k.is_empty() {
-                continue;
-            }
-            let table = &self.tables[ti];
-            let found = table.row_of(&k);
-            if found.is_none() || found == table.last_row() {
-                let column = match key.as_slice() {
-                    [RPart::Col(Some(i))] => Some(self.label(*i).to_string()),
-                    _ => None,
-                };
-                out.push(SideUse {
-                    file: *file,
-                    row,
-                    column,
-                    key: k.into_owned(),
-                    missing: found.is_none(),
-                });
-            }
-        }
-        out
     }
 
     /// The joined header row of a lines row: `Ok(None)` without a join, `Err` when the row's parent
@@ -521,43 +399,6 @@ impl Bound {
             }
             RSource::DefaultOnly => (CellRef::Empty, Cow::Borrowed(""), None),
         })
-    }
-
-    /// The column a lookup field's key is read from, when it is one column.
-    pub fn lookup_key_label(&self, f: FieldId) -> Option<Label<'_>> {
-        match self.fields.get(f)?.as_ref()? {
-            RSource::Lookup { key, .. } => match key.as_slice() {
-                [RPart::Col(Some(i))] => Some(self.label(*i)),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-
-    /// When a lookup field has a key but no value from its table: the key is not in the table,
-    /// or the table (optional) was not found.
-    pub fn lookup_miss(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Option<LookupMiss> {
-        let v = self.view(row, header);
-        if let Some(RSource::Lookup { table, key, label, .. }) = &self.fields[f] {
-            let k = self.render(key, &v);
-            if k.is_empty() {
-                return None;
-            }
-            return match table {
-                Some(ti) if self.tables[*ti].get(&k, 0).is_none() => Some(LookupMiss {
-                    key: k.into_owned(),
-                    file: self.tables[*ti].file_name(),
-                    table_found: true,
-                }),
-                Some(_) => None,
-                None => Some(LookupMiss {
-                    key: k.into_owned(),
-                    file: label.to_string(),
-                    table_found: false,
-                }),
-            };
-        }
-        None
     }
 
     /// True when the mapping gives field `f` a source: a field that is not is never read

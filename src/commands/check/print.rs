@@ -1,0 +1,127 @@
+//! What `check` and `run` print: each file's error on stderr, then the `--json` document or the
+//! summary for people.
+
+use super::Report;
+use crate::cli::Cli;
+use crate::commands::out::{out, outln};
+use crate::pipeline;
+
+/// Say on stderr what went wrong (with or without `--json`: each file's error, no export), then
+/// print the report on stdout: the `--json` document, or the summary for people.
+pub(in crate::commands) fn print(report: &Report, cli: &Cli) -> anyhow::Result<()> {
+    print_errors(report);
+    if cli.json {
+        crate::commands::json::emit(report)
+    } else {
+        print_human(report, cli.quiet);
+        Ok(())
+    }
+}
+
+/// Each file's error, and no export at all, on stderr (with or without `--json`).
+fn print_errors(r: &Report) {
+    for f in &r.files {
+        let Some(e) = &f.error else { continue };
+        if e.starts_with(&f.file) {
+            eprintln!("error: {e}");
+        } else {
+            eprintln!("error: {}: {e}", f.file);
+        }
+        // A file that changed while it was read has its results, said with them.
+        if f.result_file.is_none() && (f.rows > 0 || f.documents.total() > 0) {
+            eprintln!(
+                "  before it: {} rows, {} documents: {}",
+                f.rows,
+                f.documents.total(),
+                counts_text(&f.documents)
+            );
+        }
+    }
+    if let Some(paths) = &r.no_exports {
+        eprintln!("error: no export to check in {paths}");
+    }
+}
+
+fn print_human(r: &Report, quiet: bool) {
+    for f in &r.files {
+        // Its error is said on stderr; a file that changed while it was read has its results.
+        if f.error.is_some() && f.result_file.is_none() {
+            continue;
+        }
+        if quiet {
+            continue;
+        }
+        outln!(
+            "{}: mapping {}, {} rows, {} documents: {} -> {}",
+            f.file,
+            f.mapping,
+            f.rows,
+            f.documents.total(),
+            counts_text(&f.documents),
+            f.result_file.as_deref().unwrap_or("-")
+        );
+        if let Some(x) = &f.result_xlsx {
+            outln!("  spreadsheet result: {x}");
+        }
+        for n in &f.notes {
+            outln!("  note: {n}");
+        }
+        if let Some(s) = &f.summary {
+            out!("{}", s.render("  ", true));
+        }
+        for p in &f.problems {
+            outln!("  {p}");
+        }
+    }
+    if quiet {
+        return;
+    }
+    for s in &r.skipped_files {
+        outln!("skipped {s}");
+    }
+    outln!(
+        "total: {} files, {} rows, documents: {}",
+        r.files.len(),
+        r.rows,
+        counts_text(&r.documents)
+    );
+    let mut top: Vec<(&String, &u64)> = r.codes.iter().collect();
+    top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    if !top.is_empty() {
+        let list: Vec<String> = top.iter().take(8).map(|(c, n)| format!("{c} ×{n}")).collect();
+        outln!("top rule codes: {}", list.join(", "));
+    }
+}
+
+/// `5 valid, 0 invalid, 2 skipped` for check; `5 accepted, 0 rejected, ...` once documents were sent.
+fn counts_text(c: &pipeline::Counts) -> String {
+    let mut parts = Vec::new();
+    let sent = c.accepted + c.rejected + c.failed > 0;
+    if !sent || c.valid > 0 {
+        parts.push(format!("{} valid", c.valid));
+    }
+    if sent {
+        parts.push(accepted_text(c));
+        parts.push(format!("{} rejected", c.rejected));
+        parts.push(format!("{} failed", c.failed));
+    }
+    parts.push(format!("{} invalid", c.invalid));
+    parts.push(format!("{} skipped", c.skipped));
+    parts.join(", ")
+}
+
+/// `5 accepted`, or `5 accepted (1 in conflict with its export: INV-LEDGER-CONFLICT)`: the
+/// accepted documents, conflicts included, and those issued earlier with content the export no
+/// longer gives as a count of their own (never among the rejected). Shared by `check`, `run`
+/// and `watch`'s log.
+pub(in crate::commands) fn accepted_text(c: &pipeline::Counts) -> String {
+    if c.conflicts == 0 {
+        return format!("{} accepted", c.accepted);
+    }
+    format!(
+        "{} accepted ({} in conflict with its export: {})",
+        c.accepted,
+        c.conflicts,
+        crate::submit::CONFLICT_CODE
+    )
+}
