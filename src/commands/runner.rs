@@ -177,17 +177,6 @@ fn totals_text([net, vat, gross]: Totals) -> String {
     format!("net {}, VAT {}, gross {}", money(net), money(vat), money(gross))
 }
 
-/// The finding of a document without a final answer: its reason, and what the next run does
-/// unless the reason says it already (a number another device may have issued waits for that
-/// device, and says so).
-fn failed_text(reason: &str) -> String {
-    if reason.contains("next run") || reason.contains("run again") {
-        format!("INV-SUBMIT-UNKNOWN: {reason}")
-    } else {
-        format!("INV-SUBMIT-UNKNOWN: {reason}; the next run repeats it with the same idempotency key")
-    }
-}
-
 /// A ledger time (RFC 3339 with milliseconds) as a `result_time` (to the second, `Z`).
 fn result_time(at: &str) -> Option<String> {
     let t = chrono::DateTime::parse_from_rfc3339(at).ok()?;
@@ -278,7 +267,7 @@ fn verdict(outcome: Outcome, export: Option<&Totals>) -> Verdict {
         }
         Outcome::Failed { reason, attempts, .. } => Verdict {
             status: Some(RowStatus::Failed),
-            errors: vec![failed_text(&reason)],
+            errors: vec![format!("INV-SUBMIT-UNKNOWN: {reason}")],
             codes: vec!["INV-SUBMIT-UNKNOWN".into()],
             attempts,
             ..Verdict::default()
@@ -524,20 +513,6 @@ impl RunDispatch<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_failed_document_says_what_the_next_run_does_once() {
-        assert_eq!(
-            failed_text("not sent: the run stopped"),
-            "INV-SUBMIT-UNKNOWN: not sent: the run stopped; the next run repeats it with the same idempotency key"
-        );
-        let unknown = "no final answer after 3 tries (last: timeout); the outcome is unknown and the next run \
-                       repeats it with the same idempotency key";
-        assert_eq!(failed_text(unknown).matches("next run").count(), 1);
-        let elsewhere = "not sent: ... Settle it with that device first (INVOICEDROP_ONBOARD_ID=x invoicedrop run \
-                         with the same --state), then run again";
-        assert!(!failed_text(elsewhere).contains("idempotency"));
-    }
 
     #[test]
     fn the_progress_line_counts_a_conflict_as_accepted_with_a_conflict_not_as_rejected() {

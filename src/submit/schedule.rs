@@ -494,10 +494,7 @@ impl<'a> Run<'a> {
                     unknowns += 1;
                     if unknowns >= max_attempts {
                         return doc.failed(
-                            &format!(
-                                "no final answer after {unknowns} tries (last: {reason}); the outcome is unknown and \
-                                 the next run repeats it with the same idempotency key"
-                            ),
+                            &format!("no final answer after {unknowns} tries (last: {reason}); the outcome is unknown"),
                             attempts,
                         );
                     }
@@ -529,11 +526,13 @@ struct Doc {
 }
 
 impl Doc {
+    /// No final answer in this run: the ledger keeps the document, and the next run repeats it
+    /// (or sends it) under its idempotency key, as the reason says.
     fn failed(&self, reason: &str, attempts: u32) -> Outcome {
         tracing::warn!(kind = %self.kind, number = %self.number, reason, "no final answer");
         Outcome::Failed {
             tag: self.tag,
-            reason: reason.to_string(),
+            reason: format!("{reason}; the next run repeats it with the same idempotency key"),
             attempts,
         }
     }
