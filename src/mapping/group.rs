@@ -92,6 +92,9 @@ pub enum Unit {
 
 /// The code of a document whose rows are in more than one block of the file.
 pub const SPLIT_CODE: &str = "INV-MAP-SPLIT";
+/// The rule code of a document followed by a row without a number, which may be one of its
+/// lines: it is not issued without that row.
+pub const ORPHAN_CODE: &str = "INV-MAP-ORPHAN";
 
 /// The code of a document whose number a document of an earlier file of the same check has.
 pub const NUMBER_USED_CODE: &str = "INV-NUMBER-USED";
@@ -275,7 +278,7 @@ impl KeyScan {
 fn orphan_issue(bound: &Bound, key: &str, line: u64) -> Issue {
     let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
     Issue::error(
-        "INV-MAP-ORPHAN",
+        ORPHAN_CODE,
         column,
         Some(key.to_string()),
         format!(

@@ -34,7 +34,8 @@ pub mod transform;
 pub use apply::{Bound, JoinRows, LookupMiss, SideFile, SideUse, Value};
 pub use build::{Built, ErpTotals, Provenance, build, field_of};
 pub use group::{
-    DocDraft, DraftRow, Grouper, KeyScan, NUMBER_USED_CODE, NumbersUsed, RowNote, SPLIT_CODE, SplitKeys, Unit,
+    DocDraft, DraftRow, Grouper, KeyScan, NUMBER_USED_CODE, NumbersUsed, ORPHAN_CODE, RowNote, SPLIT_CODE, SplitKeys,
+    Unit,
 };
 pub use load::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule, parse_template};
 

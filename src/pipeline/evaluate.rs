@@ -147,18 +147,35 @@ fn drop_read_repeats(issues: &mut Vec<(Option<usize>, Issue)>) {
     }
 }
 
-/// The authority's rules and ours, for one computed document.
-fn rules(doc: &Document, totals: crate::compute::Totals, erp: &ErpTotals, opts: &CheckOptions) -> Vec<Finding> {
+/// The findings that hold a document back because it may be missing rows (a file cut or changed
+/// while read, a row without a number after it, its rows in parts): its totals are not compared
+/// with the export's, as the rows read cannot add up to them and the hold-back already says why.
+const INCOMPLETE: [&str; 3] = [
+    super::FILE_CHANGED_CODE,
+    crate::mapping::ORPHAN_CODE,
+    crate::mapping::SPLIT_CODE,
+];
+
+/// The authority's rules and ours, for one computed document; `incomplete`: it may be missing
+/// rows, so the export's document totals are not compared (its line figures still are).
+fn rules(
+    doc: &Document,
+    totals: crate::compute::Totals,
+    erp: &ErpTotals,
+    opts: &CheckOptions,
+    incomplete: bool,
+) -> Vec<Finding> {
     let mut ctx = crate::validate::Context::new(opts.now);
     ctx.device.clone_from(&opts.device);
     if !erp.is_empty() {
+        let whole = |v: Option<rust_decimal::Decimal>| v.filter(|_| !incomplete);
         ctx.erp = Some(crate::validate::ErpFigures {
             line_net: erp.line_net.clone(),
             line_vat: erp.line_vat.clone(),
             line_gross: erp.line_gross.clone(),
-            tax_exclusive: erp.tax_exclusive,
-            tax_total: erp.tax_total,
-            tax_inclusive: erp.tax_inclusive,
+            tax_exclusive: whole(erp.tax_exclusive),
+            tax_total: whole(erp.tax_total),
+            tax_inclusive: whole(erp.tax_inclusive),
         });
     }
     crate::validate::validate_computed(doc, &ctx, Ok(totals))
@@ -253,7 +270,8 @@ fn evaluate_document(
                 payable = Some(doc.legal_monitory_total.payable_amount);
                 if !no_lines_read {
                     let read = issues.len();
-                    for f in rules(doc, totals, &built.erp, opts) {
+                    let incomplete = issues.iter().any(|(_, i)| INCOMPLETE.contains(&i.code.as_str()));
+                    for f in rules(doc, totals, &built.erp, opts, incomplete) {
                         let (row, issue) = locate_in(&f, &built, bound, &draft.rows);
                         if !repeats(&issues, read, row, &issue) {
                             issues.push((row, issue));
