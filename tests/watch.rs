@@ -434,6 +434,25 @@ fn a_second_watcher_on_the_same_inbox_is_refused() {
         "{}",
         text(&o)
     );
+    // An inbox that is a file is refused as such (not as a missing folder), with the way to
+    // send that one file.
+    let o = run(d, &env, &["watch", "afile"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "afile is a file, not a folder: watch takes the folder the ERPs drop their exports into; to send \
+             this one file, use `invoicedrop run afile`"
+        ),
+        "{}",
+        text(&o)
+    );
+    let o = run(d, &env, &["watch", "nowhere"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("nowhere: no such folder (the inbox to watch)"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]

@@ -373,6 +373,14 @@ pub fn watch(args: WatchArgs, cli: &Cli) -> anyhow::Result<Status> {
         ))
         .into());
     }
+    if args.inbox.is_file() {
+        let file = args.inbox.display();
+        return Err(Fatal::usage(format!(
+            "{file} is a file, not a folder: watch takes the folder the ERPs drop their exports into; to send this \
+             one file, use `invoicedrop run {file}`"
+        ))
+        .into());
+    }
     if !args.inbox.is_dir() {
         return Err(Fatal::usage(format!(
             "{}: no such folder (the inbox to watch): create it, or give the folder the ERPs drop their exports into",
