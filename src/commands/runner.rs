@@ -388,7 +388,8 @@ fn progress_bar(show: bool) -> ProgressBar {
     } else {
         bar.set_style(
             ProgressStyle::with_template(
-                "{spinner} {pos}/{len} documents answered [{elapsed_precise}, {per_sec}, {eta} left] {msg}",
+                // `per_sec:0`: a whole number of documents a second (1,235/s), not 1234.5678/s.
+                "{spinner} {pos}/{len} documents answered [{elapsed_precise}, {per_sec:0}, {eta} left] {msg}",
             )
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );

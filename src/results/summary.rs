@@ -461,18 +461,16 @@ impl Summary {
             for (code, g) in codes {
                 let mut what: Vec<String> = g.documents.iter().map(|(s, n)| format!("{n} {s}")).collect();
                 if g.stray_rows > 0 {
-                    what.push(format!("{} stray rows", g.stray_rows));
+                    let s = if g.stray_rows == 1 { "" } else { "s" };
+                    what.push(format!("{} row{s} outside any document", g.stray_rows));
                 }
-                let _ = writeln!(
-                    out,
-                    "{indent}  {code:<22} {} (e.g. {})",
-                    what.join(", "),
-                    if g.examples.is_empty() {
-                        "-".to_string()
-                    } else {
-                        g.examples.join(", ")
-                    }
-                );
+                // Rows outside any document have no number to give as an example.
+                let examples = if g.examples.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (e.g. {})", g.examples.join(", "))
+                };
+                let _ = writeln!(out, "{indent}  {code:<22} {}{examples}", what.join(", "));
             }
         }
         for n in &self.notes {
@@ -570,6 +568,28 @@ mod tests {
         assert_eq!(all.documents.amounts["SAR"].net, dec!(10));
         assert_eq!(all.rejections["BR-KSA-40"].documents[&RowStatus::Invalid], 1);
         assert_eq!(all.rejections["INV-MAP-NUMBER"].stray_rows, 1);
+    }
+
+    #[test]
+    fn rows_outside_any_document_are_counted_in_words_without_an_empty_example() {
+        let mut b = SummaryBuilder::new("x.csv", "xero", "t");
+        b.add_stray_codes(&["INV-MAP-NUMBER".into()], &[]);
+        let text = b.finish().render("", false);
+        assert!(
+            text.contains("  INV-MAP-NUMBER         1 row outside any document\n"),
+            "{text}"
+        );
+        let mut b = SummaryBuilder::new("x.csv", "xero", "t");
+        b.add_stray_codes(&["INV-MAP-NUMBER".into()], &[]);
+        b.add_stray_codes(&["INV-MAP-NUMBER".into()], &[]);
+        let mut r = record("A-1", RowStatus::Invalid, "2026-11-20", dec!(10.00));
+        r.errors.push("INV-MAP-NUMBER".into());
+        b.add_document(&r);
+        let text = b.finish().render("", false);
+        assert!(
+            text.contains("INV-MAP-NUMBER         1 invalid, 2 rows outside any document (e.g. A-1)\n"),
+            "{text}"
+        );
     }
 
     #[test]
