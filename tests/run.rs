@@ -339,3 +339,40 @@ fn a_results_path_that_is_a_file_is_refused_by_name_before_anything_is_sent() {
     }
     assert_eq!(server.accepted(), 0, "nothing was sent");
 }
+
+#[test]
+fn a_run_that_sends_nothing_still_counts_in_its_own_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    // The Sage 50 sample with every quantity unreadable: nothing is sent.
+    let sample = std::fs::read_to_string(samples.join("sage50_invoices.csv")).unwrap();
+    let mut rdr = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(sample.trim_start_matches('\u{feff}').as_bytes());
+    let headers = rdr.headers().unwrap().clone();
+    let at = headers.iter().position(|h| h == "QTY_ORDER").expect("QTY_ORDER");
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(&headers).unwrap();
+    for rec in rdr.records() {
+        let mut cells: Vec<String> = rec.unwrap().iter().map(str::to_string).collect();
+        if cells.iter().any(|c| !c.trim().is_empty()) {
+            cells[at] = "abc".into();
+            out.write_record(&cells).unwrap();
+        }
+    }
+    std::fs::write(dir.path().join("bad.csv"), out.into_inner().unwrap()).unwrap();
+    for side in ["customers.csv", "credit_notes.csv"] {
+        std::fs::copy(samples.join(side), dir.path().join(side)).unwrap();
+    }
+    let o = run(dir.path(), &[], &["run", "bad.csv"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("3 documents: 0 accepted, 0 rejected, 0 failed, 3 invalid, 0 skipped"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("total: 1 files, 5 rows, documents: 0 accepted,"),
+        "{stdout}"
+    );
+}

@@ -49,6 +49,10 @@ pub(super) struct Report {
     /// No export was found in the paths: the paths, as given.
     #[serde(skip)]
     no_exports: Option<String>,
+    /// Documents are sent (`run`): the counts say accepted, rejected and failed even when none
+    /// was sent.
+    #[serde(skip)]
+    sending: bool,
 }
 
 impl Report {
@@ -456,6 +460,7 @@ pub(super) fn evaluate(
         exit_code: 0,
         error: None,
         no_exports: files.is_empty().then(|| paths_text(args.paths)),
+        sending: dispatch.is_some(),
     };
     for f in &report.files {
         report.rows += f.rows;

@@ -33,7 +33,7 @@ fn print_errors(r: &Report) {
                 "  before it: {} rows, {} documents: {}",
                 f.rows,
                 f.documents.total(),
-                counts_text(&f.documents)
+                counts_text(&f.documents, r.sending)
             );
         }
     }
@@ -57,7 +57,7 @@ fn print_human(r: &Report, quiet: bool) {
             f.mapping,
             f.rows,
             f.documents.total(),
-            counts_text(&f.documents),
+            counts_text(&f.documents, r.sending),
             f.result_file.as_deref().unwrap_or("-")
         );
         if let Some(x) = &f.result_xlsx {
@@ -83,7 +83,7 @@ fn print_human(r: &Report, quiet: bool) {
         "total: {} files, {} rows, documents: {}",
         r.files.len(),
         r.rows,
-        counts_text(&r.documents)
+        counts_text(&r.documents, r.sending)
     );
     let mut top: Vec<(&String, &u64)> = r.codes.iter().collect();
     top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
@@ -93,10 +93,11 @@ fn print_human(r: &Report, quiet: bool) {
     }
 }
 
-/// `5 valid, 0 invalid, 2 skipped` for check; `5 accepted, 0 rejected, ...` once documents were sent.
-fn counts_text(c: &pipeline::Counts) -> String {
+/// `5 valid, 0 invalid, 2 skipped` for check; `5 accepted, 0 rejected, ...` for run (`sending`),
+/// even when nothing was sent, and once documents were sent (`report` on a run's results).
+fn counts_text(c: &pipeline::Counts, sending: bool) -> String {
     let mut parts = Vec::new();
-    let sent = c.accepted + c.rejected + c.failed > 0;
+    let sent = sending || c.accepted + c.rejected + c.failed > 0;
     if !sent || c.valid > 0 {
         parts.push(format!("{} valid", c.valid));
     }
@@ -124,4 +125,32 @@ pub(in crate::commands) fn accepted_text(c: &pipeline::Counts) -> String {
         c.conflicts,
         crate::submit::CONFLICT_CODE
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_counts_what_it_sent_even_when_it_sent_nothing() {
+        let c = pipeline::Counts {
+            invalid: 2,
+            ..Default::default()
+        };
+        assert_eq!(counts_text(&c, false), "0 valid, 2 invalid, 0 skipped");
+        assert_eq!(
+            counts_text(&c, true),
+            "0 accepted, 0 rejected, 0 failed, 2 invalid, 0 skipped"
+        );
+        let c = pipeline::Counts {
+            accepted: 3,
+            invalid: 1,
+            ..Default::default()
+        };
+        assert_eq!(
+            counts_text(&c, false),
+            "3 accepted, 0 rejected, 0 failed, 1 invalid, 0 skipped",
+            "report on a run's results"
+        );
+    }
 }
