@@ -292,6 +292,43 @@ fn a_missing_column_names_it_and_the_closest_header() {
 }
 
 #[test]
+fn a_rate_column_is_not_taken_for_the_column_it_is_the_rate_of() {
+    // Zoho's export without its `Item Tax` column (the tax's name), but with `Item Tax %` (its
+    // rate): the mapping's `Item Tax` is missing, not read from the rate column.
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(samples().join("zoho_invoices.csv")).unwrap();
+    let src = src.trim_start_matches('\u{feff}');
+    let mut rdr = csv::ReaderBuilder::new().flexible(true).from_reader(src.as_bytes());
+    let headers = rdr.headers().unwrap().clone();
+    let drop = headers.iter().position(|h| h == "Item Tax").unwrap();
+    assert!(headers.iter().any(|h| h == "Item Tax %"));
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let keep = |r: &csv::StringRecord| -> Vec<String> {
+        r.iter()
+            .enumerate()
+            .filter(|(i, _)| *i != drop)
+            .map(|(_, c)| c.to_string())
+            .collect()
+    };
+    out.write_record(keep(&headers)).unwrap();
+    for r in rdr.records() {
+        out.write_record(keep(&r.unwrap())).unwrap();
+    }
+    std::fs::write(dir.path().join("z.csv"), out.into_inner().unwrap()).unwrap();
+    let out = run(dir.path(), &["check", "--mapping", "zoho-books", "--now", NOW, "z.csv"]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("\"Item Tax\"") && err.contains("closest header is \"Item Tax %\""),
+        "{err}"
+    );
+    let out = run(dir.path(), &["check", "--now", NOW, "z.csv"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("zoho-books (90%, missing \"Item Tax\")"), "{err}");
+}
+
+#[test]
 fn a_bad_date_or_number_invalidates_that_document_only() {
     let dir = tempfile::tempdir().unwrap();
     let src = std::fs::read_to_string(samples().join("sage50_invoices.csv")).unwrap();

@@ -4,13 +4,19 @@
 
 use crate::ingest::{CellRef, Row};
 
-/// The comparable form of a header: letters and digits only (any script), lower case.
+/// The characters a header is compared by: letters and digits (any script), and `%`, which
+/// tells a rate from the column it is the rate of (Zoho's `Item Tax %` beside `Item Tax`).
+fn significant(c: &char) -> bool {
+    c.is_alphanumeric() || *c == '%'
+}
+
+/// The comparable form of a header: letters, digits (any script) and `%`, lower case.
 pub fn normalize(header: &str) -> String {
     header
         .trim()
         .trim_start_matches('*')
         .chars()
-        .filter(|c| c.is_alphanumeric())
+        .filter(significant)
         .flat_map(char::to_lowercase)
         .collect()
 }
@@ -22,7 +28,7 @@ pub fn normalizes_to(raw: &str, normalized: &str) -> bool {
         .trim()
         .trim_start_matches('*')
         .chars()
-        .filter(|c| c.is_alphanumeric())
+        .filter(significant)
         .flat_map(char::to_lowercase);
     for c in got {
         if want.next() != Some(c) {
@@ -231,6 +237,10 @@ mod tests {
         assert_eq!(normalize(" Item Quantity "), "itemquantity");
         assert_eq!(normalize("invoice_line_ids/price_unit"), "invoicelineidspriceunit");
         assert_eq!(normalize("رقم الفاتورة"), "رقمالفاتورة");
+        // A rate is not the column it is the rate of.
+        assert_eq!(normalize("Item Tax %"), "itemtax%");
+        assert_ne!(normalize("Item Tax %"), normalize("Item Tax"));
+        assert_eq!(normalize("Tax%"), normalize("tax %"));
         let h = idx(&[&["*ContactName", "*InvoiceNumber", "Item Quantity"]]);
         assert_eq!(h.find("ContactName"), Some(0));
         assert_eq!(h.find("invoicenumber"), Some(1));
@@ -276,6 +286,8 @@ mod tests {
             ("abc", "ab"),
             ("", ""),
             ("İ", "i̇"),
+            ("Item Tax %", "itemtax"),
+            ("Item Tax %", "itemtax%"),
         ] {
             assert_eq!(normalizes_to(raw, n), normalize(raw) == n, "{raw:?} {n:?}");
         }
