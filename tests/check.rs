@@ -699,3 +699,39 @@ fn a_mapping_file_of_ones_own_is_used_and_checked() {
         "names the unknown column, the closest header, the mapping and the export: {text}"
     );
 }
+
+#[test]
+fn a_document_missing_from_the_header_file_is_said_once_on_its_first_row() {
+    // SAP Business One's two files, the Documents file without document 2 (its lines, ParentKey
+    // 2, are lines 5 to 7 of the lines file).
+    let dir = tempfile::tempdir().unwrap();
+    let docs = std::fs::read_to_string(samples().join("SAP_B1_OINV_Documents.txt")).unwrap();
+    let docs: Vec<&str> = docs.lines().filter(|l| !l.starts_with("2\t")).collect();
+    std::fs::write(dir.path().join("SAP_B1_OINV_Documents.txt"), docs.join("\r\n") + "\r\n").unwrap();
+    std::fs::copy(
+        samples().join("SAP_B1_OINV_Document_Lines.txt"),
+        dir.path().join("SAP_B1_OINV_Document_Lines.txt"),
+    )
+    .unwrap();
+    let out = run(dir.path(), &["check", ".", "--now", NOW, "--results", "r"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = result_rows(&dir.path().join("r/SAP_B1_OINV_Document_Lines.result.csv"));
+    let at = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+    let (key, status, errors) = (at("ParentKey"), at("result_status"), at("result_errors"));
+    let of_2: Vec<&Vec<String>> = rows[1..].iter().filter(|r| r[key] == "2").collect();
+    assert_eq!(of_2.len(), 3);
+    assert!(of_2.iter().all(|r| r[status] == "invalid"));
+    // One finding, saying what to do; no "no issue date" for the date that file would give.
+    assert_eq!(
+        of_2[0][errors],
+        "INV-MAP-JOIN ParentKey \"2\": no header with this key in ./SAP_B1_OINV_Documents.txt, where this \
+         document's number, date, buyer and currency are read: export the header file again with this document \
+         in it (or correct the key in this file), and check it again"
+    );
+    for r in &of_2[1..] {
+        assert_eq!(
+            r[errors],
+            "INV-DOCUMENT: the document has errors on another row (line 5)"
+        );
+    }
+}

@@ -260,7 +260,9 @@ impl Bound {
                 Some(self.headers.name(p)),
                 Some(key),
                 format!(
-                    "no header with this key in {}",
+                    "no header with this key in {}, where this document's number, date, buyer and currency are \
+                     read: export the header file again with this document in it (or correct the key in this \
+                     file), and check it again",
                     self.join_path
                         .as_ref()
                         .map(|p| p.display().to_string())

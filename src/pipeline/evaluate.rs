@@ -111,7 +111,8 @@ fn shifts_cells(issue: &Issue) -> bool {
 /// mapping its cells found is only a consequence, and that error alone stays; a value missing
 /// (`INV-MAP-MISSING`) from a cell already said to be unreadable (`UNIT_PRICE "-": not a
 /// number`) is that same mistake; so is another row's `INV-MAP-CONFLICT` with a first row
-/// whose cell has its own error (a first row without a date).
+/// whose cell has its own error (a first row without a date); so is a parent key missing from
+/// the header file (`INV-MAP-JOIN`) on each of a document's rows after the first.
 fn drop_read_repeats(issues: &mut Vec<(Option<usize>, Issue)>) {
     let shifted: Vec<Option<usize>> = issues
         .iter()
@@ -135,6 +136,11 @@ fn drop_read_repeats(issues: &mut Vec<(Option<usize>, Issue)>) {
             "INV-MAP-CONFLICT" => issues
                 .iter()
                 .any(|(r, i)| *r == Some(0) && i.column == said.column && i.is_error() && i.code != "INV-MAP-CONFLICT"),
+            // The header row of the document's key missing from the header file is said on its
+            // first row; its other rows, with the same key, point there.
+            "INV-MAP-JOIN" => issues[..k]
+                .iter()
+                .any(|(_, i)| i.code == said.code && i.value == said.value),
             _ => false,
         }
     };

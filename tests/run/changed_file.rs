@@ -363,7 +363,12 @@ fn a_header_file_still_being_written_when_run_reads_it_holds_back_the_document_o
         if p < k {
             assert_eq!(r["result_status"], "accepted", "{r:?}");
         } else if p > k {
-            assert!(r["result_errors"].starts_with("INV-MAP-JOIN"), "{r:?}");
+            // Said on the document's first row; its other rows point there.
+            let e = &r["result_errors"];
+            assert!(
+                e.starts_with("INV-MAP-JOIN") || e.starts_with("INV-DOCUMENT: the document has errors on another row"),
+                "{r:?}"
+            );
         }
     }
     assert!(
