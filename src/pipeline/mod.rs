@@ -193,6 +193,10 @@ pub struct Verdict {
     /// When it was accepted, for a document accepted in an earlier run: its rows'
     /// `result_time` (otherwise the time of this run).
     pub accepted_at: Option<String>,
+    /// Issued earlier with other content than the export gives now (`INV-LEDGER-CONFLICT`):
+    /// `errors` are said once, on the document's first row, and its other rows refer to that
+    /// row (`INV-DOCUMENT`); the document's brief is marked.
+    pub conflict: bool,
 }
 
 /// The rule code a rendered finding starts with (`BR-KSA-98 column ...`, `BR-KSA-98: ...`).
@@ -220,6 +224,27 @@ pub trait Dispatch {
     fn device(&self) -> Option<DeviceContext> {
         None
     }
+
+    /// The batch's documents that failed the checks (never sent), in input order, before
+    /// [`Dispatch::dispatch`] of the same batch: a verdict for each whose number was issued
+    /// before, or maybe issued (for `run`, what its ledger holds: accepted, with or without a
+    /// conflict, or `failed` when it was sent without a final answer), `None` (or nothing) for
+    /// the others, which stay invalid. Nothing may be sent. Nothing by default (`check`).
+    fn issued(&mut self, _invalid: Vec<Held>) -> Vec<Option<Verdict>> {
+        Vec::new()
+    }
+}
+
+/// A document that failed the checks, kept (by `run`) to ask whether its number was issued
+/// before; never sent.
+#[derive(Debug, Clone)]
+pub struct Held {
+    /// The document as the export gives it now.
+    pub document: Document,
+    /// Its errors, each `CODE on line N` (or `CODE`), once each, in order.
+    pub failing: Vec<String>,
+    /// Whether its amounts were read and computed (when not, they are not compared).
+    pub amounts_known: bool,
 }
 
 /// A simplified document that failed the checks: what the 24-hour alert needs of it.
@@ -252,6 +277,28 @@ pub struct DocBrief {
     pub lines: usize,
     /// First source line.
     pub first_line: u64,
+    /// Accepted earlier with other content than the export gives now (`INV-LEDGER-CONFLICT`):
+    /// `payable` is the export's, `issued` what was issued.
+    pub conflict: bool,
+    /// What was issued, for a conflict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issued: Option<Box<IssuedBrief>>,
+}
+
+/// What was issued under a number whose export now differs (`INV-LEDGER-CONFLICT`): from the
+/// ledger, the UUID and the figures of the document the authority accepted.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct IssuedBrief {
+    /// The UUID the authority gave it.
+    pub uuid: String,
+    /// Tax exclusive total (BT-109), when the issued document is known.
+    pub net: Option<Decimal>,
+    /// VAT total (BT-110).
+    pub vat: Option<Decimal>,
+    /// Tax inclusive total (BT-112).
+    pub gross: Option<Decimal>,
+    /// Payable amount (BT-115).
+    pub payable: Option<Decimal>,
 }
 
 /// What one file gave.
