@@ -15,6 +15,8 @@ mod device_change;
 mod device_checks;
 #[path = "run/exactly_once.rs"]
 mod exactly_once;
+#[path = "run/issued.rs"]
+mod issued;
 #[path = "run/leftovers.rs"]
 mod leftovers;
 #[path = "run/reconcile.rs"]

@@ -12,6 +12,7 @@ mod report;
 mod run;
 mod runner;
 mod sandbox;
+mod verdict;
 mod watch;
 
 pub use check::check;

@@ -4,11 +4,11 @@
 
 use super::api::{self, DeviceChecksSkipped};
 use super::json::ErrorDoc;
+use super::verdict::{Totals, halted_verdict, held_verdict, stopped_verdict, totals, verdict};
 use crate::cli::*;
 use crate::config::Config;
-use crate::model::{Document, DocumentKind, InvoiceType, Message};
-use crate::pipeline::{Dispatch, Unsent, Verdict};
-use crate::results::RowStatus;
+use crate::model::{Document, DocumentKind, InvoiceType};
+use crate::pipeline::{Dispatch, Held, Unsent, Verdict};
 use crate::sandbox::SandboxHandle;
 use crate::submit::{DocumentKey, Ledger, LedgerState, Outcome, Outgoing, SubmitEvent, Submitter};
 use crate::validate::DeviceContext;
@@ -146,157 +146,6 @@ impl RunDispatch<'_> {
     }
 }
 
-/// `CODE: message`, the code said once (the authority's text may start with `[CODE] - `).
-fn render(m: &Message) -> String {
-    match &m.code {
-        Some(code) if !code.is_empty() => {
-            format!("{code}: {}", crate::results::without_code(&m.message, code))
-        }
-        _ => m.message.clone(),
-    }
-}
-
-fn codes(ms: &[Message]) -> Vec<String> {
-    ms.iter()
-        .filter_map(|m| m.code.clone())
-        .filter(|c| !c.is_empty())
-        .collect()
-}
-
-/// A document's net, VAT and gross.
-type Totals = [rust_decimal::Decimal; 3];
-
-fn totals(d: &Document) -> Totals {
-    let t = &d.legal_monitory_total;
-    [t.tax_exclusive_amount, d.tax_total.tax_amount, t.tax_inclusive_amount]
-}
-
-/// `net 100.00, VAT 15.00, gross 115.00`.
-fn totals_text([net, vat, gross]: Totals) -> String {
-    let money = crate::results::summary::money;
-    format!("net {}, VAT {}, gross {}", money(net), money(vat), money(gross))
-}
-
-/// A ledger time (RFC 3339 with milliseconds) as a `result_time` (to the second, `Z`).
-fn result_time(at: &str) -> Option<String> {
-    let t = chrono::DateTime::parse_from_rfc3339(at).ok()?;
-    Some(
-        t.with_timezone(&chrono::Utc)
-            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-    )
-}
-
-/// The verdict of an accepted document (also of a conflict: issued, with other content).
-fn accepted_verdict(response: crate::model::SubmissionResponse, attempts: u32) -> Verdict {
-    Verdict {
-        status: Some(RowStatus::Accepted),
-        uuid: response.id.clone().unwrap_or_default(),
-        qr: response.qr_code.clone().unwrap_or_default(),
-        warnings: response.warnings.0.iter().map(render).collect(),
-        codes: codes(&response.warnings.0),
-        attempts,
-        response: Some(response),
-        ..Verdict::default()
-    }
-}
-
-/// The verdict of one outcome; `export` is the document as the export gives it now.
-fn verdict(outcome: Outcome, export: Option<&Totals>) -> Verdict {
-    match outcome {
-        Outcome::Accepted {
-            response,
-            attempts,
-            accepted_at,
-            ..
-        } => Verdict {
-            accepted_at: accepted_at.as_deref().and_then(result_time),
-            ..accepted_verdict(response, attempts)
-        },
-        Outcome::Rejected {
-            http_status,
-            response,
-            attempts,
-            ..
-        } => {
-            let mut errors: Vec<String> = response.errors.0.iter().map(render).collect();
-            if errors.is_empty() {
-                errors.push(format!(
-                    "HTTP {http_status}: {}",
-                    response.message.clone().unwrap_or_default()
-                ));
-            }
-            let mut c = codes(&response.errors.0);
-            c.extend(codes(&response.warnings.0));
-            Verdict {
-                status: Some(RowStatus::Rejected),
-                errors,
-                warnings: response.warnings.0.iter().map(render).collect(),
-                codes: c,
-                attempts,
-                ..Verdict::default()
-            }
-        }
-        // Issued, with the content the API accepted earlier: accepted, with the conflict as an
-        // error, and the issued document's UUID, XML, QR and figures.
-        Outcome::Conflict {
-            message,
-            response,
-            issued,
-            attempts,
-            ..
-        } => {
-            let code = crate::submit::CONFLICT_CODE;
-            let mut error = format!("{code}: {message}");
-            if let (Some(now), Some(was)) = (export, issued.as_deref()) {
-                let was = totals(was);
-                if *now == was {
-                    error.push_str(". Its totals are unchanged: the change is in other fields");
-                } else {
-                    error.push_str(&format!(
-                        ". The export now says {}; the issued document says {}",
-                        totals_text(*now),
-                        totals_text(was)
-                    ));
-                }
-            }
-            let mut v = accepted_verdict(response, attempts);
-            v.errors = vec![error];
-            v.codes.insert(0, code.to_string());
-            v.issued = issued;
-            v
-        }
-        Outcome::Failed { reason, attempts, .. } => Verdict {
-            status: Some(RowStatus::Failed),
-            errors: vec![format!("INV-SUBMIT-UNKNOWN: {reason}")],
-            codes: vec!["INV-SUBMIT-UNKNOWN".into()],
-            attempts,
-            ..Verdict::default()
-        },
-    }
-}
-
-fn halted_verdict() -> Verdict {
-    Verdict {
-        status: Some(RowStatus::Failed),
-        errors: vec![
-            "INV-WATCH-STOPPED: not sent, the watch was asked to stop; the file stays in .processing/ and the next start sends it".into(),
-        ],
-        codes: vec!["INV-WATCH-STOPPED".into()],
-        ..Verdict::default()
-    }
-}
-
-fn stopped_verdict(reason: &str) -> Verdict {
-    Verdict {
-        status: Some(RowStatus::Failed),
-        errors: vec![format!(
-            "INV-RUN-STOPPED: not sent, the run stopped: {reason}. Fix that and run again; documents already accepted are not sent twice"
-        )],
-        codes: vec!["INV-RUN-STOPPED".into()],
-        ..Verdict::default()
-    }
-}
-
 impl Dispatch for RunDispatch<'_> {
     fn dispatch(&mut self, docs: Vec<Document>) -> Vec<Verdict> {
         let tracked: Vec<Option<Tracked>> = docs.iter().map(Self::simplified_of).collect();
@@ -329,6 +178,10 @@ impl Dispatch for RunDispatch<'_> {
         self.device.cloned()
     }
 
+    fn issued(&mut self, invalid: Vec<Held>) -> Vec<Option<Verdict>> {
+        self.look_up(invalid)
+    }
+
     fn not_sent(&mut self, invalid_simplified: Vec<Unsent>) {
         for u in invalid_simplified {
             self.simplified.push(Tracked {
@@ -340,6 +193,54 @@ impl Dispatch for RunDispatch<'_> {
 }
 
 impl RunDispatch<'_> {
+    /// What the ledger holds under the numbers of invalid documents (never sent): a verdict for
+    /// each issued or maybe issued before, in the batch's order. When the ledger cannot be read,
+    /// none (they stay invalid; sending stops on the same ledger anyway).
+    fn look_up(&mut self, invalid: Vec<Held>) -> Vec<Option<Verdict>> {
+        let n = invalid.len();
+        let mut held: Vec<(Option<Totals>, Vec<String>, Option<Tracked>)> = Vec::with_capacity(n);
+        let outgoing: Vec<Outgoing> = invalid
+            .into_iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let export = h.amounts_known.then(|| totals(&h.document));
+                held.push((export, h.failing, Self::simplified_of(&h.document)));
+                Outgoing {
+                    document: h.document,
+                    tag: i as u64,
+                }
+            })
+            .collect();
+        let outcomes = match self.rt.block_on(self.submitter.issued_before(outgoing)) {
+            Ok(o) => o,
+            Err(e) => {
+                tracing::warn!(error = %e, "the ledger could not be read for the documents that failed the checks");
+                return Vec::new();
+            }
+        };
+        let mut verdicts: Vec<Option<Verdict>> = vec![None; n];
+        self.bar.inc_length(outcomes.len() as u64);
+        for o in outcomes {
+            let tag = o.tag() as usize;
+            let Some((export, failing, tracked)) = held.get_mut(tag) else {
+                continue;
+            };
+            self.on_event(match &o {
+                Outcome::Accepted { .. } => SubmitEvent::Accepted,
+                Outcome::Conflict { .. } => SubmitEvent::Conflict,
+                Outcome::Rejected { .. } => SubmitEvent::Rejected,
+                Outcome::Failed { .. } => SubmitEvent::Failed,
+            });
+            let v = held_verdict(o, export.as_ref(), failing);
+            if let Some(mut t) = tracked.take() {
+                t.status = v.status.map_or_else(String::new, |s| s.as_str().to_string());
+                self.simplified.push(t);
+            }
+            verdicts[tag] = Some(v);
+        }
+        verdicts
+    }
+
     /// Send one batch and turn the outcomes into verdicts, in the batch's order.
     fn send(&mut self, docs: Vec<Document>) -> Vec<Verdict> {
         let n = docs.len();

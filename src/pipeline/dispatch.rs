@@ -11,11 +11,13 @@ pub(super) struct Dispatched {
     verdicts: Vec<Verdict>,
 }
 
-/// Hand a batch's valid documents to `dispatch`; the verdicts are applied by [`finish_batch`].
+/// Hand a batch's valid documents to `dispatch`, after asking it whether the invalid ones were
+/// issued before; the verdicts are applied by [`finish_batch`].
 pub(super) fn dispatch_batch(mut outcomes: Vec<Outcome>, d: &mut (dyn Dispatch + '_)) -> Dispatched {
+    let reopened = issued_before(&mut outcomes, d);
     let rows = outcomes.iter().map(|o| o.rows.len() as u64).sum();
     let briefs = || outcomes.iter().filter_map(|o| o.brief.as_ref());
-    let invalid = briefs().filter(|b| b.status == RowStatus::Invalid).count() as u64;
+    let invalid = briefs().filter(|b| b.status == RowStatus::Invalid).count() as u64 - reopened.len() as u64;
     d.checked(rows, briefs().count() as u64, invalid);
     let unsent: Vec<Unsent> = outcomes.iter_mut().filter_map(|o| o.unsent.take()).collect();
     if !unsent.is_empty() {
@@ -26,22 +28,49 @@ pub(super) fn dispatch_batch(mut outcomes: Vec<Outcome>, d: &mut (dyn Dispatch +
         .enumerate()
         .filter_map(|(i, o)| o.document.take().map(|d| (i, *d)))
         .unzip();
-    if docs.is_empty() {
-        return Dispatched {
-            outcomes,
-            at,
-            verdicts: Vec::new(),
-        };
+    let verdicts = if docs.is_empty() {
+        Vec::new()
+    } else {
+        let n = docs.len();
+        let started = std::time::Instant::now();
+        let verdicts = d.dispatch(docs);
+        tracing::debug!(
+            documents = n,
+            dispatch_ms = started.elapsed().as_millis() as u64,
+            "batch dispatched"
+        );
+        verdicts
+    };
+    if reopened.is_empty() {
+        return Dispatched { outcomes, at, verdicts };
     }
-    let n = docs.len();
-    let started = std::time::Instant::now();
-    let verdicts = d.dispatch(docs);
-    tracing::debug!(
-        documents = n,
-        dispatch_ms = started.elapsed().as_millis() as u64,
-        "batch dispatched"
-    );
+    // The verdicts of both, in input order (the order artefacts are named in).
+    let mut all: Vec<(usize, Verdict)> = at.into_iter().zip(verdicts).chain(reopened).collect();
+    all.sort_by_key(|(i, _)| *i);
+    let (at, verdicts) = all.into_iter().unzip();
     Dispatched { outcomes, at, verdicts }
+}
+
+/// Ask `d` about the batch's invalid documents: the verdicts of those issued (or maybe issued)
+/// before, by outcome. Their rows get the verdict in [`finish_batch`]; they are not among the
+/// documents `d` is told are not sent.
+fn issued_before(outcomes: &mut [Outcome], d: &mut (dyn Dispatch + '_)) -> Vec<(usize, Verdict)> {
+    let (at, held): (Vec<usize>, Vec<Held>) = outcomes
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, o)| o.held.take().map(|h| (i, *h)))
+        .unzip();
+    if held.is_empty() {
+        return Vec::new();
+    }
+    let mut reopened = Vec::new();
+    for (i, v) in at.into_iter().zip(d.issued(held)) {
+        if let Some(v) = v.filter(|v| v.status.is_some()) {
+            outcomes[i].unsent = None;
+            reopened.push((i, v));
+        }
+    }
+    reopened
 }
 
 /// Apply a dispatched batch's verdicts; accepted documents get their signed XML and QR image

@@ -244,9 +244,12 @@ fn evaluate_document(
                 payable: None,
                 lines: 0,
                 first_line,
+                conflict: false,
+                issued: None,
             }),
             codes: vec!["INV-SKIP".into()],
             document: None,
+            held: None,
             artefact_key: None,
             unsent: None,
         };
@@ -310,6 +313,11 @@ fn evaluate_document(
         let text = issue.render();
         (issue, text)
     });
+    // An invalid document is kept for `run` to ask whether its number was issued before
+    // (never sent); unless it may be incomplete (a file still being written) or is one part of
+    // several (each part would count the issued document again).
+    let failing = (invalid && keep && built.document.is_some() && !issues.iter().any(|(_, i)| in_part(i)))
+        .then(|| failing(&issues, &draft.rows));
     let row_count = draft.rows.len() as u64;
     let rows = draft
         .rows
@@ -358,6 +366,8 @@ fn evaluate_document(
         payable,
         lines: built.document.as_ref().map_or(0, |d| d.invoice_lines.len()),
         first_line,
+        conflict: false,
+        issued: None,
     };
     let mut record = match &built.document {
         Some(d) if payable.is_some() => DocumentRecord::from_document(d, status),
@@ -383,12 +393,19 @@ fn evaluate_document(
             issue_time: d.issue_time,
         });
     // Boxed: an outcome is moved from thread to thread, and `check` keeps none.
-    let document = if invalid || !keep {
-        None
-    } else {
-        built.document.map(Box::new)
+    let (document, held) = match (built.document, failing) {
+        (Some(d), _) if !invalid && keep => (Some(Box::new(d)), None),
+        (Some(document), Some(failing)) => (
+            None,
+            Some(Box::new(Held {
+                document,
+                failing,
+                amounts_known: payable.is_some(),
+            })),
+        ),
+        _ => (None, None),
     };
-    let artefact_key = document.as_ref().map(|d| {
+    let artefact_key = document.as_deref().or(held.as_ref().map(|h| &h.document)).map(|d| {
         (
             d.supplier_info.vat_number.clone().unwrap_or_default(),
             d.number.clone(),
@@ -402,9 +419,41 @@ fn evaluate_document(
         codes,
         record: Some(record),
         document,
+        held,
         artefact_key,
         unsent,
     }
+}
+
+/// A finding that says the document as read may not be all of it, or is one of its parts:
+/// such a document is not compared with what was issued under its number.
+fn in_part(issue: &Issue) -> bool {
+    matches!(issue.code.as_str(), "INV-MAP-SPLIT") || issue.code == super::FILE_CHANGED_CODE
+}
+
+/// The most errors [`failing`] names.
+const FAILING_NAMED: usize = 5;
+
+/// A document's errors, for a message: `CODE on line N` (or `CODE`), once each, in order; the
+/// first [`FAILING_NAMED`], then how many more.
+fn failing(issues: &[(Option<usize>, Issue)], rows: &[DraftRow]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (at, issue) in issues.iter().filter(|(_, i)| i.is_error()) {
+        let line = at.and_then(|a| rows.get(a)).and_then(DraftRow::source).map(|s| s.line);
+        let named = match line {
+            Some(line) => format!("{} on line {line}", issue.code),
+            None => issue.code.clone(),
+        };
+        if !out.contains(&named) {
+            out.push(named);
+        }
+    }
+    if out.len() > FAILING_NAMED {
+        let more = out.len() - FAILING_NAMED;
+        out.truncate(FAILING_NAMED);
+        out.push(format!("{more} more"));
+    }
+    out
 }
 
 fn compute_path(e: &crate::compute::ComputeError) -> String {
@@ -443,6 +492,7 @@ pub(super) fn evaluate(
                 codes,
                 record: None,
                 document: None,
+                held: None,
                 artefact_key: None,
                 unsent: None,
             }
@@ -452,7 +502,7 @@ pub(super) fn evaluate(
 
 #[cfg(test)]
 mod tests {
-    use super::{Issue, fallback_label, other_rows_message, repeats};
+    use super::{DraftRow, Issue, failing, fallback_label, other_rows_message, repeats};
 
     #[test]
     fn a_path_no_column_gives_names_the_mapping_field_that_would() {
@@ -522,6 +572,23 @@ mod tests {
         )];
         assert!(repeats(&shifted, 1, Some(3), &rule("Amount", "differs")));
         assert!(!repeats(&shifted, 1, Some(2), &rule("Amount", "differs")));
+    }
+
+    #[test]
+    fn an_invalid_documents_errors_are_named_once_each_with_their_lines() {
+        let rows: Vec<DraftRow> = Vec::new();
+        let e = |code: &str| Issue::error(code, None, None, "x");
+        let mut issues = vec![
+            (None, e("BR-1")),
+            (None, e("BR-1")),
+            (None, Issue::warning("BR-W", None, None, "w".to_string())),
+        ];
+        assert_eq!(failing(&issues, &rows), vec!["BR-1"]);
+        issues.extend((2..9).map(|k| (None, e(&format!("BR-{k}")))));
+        assert_eq!(
+            failing(&issues, &rows),
+            vec!["BR-1", "BR-2", "BR-3", "BR-4", "BR-5", "3 more"]
+        );
     }
 
     #[test]

@@ -10,11 +10,13 @@ mod dispatch;
 mod evaluate;
 mod local;
 pub mod open;
+mod outcome;
 pub mod stamp;
 
 use dispatch::{Dispatched, dispatch_batch, finish_batch};
 use evaluate::evaluate;
 pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options, split_keys};
+use outcome::{Outcome, RowOutcome};
 pub use stamp::{FILE_CHANGED_CODE, FileChanged, FileStamp, HeldBack};
 
 use crate::compute::compute_document_totals;
@@ -191,6 +193,10 @@ pub struct Verdict {
     /// When it was accepted, for a document accepted in an earlier run: its rows'
     /// `result_time` (otherwise the time of this run).
     pub accepted_at: Option<String>,
+    /// Issued earlier with other content than the export gives now (`INV-LEDGER-CONFLICT`):
+    /// `errors` are said once, on the document's first row, and its other rows refer to that
+    /// row (`INV-DOCUMENT`); the document's brief is marked.
+    pub conflict: bool,
 }
 
 /// The rule code a rendered finding starts with (`BR-KSA-98 column ...`, `BR-KSA-98: ...`).
@@ -218,6 +224,27 @@ pub trait Dispatch {
     fn device(&self) -> Option<DeviceContext> {
         None
     }
+
+    /// The batch's documents that failed the checks (never sent), in input order, before
+    /// [`Dispatch::dispatch`] of the same batch: a verdict for each whose number was issued
+    /// before, or maybe issued (for `run`, what its ledger holds: accepted, with or without a
+    /// conflict, or `failed` when it was sent without a final answer), `None` (or nothing) for
+    /// the others, which stay invalid. Nothing may be sent. Nothing by default (`check`).
+    fn issued(&mut self, _invalid: Vec<Held>) -> Vec<Option<Verdict>> {
+        Vec::new()
+    }
+}
+
+/// A document that failed the checks, kept (by `run`) to ask whether its number was issued
+/// before; never sent.
+#[derive(Debug, Clone)]
+pub struct Held {
+    /// The document as the export gives it now.
+    pub document: Document,
+    /// Its errors, each `CODE on line N` (or `CODE`), once each, in order.
+    pub failing: Vec<String>,
+    /// Whether its amounts were read and computed (when not, they are not compared).
+    pub amounts_known: bool,
 }
 
 /// A simplified document that failed the checks: what the 24-hour alert needs of it.
@@ -250,6 +277,28 @@ pub struct DocBrief {
     pub lines: usize,
     /// First source line.
     pub first_line: u64,
+    /// Accepted earlier with other content than the export gives now (`INV-LEDGER-CONFLICT`):
+    /// `payable` is the export's, `issued` what was issued.
+    pub conflict: bool,
+    /// What was issued, for a conflict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issued: Option<Box<IssuedBrief>>,
+}
+
+/// What was issued under a number whose export now differs (`INV-LEDGER-CONFLICT`): from the
+/// ledger, the UUID and the figures of the document the authority accepted.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct IssuedBrief {
+    /// The UUID the authority gave it.
+    pub uuid: String,
+    /// Tax exclusive total (BT-109), when the issued document is known.
+    pub net: Option<Decimal>,
+    /// VAT total (BT-110).
+    pub vat: Option<Decimal>,
+    /// Tax inclusive total (BT-112).
+    pub gross: Option<Decimal>,
+    /// Payable amount (BT-115).
+    pub payable: Option<Decimal>,
 }
 
 /// What one file gave.
@@ -292,101 +341,6 @@ pub struct FileSummary {
     pub summary_file: Option<String>,
     /// Counts and amounts by status, kind, date and rule code (what the summary file holds).
     pub summary: Option<Summary>,
-}
-
-/// One input row's part of an [`Outcome`].
-struct RowOutcome {
-    /// The row (`None` for a record that could not be read), for the result files.
-    row: Option<Row>,
-    /// Its status and findings.
-    result: ResultRow,
-    /// Its line (or sheet row) in the input.
-    line: Option<u64>,
-}
-
-struct Outcome {
-    rows: Vec<RowOutcome>,
-    brief: Option<DocBrief>,
-    codes: Vec<String>,
-    record: Option<DocumentRecord>,
-    /// The document, when it is valid (and so may be dispatched).
-    document: Option<Box<Document>>,
-    /// What names its artefacts: seller VAT, number, issue date and time.
-    artefact_key: Option<(String, String, chrono::NaiveDate, chrono::NaiveTime)>,
-    /// An invalid simplified document (not sent, its window running).
-    unsent: Option<Unsent>,
-}
-
-impl Outcome {
-    /// Apply a dispatch verdict to the document's rows, record and brief.
-    fn apply(&mut self, v: Verdict) {
-        let Some(status) = v.status else { return };
-        // The authority's answer repeats what the local check already said (BR-KSA-98...), on
-        // whichever row of the document said it: keep one finding per rule code and document.
-        let said: Vec<String> = self
-            .rows
-            .iter()
-            .flat_map(|r| r.result.errors.iter().chain(&r.result.warnings))
-            .map(|f| finding_code(f).to_string())
-            .collect();
-        for RowOutcome { result: rr, .. } in &mut self.rows {
-            if rr.status != RowStatus::Valid {
-                continue;
-            }
-            rr.status = status;
-            rr.uuid.clone_from(&v.uuid);
-            rr.qr.clone_from(&v.qr);
-            rr.xml_file.clone_from(&v.xml_file);
-            rr.qr_file.clone_from(&v.qr_file);
-            rr.attempts = v.attempts;
-            if let Some(at) = &v.accepted_at {
-                rr.time = at.as_str().into();
-            }
-            for (list, more) in [(&mut rr.errors, &v.errors), (&mut rr.warnings, &v.warnings)] {
-                for m in more {
-                    let code = finding_code(m);
-                    if !said.iter().any(|c| c == code) && !list.iter().any(|l| finding_code(l) == code) {
-                        list.push(m.clone());
-                    }
-                }
-            }
-        }
-        if let Some(r) = &mut self.record {
-            if let Some(issued) = &v.issued {
-                // What is issued is what the accountant reconciles: the issued figures, with the
-                // export's rows and findings.
-                let was = DocumentRecord::from_document(issued, status);
-                r.kind = was.kind;
-                r.invoice_type = was.invoice_type;
-                r.issue_date = was.issue_date;
-                r.issue_time = was.issue_time;
-                r.currency = was.currency;
-                (r.net, r.vat, r.vat_sar, r.gross, r.payable) = (was.net, was.vat, was.vat_sar, was.gross, was.payable);
-            }
-            r.status = status;
-            r.uuid.clone_from(&v.uuid);
-            r.xml_file.clone_from(&v.xml_file);
-            r.qr_file.clone_from(&v.qr_file);
-            for e in &v.errors {
-                let code = finding_code(e).to_string();
-                if !r.errors.contains(&code) {
-                    r.errors.push(code);
-                }
-            }
-            for w in &v.warnings {
-                let code = finding_code(w).to_string();
-                if !r.warnings.contains(&code) {
-                    r.warnings.push(code);
-                }
-            }
-        }
-        if let Some(b) = &mut self.brief {
-            b.status = status;
-        }
-        self.codes.extend(v.codes);
-        self.codes.sort();
-        self.codes.dedup();
-    }
 }
 
 /// `invoice`, `credit_note`, `debit_note`.

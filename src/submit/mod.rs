@@ -15,13 +15,16 @@
 //! - the [`Ledger`] (`ledger/`): SQLite in the state folder, written before every request leaves and
 //!   after it returns, so that a crash or a rerun never sends an accepted document again and never
 //!   loses one.
+//! - documents that are not sent (`issued.rs`): what the ledger holds under their numbers, so
+//!   that a number already issued is reported issued whatever its export says now.
 //!
-//! Entry points: [`Submitter::connect`], [`Submitter::submit_all`], [`Submitter::resume_unresolved`]
-//! and [`onboard`].
+//! Entry points: [`Submitter::connect`], [`Submitter::submit_all`], [`Submitter::resume_unresolved`],
+//! [`Submitter::issued_before`] and [`onboard`].
 
 mod client;
 mod credentials;
 mod error;
+mod issued;
 mod ledger;
 mod limit;
 mod outcome;

@@ -544,14 +544,20 @@ pub(crate) fn parse_response(raw: &[u8]) -> SubmissionResponse {
 }
 
 /// The document a ledger body holds (the exact bytes the API accepted).
-fn issued_document(body: &[u8]) -> Option<Box<Document>> {
+pub(super) fn issued_document(body: &[u8]) -> Option<Box<Document>> {
     serde_json::from_slice(body).ok().map(Box::new)
 }
 
 /// What a conflict means and what to do; without the code ([`CONFLICT_CODE`](super::CONFLICT_CODE)), which the
 /// result files put in front once.
 /// `device`: the earlier device it was issued through, when not this one.
-fn conflict_message(kind: DocumentKind, number: &str, uuid: Option<&str>, when: &str, device: Option<&str>) -> String {
+pub(super) fn conflict_message(
+    kind: DocumentKind,
+    number: &str,
+    uuid: Option<&str>,
+    when: &str,
+    device: Option<&str>,
+) -> String {
     let uuid = uuid.map(|u| format!(", UUID {u}")).unwrap_or_default();
     let device = device
         .map(|d| format!(" through the earlier device {d}"))
@@ -565,7 +571,7 @@ fn conflict_message(kind: DocumentKind, number: &str, uuid: Option<&str>, when: 
 }
 
 /// A number sent through another device of the state folder with no final answer recorded.
-fn elsewhere_message(kind: DocumentKind, number: &str, sent: &LedgerEntry) -> String {
+pub(super) fn elsewhere_message(kind: DocumentKind, number: &str, sent: &LedgerEntry) -> String {
     let when = sent.last_sent_at.as_deref().unwrap_or(&sent.updated_at);
     format!(
         "not sent: {kind} {number} was sent through the earlier device {id} ({when}) and no final answer was \

@@ -509,6 +509,17 @@ impl Ledger {
         }
     }
 
+    /// What the ledger holds under each document's number, registering nothing: the row of a
+    /// document issued (accepted) or maybe issued (sent without a final answer), through this
+    /// device or, when this device has none, through another of the same seller; `None` for a
+    /// number never issued (unknown, pending or rejected). For documents that are not sent.
+    pub(crate) async fn peek(&self, items: Vec<BeginItem>) -> Result<Vec<Option<LedgerEntry>>, LedgerError> {
+        match self.ask(Request::Peek(items)).await? {
+            Answer::Found(f) => Ok(f),
+            _ => Err(LedgerError::Closed),
+        }
+    }
+
     /// Record that a request is about to leave (in_flight, attempts + 1), durably; returns the
     /// attempt count. With a replacement, the stored body becomes the new content first.
     pub(crate) async fn mark_sending(

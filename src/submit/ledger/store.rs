@@ -52,6 +52,8 @@ const COLUMNS: &str = "idempotency_key, onboard_id, kind, number, content_hash, 
 /// What the ledger thread is asked to do.
 pub(super) enum Request {
     Begin(Vec<BeginItem>),
+    /// What the ledger holds of documents that are not sent (nothing is registered).
+    Peek(Vec<BeginItem>),
     Mark {
         idempotency_key: String,
         replacement: Option<Replacement>,
@@ -82,6 +84,7 @@ pub(super) enum Request {
 /// Its answer.
 pub(super) enum Answer {
     Decisions(Vec<Decision>),
+    Found(Vec<Option<LedgerEntry>>),
     Attempts(u32),
     Done,
     Entry(Option<Box<LedgerEntry>>),
@@ -273,6 +276,13 @@ fn execute(tx: &Transaction<'_>, request: Request) -> rusqlite::Result<Answer> {
             }
             Ok(Answer::Decisions(decisions))
         }
+        Request::Peek(items) => {
+            let mut found = Vec::with_capacity(items.len());
+            for item in &items {
+                found.push(peek(tx, item)?);
+            }
+            Ok(Answer::Found(found))
+        }
         Request::Mark {
             idempotency_key,
             replacement,
@@ -435,6 +445,25 @@ fn issued_elsewhere(tx: &Transaction<'_>, item: &BeginItem) -> rusqlite::Result<
         entry,
     )
     .optional()
+}
+
+/// The row of a document that is issued or maybe issued under its number, without registering
+/// anything: this device's own row when it is accepted or was sent without a final answer
+/// (`None` when it is pending or rejected: never issued); when this device has none, the row
+/// of another device of the same seller, as [`begin`] finds it.
+fn peek(tx: &Transaction<'_>, item: &BeginItem) -> rusqlite::Result<Option<LedgerEntry>> {
+    let own = tx
+        .prepare_cached(&format!("SELECT {COLUMNS} FROM documents WHERE idempotency_key = ?1"))?
+        .query_row(params![item.idempotency_key], entry)
+        .optional()?;
+    match own {
+        Some(e) => Ok(matches!(
+            e.state,
+            LedgerState::Accepted | LedgerState::InFlight | LedgerState::Unknown
+        )
+        .then_some(e)),
+        None => issued_elsewhere(tx, item),
+    }
 }
 
 /// Register a document about to be submitted and decide what to do with it.

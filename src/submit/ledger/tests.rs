@@ -465,3 +465,54 @@ async fn a_device_of_an_earlier_version_counts_as_the_same_sellers() {
         d[1]
     );
 }
+
+#[tokio::test]
+async fn peek_finds_what_is_issued_or_maybe_issued_and_registers_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::open(dir.path()).unwrap();
+    ledger.remember_device(&device("old", SELLER)).unwrap();
+    leave(&ledger, "old", "OLD-ACC", b"acc", LedgerState::Accepted).await;
+    leave(&ledger, "old", "OLD-UNK", b"unk", LedgerState::Unknown).await;
+    ledger.remember_device(&device("new", SELLER)).unwrap();
+    for (n, state) in [
+        ("ACC", LedgerState::Accepted),
+        ("UNK", LedgerState::Unknown),
+        ("FLY", LedgerState::InFlight),
+        ("REJ", LedgerState::Rejected),
+        ("PEN", LedgerState::Pending),
+    ] {
+        leave(&ledger, "new", n, n.as_bytes(), state).await;
+    }
+    let before = ledger.stats().unwrap();
+    let on_new = |n: &str| item_of(key_on("new", n), b"changed", SELLER);
+    let found = ledger
+        .peek(
+            ["ACC", "UNK", "FLY", "REJ", "PEN", "NEVER", "OLD-ACC", "OLD-UNK"]
+                .map(on_new)
+                .into(),
+        )
+        .await
+        .unwrap();
+    let states: Vec<Option<(String, LedgerState)>> = found
+        .iter()
+        .map(|e| e.as_ref().map(|e| (e.key.onboard_id.clone(), e.state)))
+        .collect();
+    let of = |d: &str, s| Some((d.to_string(), s));
+    assert_eq!(
+        states,
+        vec![
+            of("new", LedgerState::Accepted),
+            of("new", LedgerState::Unknown),
+            of("new", LedgerState::InFlight),
+            None,
+            None,
+            None,
+            of("old", LedgerState::Accepted),
+            of("old", LedgerState::Unknown),
+        ]
+    );
+    // Read only: no row added, none changed.
+    assert_eq!(ledger.stats().unwrap(), before);
+    assert!(ledger.get(&key_on("new", "NEVER")).unwrap().is_none());
+    assert_eq!(ledger.get(&key_on("new", "ACC")).unwrap().unwrap().body, b"ACC");
+}

@@ -1,0 +1,237 @@
+//! What `run` reports of each document: the verdict of each outcome of the submitter (or of
+//! a run that stopped), for the result files.
+
+use crate::model::{Document, Message};
+use crate::pipeline::Verdict;
+use crate::results::RowStatus;
+use crate::submit::Outcome;
+
+/// `CODE: message`, the code said once (the authority's text may start with `[CODE] - `).
+pub(super) fn render(m: &Message) -> String {
+    match &m.code {
+        Some(code) if !code.is_empty() => {
+            format!("{code}: {}", crate::results::without_code(&m.message, code))
+        }
+        _ => m.message.clone(),
+    }
+}
+
+pub(super) fn codes(ms: &[Message]) -> Vec<String> {
+    ms.iter()
+        .filter_map(|m| m.code.clone())
+        .filter(|c| !c.is_empty())
+        .collect()
+}
+
+/// A document's net, VAT and gross.
+pub(super) type Totals = [rust_decimal::Decimal; 3];
+
+pub(super) fn totals(d: &Document) -> Totals {
+    let t = &d.legal_monitory_total;
+    [t.tax_exclusive_amount, d.tax_total.tax_amount, t.tax_inclusive_amount]
+}
+
+/// `net 100.00, VAT 15.00, gross 115.00`.
+pub(super) fn totals_text([net, vat, gross]: Totals) -> String {
+    let money = crate::results::summary::money;
+    format!("net {}, VAT {}, gross {}", money(net), money(vat), money(gross))
+}
+
+/// A ledger time (RFC 3339 with milliseconds) as a `result_time` (to the second, `Z`).
+pub(super) fn result_time(at: &str) -> Option<String> {
+    let t = chrono::DateTime::parse_from_rfc3339(at).ok()?;
+    Some(
+        t.with_timezone(&chrono::Utc)
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+    )
+}
+
+/// The verdict of an accepted document (also of a conflict: issued, with other content).
+pub(super) fn accepted_verdict(response: crate::model::SubmissionResponse, attempts: u32) -> Verdict {
+    Verdict {
+        status: Some(RowStatus::Accepted),
+        uuid: response.id.clone().unwrap_or_default(),
+        qr: response.qr_code.clone().unwrap_or_default(),
+        warnings: response.warnings.0.iter().map(render).collect(),
+        codes: codes(&response.warnings.0),
+        attempts,
+        response: Some(response),
+        ..Verdict::default()
+    }
+}
+
+/// The verdict of one outcome; `export` is the document as the export gives it now.
+pub(super) fn verdict(outcome: Outcome, export: Option<&Totals>) -> Verdict {
+    match outcome {
+        Outcome::Accepted {
+            response,
+            attempts,
+            accepted_at,
+            ..
+        } => Verdict {
+            accepted_at: accepted_at.as_deref().and_then(result_time),
+            ..accepted_verdict(response, attempts)
+        },
+        Outcome::Rejected {
+            http_status,
+            response,
+            attempts,
+            ..
+        } => {
+            let mut errors: Vec<String> = response.errors.0.iter().map(render).collect();
+            if errors.is_empty() {
+                errors.push(format!(
+                    "HTTP {http_status}: {}",
+                    response.message.clone().unwrap_or_default()
+                ));
+            }
+            let mut c = codes(&response.errors.0);
+            c.extend(codes(&response.warnings.0));
+            Verdict {
+                status: Some(RowStatus::Rejected),
+                errors,
+                warnings: response.warnings.0.iter().map(render).collect(),
+                codes: c,
+                attempts,
+                ..Verdict::default()
+            }
+        }
+        // Issued, with the content the API accepted earlier: accepted, with the conflict as an
+        // error, and the issued document's UUID, XML, QR and figures.
+        Outcome::Conflict {
+            message,
+            response,
+            issued,
+            attempts,
+            ..
+        } => {
+            let code = crate::submit::CONFLICT_CODE;
+            let mut error = format!("{code}: {message}");
+            if let (Some(now), Some(was)) = (export, issued.as_deref()) {
+                let was = totals(was);
+                if *now == was {
+                    error.push_str(". Its totals are unchanged: the change is in other fields");
+                } else {
+                    error.push_str(&format!(
+                        ". The export now says {}; the issued document says {}",
+                        totals_text(*now),
+                        totals_text(was)
+                    ));
+                }
+            }
+            let mut v = accepted_verdict(response, attempts);
+            v.errors = vec![error];
+            v.codes.insert(0, code.to_string());
+            v.issued = issued;
+            v.conflict = true;
+            v
+        }
+        Outcome::Failed { reason, attempts, .. } => Verdict {
+            status: Some(RowStatus::Failed),
+            errors: vec![format!("INV-SUBMIT-UNKNOWN: {reason}")],
+            codes: vec!["INV-SUBMIT-UNKNOWN".into()],
+            attempts,
+            ..Verdict::default()
+        },
+    }
+}
+
+pub(super) fn halted_verdict() -> Verdict {
+    Verdict {
+        status: Some(RowStatus::Failed),
+        errors: vec![
+            "INV-WATCH-STOPPED: not sent, the watch was asked to stop; the file stays in .processing/ and the next start sends it".into(),
+        ],
+        codes: vec!["INV-WATCH-STOPPED".into()],
+        ..Verdict::default()
+    }
+}
+
+pub(super) fn stopped_verdict(reason: &str) -> Verdict {
+    Verdict {
+        status: Some(RowStatus::Failed),
+        errors: vec![format!(
+            "INV-RUN-STOPPED: not sent, the run stopped: {reason}. Fix that and run again; documents already accepted are not sent twice"
+        )],
+        codes: vec!["INV-RUN-STOPPED".into()],
+        ..Verdict::default()
+    }
+}
+
+/// The verdict of an invalid document (not sent) whose number the ledger holds: the outcome's,
+/// saying that the export's content also fails the checks (`failing`) and what that means.
+pub(super) fn held_verdict(outcome: Outcome, export: Option<&Totals>, failing: &[String]) -> Verdict {
+    let listed = failing.join(", ");
+    let mut v = match &outcome {
+        Outcome::Conflict { .. } => {
+            let mut v = verdict(outcome, export);
+            if let Some(e) = v.errors.first_mut() {
+                e.push_str(&format!(
+                    ". The export's content also fails the checks made before sending ({listed}; said as warnings on \
+                     its rows): nothing was sent, and nothing is when the export is corrected: the issued document \
+                     stands"
+                ));
+            }
+            v
+        }
+        Outcome::Failed { .. } => {
+            let mut v = verdict(outcome, None);
+            if let Some(e) = v.errors.first_mut() {
+                e.push_str(&format!(
+                    ". The export now gives it other content, which fails the checks made before sending ({listed}) \
+                     and is not sent: once the earlier request is settled, an issued document is changed with a \
+                     credit or debit note, not sent again; one that was not issued is sent once the export is \
+                     corrected"
+                ));
+            }
+            v
+        }
+        _ => verdict(outcome, None),
+    };
+    v.status.get_or_insert(RowStatus::Failed);
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SubmissionResponse;
+
+    #[test]
+    fn an_invalid_document_found_in_the_ledger_says_what_it_fails_and_what_to_do() {
+        let failing = ["BR-KSA-F-04 on line 5".to_string(), "BR-CO-15".to_string()];
+        let conflict = Outcome::Conflict {
+            tag: 0,
+            message: "invoice T-2 is issued".into(),
+            response: SubmissionResponse::from_value(&serde_json::Value::Null),
+            raw: Vec::new(),
+            issued: None,
+            attempts: 1,
+        };
+        let v = held_verdict(conflict, None, &failing);
+        assert_eq!(v.status, Some(RowStatus::Accepted));
+        assert!(v.conflict);
+        assert_eq!(
+            v.errors,
+            vec![
+                "INV-LEDGER-CONFLICT: invoice T-2 is issued. The export's content also fails the checks made before \
+                 sending (BR-KSA-F-04 on line 5, BR-CO-15; said as warnings on its rows): nothing was sent, and \
+                 nothing is when the export is corrected: the issued document stands"
+            ]
+        );
+        let failed = Outcome::Failed {
+            tag: 0,
+            reason: "not sent: invoice T-2 was sent earlier".into(),
+            attempts: 3,
+        };
+        let v = held_verdict(failed, None, &failing);
+        assert_eq!((v.status, v.attempts, v.conflict), (Some(RowStatus::Failed), 3, false));
+        assert!(
+            v.errors[0].starts_with("INV-SUBMIT-UNKNOWN: not sent: invoice T-2 was sent earlier. The export now gives")
+                && v.errors[0].contains("(BR-KSA-F-04 on line 5, BR-CO-15)")
+                && v.errors[0].contains("credit or debit note"),
+            "{}",
+            v.errors[0]
+        );
+    }
+}

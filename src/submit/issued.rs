@@ -1,0 +1,179 @@
+//! Documents that are not sent (they fail the checks made before sending) looked up in the
+//! ledger: a number already issued stays issued whatever its export says now.
+
+use super::ledger::{BeginItem, LedgerEntry, LedgerState, content_hash, idempotency_key};
+use super::schedule::{conflict_message, elsewhere_message, issued_document, parse_response};
+use super::{Outcome, Outgoing, SubmitError, Submitter};
+use crate::model::DocumentKind;
+
+impl Submitter {
+    /// What the ledger says of documents that are not to be sent: the outcome of each whose
+    /// number is issued or maybe issued, by its tag; nothing for the others (never issued).
+    /// Nothing is sent and nothing is registered.
+    ///
+    /// - accepted earlier with this very content: [`Outcome::Accepted`], from the ledger;
+    /// - accepted earlier with other content: [`Outcome::Conflict`], with the issued answer;
+    /// - sent earlier without a final answer (maybe issued): [`Outcome::Failed`], saying how it
+    ///   is settled (this device's next run repeats the earlier request; another device's must
+    ///   settle it first).
+    ///
+    /// `Err` only when the ledger cannot be read.
+    pub async fn issued_before(&self, docs: Vec<Outgoing>) -> Result<Vec<Outcome>, SubmitError> {
+        let mut items = Vec::with_capacity(docs.len());
+        let mut tags = Vec::with_capacity(docs.len());
+        for o in docs {
+            // A document that cannot be encoded has no content to compare: it stays as it is.
+            let Ok(body) = serde_json::to_vec(&o.document) else {
+                continue;
+            };
+            let key = self.key_of(&o.document);
+            items.push(BeginItem {
+                idempotency_key: idempotency_key(&key),
+                content_hash: content_hash(&body),
+                key,
+                body,
+                seller_vat: o.document.supplier_info.vat_number.clone(),
+            });
+            tags.push(o.tag);
+        }
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        let wanted: Vec<(u64, DocumentKind, String, String)> = items
+            .iter()
+            .zip(&tags)
+            .map(|(i, &tag)| (tag, i.key.kind, i.key.number.clone(), i.content_hash.clone()))
+            .collect();
+        let found = self.ledger().peek(items).await?;
+        Ok(wanted
+            .into_iter()
+            .zip(found)
+            .filter_map(|((tag, kind, number, hash), e)| {
+                e.map(|e| standing(tag, kind, &number, &hash, e, self.onboard_id()))
+            })
+            .collect())
+    }
+}
+
+/// The outcome of a document not sent whose number the ledger holds (`e`); `hash` is the
+/// content hash of what the export gives now, `own` this device's onboard_id.
+fn standing(tag: u64, kind: DocumentKind, number: &str, hash: &str, e: LedgerEntry, own: &str) -> Outcome {
+    let other_device = (e.key.onboard_id != own).then_some(e.key.onboard_id.as_str());
+    match e.state {
+        LedgerState::Accepted if e.content_hash == hash => {
+            let raw = e.response.clone().unwrap_or_default();
+            Outcome::Accepted {
+                tag,
+                response: parse_response(&raw),
+                raw,
+                attempts: e.attempts,
+                from_ledger: true,
+                accepted_at: Some(e.updated_at),
+            }
+        }
+        LedgerState::Accepted => {
+            let raw = e.response.clone().unwrap_or_default();
+            Outcome::Conflict {
+                tag,
+                message: conflict_message(kind, number, e.uuid.as_deref(), &e.updated_at, other_device),
+                response: parse_response(&raw),
+                raw,
+                issued: issued_document(&e.body),
+                attempts: e.attempts,
+            }
+        }
+        _ if other_device.is_some() => Outcome::Failed {
+            tag,
+            reason: elsewhere_message(kind, number, &e),
+            attempts: 0,
+        },
+        _ => Outcome::Failed {
+            tag,
+            reason: unsettled_message(kind, number, &e),
+            attempts: e.attempts,
+        },
+    }
+}
+
+/// A number this device sent without a final answer, and that the start of this run could not
+/// settle either.
+fn unsettled_message(kind: DocumentKind, number: &str, sent: &LedgerEntry) -> String {
+    let when = sent.last_sent_at.as_deref().unwrap_or(&sent.updated_at);
+    format!(
+        "not sent: {kind} {number} was sent earlier ({when}) and no final answer was recorded, so it may be \
+         issued; the next run repeats that request (the content sent then, with the same idempotency key) to \
+         settle it"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(onboard_id: &str, state: LedgerState, hash: &str) -> LedgerEntry {
+        LedgerEntry {
+            idempotency_key: String::new(),
+            key: crate::submit::DocumentKey {
+                onboard_id: onboard_id.into(),
+                kind: DocumentKind::Invoice,
+                number: "INV-9".into(),
+            },
+            content_hash: hash.into(),
+            body: Vec::new(),
+            state,
+            attempts: 2,
+            last_status: Some(200),
+            response: None,
+            uuid: Some("u-9".into()),
+            created_at: "2026-11-01T09:00:00Z".into(),
+            updated_at: "2026-11-01T10:00:01Z".into(),
+            last_sent_at: Some("2026-11-01T10:00:00Z".into()),
+        }
+    }
+
+    fn of(e: LedgerEntry) -> Outcome {
+        standing(7, DocumentKind::Invoice, "INV-9", "now", e, "mine")
+    }
+
+    #[test]
+    fn an_issued_number_is_reported_issued_and_a_maybe_issued_one_failed() {
+        assert!(matches!(
+            of(entry("mine", LedgerState::Accepted, "now")),
+            Outcome::Accepted {
+                tag: 7,
+                from_ledger: true,
+                attempts: 2,
+                ..
+            }
+        ));
+        match of(entry("mine", LedgerState::Accepted, "then")) {
+            Outcome::Conflict { message, .. } => {
+                assert!(
+                    message.contains("INV-9 is issued") && message.contains("u-9"),
+                    "{message}"
+                );
+                assert!(!message.contains("device"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        match of(entry("theirs", LedgerState::Accepted, "then")) {
+            Outcome::Conflict { message, .. } => assert!(message.contains("earlier device theirs"), "{message}"),
+            other => panic!("{other:?}"),
+        }
+        match of(entry("mine", LedgerState::Unknown, "then")) {
+            Outcome::Failed { reason, attempts, .. } => {
+                assert_eq!(attempts, 2);
+                assert!(
+                    reason.contains("sent earlier (2026-11-01T10:00:00Z)")
+                        && reason.contains("the next run repeats that request"),
+                    "{reason}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        match of(entry("theirs", LedgerState::InFlight, "now")) {
+            Outcome::Failed { reason, .. } => assert!(reason.contains("INVOICEDROP_ONBOARD_ID=theirs"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
