@@ -473,9 +473,16 @@ async fn an_api_that_stays_down_ends_the_run_without_burning_the_backlog() {
         unreachable!()
     };
     assert!(
-        reason.contains("stopped answering") && reason.contains("not sent"),
+        reason.contains("stopped answering") && reason.contains("not sent") && reason.ends_with("; the next run sends it"),
         "{reason}"
     );
+    // A document sent without an answer says once what the next run does with it.
+    let tried = outcomes.iter().find(|o| o.attempts() > 0).expect("one was sent");
+    let Outcome::Failed { reason, .. } = tried else {
+        unreachable!()
+    };
+    assert!(reason.contains("outcome unknown"), "{reason}");
+    assert_eq!(reason.matches("the next run repeats it").count(), 1, "{reason}");
 }
 
 #[tokio::test]

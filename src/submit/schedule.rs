@@ -324,7 +324,7 @@ impl<'a> Run<'a> {
                         if attempts == 0 {
                             "not sent in this run".to_string()
                         } else {
-                            format!("outcome unknown (last: {last_reason}); the next run repeats it with the same key")
+                            format!("outcome unknown (last: {last_reason})")
                         }
                     );
                     return doc.failed(&reason, attempts);
@@ -527,14 +527,24 @@ struct Doc {
 
 impl Doc {
     /// No final answer in this run: the ledger keeps the document, and the next run repeats it
-    /// (or sends it) under its idempotency key, as the reason says.
+    /// under its idempotency key (or, never sent, sends it), which the reason is followed by.
     fn failed(&self, reason: &str, attempts: u32) -> Outcome {
         tracing::warn!(kind = %self.kind, number = %self.number, reason, "no final answer");
         Outcome::Failed {
             tag: self.tag,
-            reason: format!("{reason}; the next run repeats it with the same idempotency key"),
+            reason: failed_reason(reason, attempts),
             attempts,
         }
+    }
+}
+
+/// `reason`, and what the next run does: repeat the request (it was sent at least once, its
+/// outcome unknown) or send it (never sent).
+fn failed_reason(reason: &str, attempts: u32) -> String {
+    if attempts == 0 {
+        format!("{reason}; the next run sends it")
+    } else {
+        format!("{reason}; the next run repeats it with the same idempotency key")
     }
 }
 
