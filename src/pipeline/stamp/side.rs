@@ -190,11 +190,7 @@ pub(in crate::pipeline) fn with_side(changed: Option<FileChanged>, side: Vec<Sid
     if side.is_empty() {
         return changed;
     }
-    let mut changed = changed.unwrap_or(FileChanged {
-        export: None,
-        held_back: Vec::new(),
-        side: Vec::new(),
-    });
+    let mut changed = changed.unwrap_or_default();
     changed.side = side;
     Some(changed)
 }
