@@ -108,7 +108,8 @@ fn shifts_cells(issue: &Issue) -> bool {
 }
 
 /// What reading said twice: on a row whose cells may be shifted ([`shifts_cells`]), what
-/// mapping its cells found is only a consequence, and that error alone stays; a value missing
+/// mapping its cells found is only a consequence, and that error alone stays (with a document's
+/// `INV-FILE-CHANGED` or `INV-FILE-CUT`, which is not); a value missing
 /// (`INV-MAP-MISSING`) from a cell already said to be unreadable (`UNIT_PRICE "-": not a
 /// number`) is that same mistake; so is another row's `INV-MAP-CONFLICT` with a first row
 /// whose cell has its own error (a first row without a date).
@@ -119,7 +120,9 @@ fn drop_read_repeats(issues: &mut Vec<(Option<usize>, Issue)>) {
         .map(|(r, _)| *r)
         .collect();
     if !shifted.is_empty() {
-        issues.retain(|(row, i)| shifts_cells(i) || !shifted.contains(row));
+        // A document held back because its file changed or was cut is said whatever its rows.
+        let of_the_file = |i: &Issue| matches!(i.code.as_str(), super::FILE_CHANGED_CODE | super::FILE_CUT_CODE);
+        issues.retain(|(row, i)| shifts_cells(i) || of_the_file(i) || !shifted.contains(row));
     }
     let said_before = |k: usize, issues: &[(Option<usize>, Issue)]| {
         let (row, said) = &issues[k];
@@ -498,6 +501,26 @@ mod tests {
         )];
         assert!(repeats(&shifted, 1, Some(3), &rule("Amount", "differs")));
         assert!(!repeats(&shifted, 1, Some(2), &rule("Amount", "differs")));
+    }
+
+    #[test]
+    fn a_row_whose_cells_may_be_shifted_keeps_its_documents_file_finding() {
+        let quote = Issue::error("INV-ROW-QUOTE", Some("Description".into()), None, "never closed");
+        let mut issues = vec![
+            (Some(0), quote.clone()),
+            (Some(0), Issue::error("INV-MAP-MISSING", None, None, "no unit price")),
+            (
+                Some(0),
+                Issue::error(crate::pipeline::FILE_CUT_CODE, None, None, "cut short"),
+            ),
+            (
+                Some(0),
+                Issue::error(crate::pipeline::FILE_CHANGED_CODE, None, None, "changed"),
+            ),
+        ];
+        super::drop_read_repeats(&mut issues);
+        let codes: Vec<&str> = issues.iter().map(|(_, i)| i.code.as_str()).collect();
+        assert_eq!(codes, ["INV-ROW-QUOTE", "INV-FILE-CUT", "INV-FILE-CHANGED"]);
     }
 
     #[test]

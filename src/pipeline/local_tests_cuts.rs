@@ -94,7 +94,8 @@ fn a_file_seen_changed_after_a_batch_is_read_has_that_batch_and_every_later_one_
                     assert!(
                         message.starts_with("the file changed while it was read (")
                             && message.contains(
-                                "it was rewritten or replaced while its documents were being sent, and this document \
+                                "it was still being written, rewritten or \
+                                 replaced while its documents were being sent, and this document \
                                  was read after that or just before it was seen, so it may mix rows (or parts of a \
                                  row) of the two versions and is not sent; send the file again once it is complete \
                                  (what was sent is reported from the ledger, nothing is sent twice)"
@@ -131,7 +132,8 @@ fn a_file_seen_changed_after_a_batch_is_read_has_that_batch_and_every_later_one_
             assert!(
                 explained.starts_with("the file changed while it was read (")
                     && explained.contains(&format!(
-                        "it was rewritten or replaced while its documents were being sent; {docs}, which may mix \
+                        "it was still being written, rewritten or \
+                         replaced while its documents were being sent; {docs}, which may mix \
                          rows (or parts of a row) of the two versions, {} not sent (INV-FILE-CHANGED); those before",
                         if held.len() == 1 { "was" } else { "were" }
                     ))

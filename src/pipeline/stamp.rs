@@ -211,7 +211,8 @@ impl FileChanged {
         if let Some(change) = &self.export {
             parts.push(match &self.midway {
                 Some(from) => format!(
-                    "the file changed while it was read ({change}): it was rewritten or replaced while its documents \
+                    "the file changed while it was read ({change}): it was still being written, rewritten or \
+                     replaced while its documents \
                      were being sent; {}",
                     midway_text(from, held)
                 ),
@@ -285,7 +286,8 @@ impl FileChanged {
     /// changed while its documents were sent.
     pub fn midway_finding(&self) -> String {
         format!(
-            "{self}: it was rewritten or replaced while its documents were being sent, and this document was read \
+            "{self}: it was still being written, rewritten or \
+             replaced while its documents were being sent, and this document was read \
              after that or just before it was seen, so it may mix rows (or parts of a row) of the two versions and \
              is not sent; send the file again once it is complete (what was sent is reported from the ledger, \
              nothing is sent twice)"
@@ -538,8 +540,8 @@ mod tests {
             midway: Some(HeldFrom::default()),
             ..FileChanged::default()
         };
-        let start = "the file changed while it was read (1,000 bytes when opened, 0 now): it was rewritten or \
-                     replaced while its documents were being sent; ";
+        let start = "the file changed while it was read (1,000 bytes when opened, 0 now): it was still being \
+                     written, rewritten or replaced while its documents were being sent; ";
         assert_eq!(
             c.explain("not sent", "Again."),
             format!(
@@ -575,8 +577,8 @@ mod tests {
             c.explain("not sent", "Again.")
         );
         assert!(c.midway_finding().starts_with(
-            "the file changed while it was read (1,000 bytes when opened, 0 now): it was rewritten or replaced while \
-             its documents were being sent"
+            "the file changed while it was read (1,000 bytes when opened, 0 now): it was still being written, \
+             rewritten or replaced while its documents were being sent"
         ));
     }
 
