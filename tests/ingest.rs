@@ -516,6 +516,10 @@ fn a_last_line_without_line_end_and_with_fewer_cells_than_the_header_is_said_to_
         ("x.csv", b"a,b,c\n4,5\n1,2,3".to_vec(), None),
         // A quote never closed that took in the line ends after it: a quoting mistake.
         ("x.csv", b"a,b,c\n1,\"2\n3,4,5\n".to_vec(), None),
+        ("x.csv", b"a,b,c\n1,2,3\n4,\"5\n6".to_vec(), None),
+        // A last row of several lines (a quoted value with a line break, or a quote closed
+        // lines later): its cells say nothing of its last line's.
+        ("x.csv", b"a,b,c\n1,2,3\n4,\"5\n6\"".to_vec(), None),
         // Only blanks on the last line, or only the header.
         ("x.csv", b"a,b,c\n1,2,3\n  ".to_vec(), None),
         ("x.csv", b"a,b,c".to_vec(), None),

@@ -68,10 +68,11 @@ pub(super) fn misplaced_quote(text: &str, ends: &[usize], gap: usize, line: u64,
 }
 
 /// The last line of the file, cut short, when this record (on `line`, of `cells` cells, the
-/// header `width`) is it: it ran to the end of the input (`ran_out`: no line end after it) with
-/// fewer cells than the header, or its quote is never closed (`unclosed`) and the input ends in
-/// the quoted value, not after a line end (a quote that took in the line ends after it is a
-/// quoting mistake, said as such). `None` for any other record.
+/// header `width`) is it: a record of one line that ran to the end of the input (`ran_out`: no
+/// line end after it) with fewer cells than the header, or whose quote is never closed
+/// (`unclosed`). A record of several lines (a quoted value holding line breaks, or a quote that
+/// took in the lines after it, a quoting mistake said as such) is not looked at: its cells say
+/// nothing of its last line's. `None` for any other record.
 pub(super) fn cut_short(
     text: &str,
     cells: usize,
@@ -80,11 +81,7 @@ pub(super) fn cut_short(
     ran_out: bool,
     unclosed: bool,
 ) -> Option<CutLine> {
-    let cut = if unclosed {
-        !text.ends_with(['\r', '\n'])
-    } else {
-        ran_out && cells < width
-    };
+    let cut = (unclosed || (ran_out && cells < width)) && !text.contains(['\r', '\n']);
     cut.then_some(CutLine {
         line,
         cells,
