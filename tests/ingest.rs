@@ -486,3 +486,54 @@ fn peek_headers_reads_only_the_headers() {
     let h = peek_headers(&p, &ReadOptions::default()).unwrap_or_default();
     assert_eq!(h, vec![strings(&["x", "y"])]);
 }
+
+// ---------------------------------------------------------------- a last line cut short
+
+#[test]
+fn a_last_line_without_line_end_and_with_fewer_cells_than_the_header_is_said_to_be_cut() {
+    use invoicedrop::ingest::CutLine;
+    let cut = |line, cells, unclosed| {
+        Some(CutLine {
+            line,
+            cells,
+            width: 3,
+            unclosed,
+        })
+    };
+    let cases: Vec<(&str, Vec<u8>, Option<CutLine>)> = vec![
+        ("x.csv", b"a,b,c\n1,2,3\n4,5".to_vec(), cut(3, 2, false)),
+        ("x.csv", b"a,b,c\r\n1,2,3\r\n\r\n4".to_vec(), cut(4, 1, false)),
+        ("x.tsv", b"a\tb\tc\n1\t2\t3\n4\t5".to_vec(), cut(3, 2, false)),
+        ("x.csv", b"a;b;c\n1;2;3\n4;\"5".to_vec(), cut(3, 2, true)),
+        ("x.csv", b"a,b,c\n1,2,3\n4,5,\"six".to_vec(), cut(3, 3, true)),
+        ("x.csv", utf16("a,b,c\n1,2,3\n4,5", false), cut(3, 2, false)),
+        // Every cell, without a line end (many ERPs leave it out): not cut.
+        ("x.csv", b"a,b,c\n1,2,3\n4,5,6".to_vec(), None),
+        ("x.csv", b"a,b,c\n1,2,3\n4,5,\"6\"".to_vec(), None),
+        ("x.csv", b"a,b,c\n1,2,3\n4,5,6,7".to_vec(), None),
+        // Short, with its line end: a short row (INV-ROW-SHORT), the file is whole.
+        ("x.csv", b"a,b,c\n1,2,3\n4,5\n".to_vec(), None),
+        ("x.csv", b"a,b,c\n4,5\n1,2,3".to_vec(), None),
+        // An export that leaves out trailing empty cells (a short row before the last one) and
+        // its final line end: its short last line is like its others, not cut.
+        ("x.csv", b"a,b,c\n1,2,3\n4,5\n6,7".to_vec(), None),
+        ("x.csv", b"a,b,c\n1\n2,3,4\n5".to_vec(), None),
+        // A quote never closed that took in the line ends after it: a quoting mistake.
+        ("x.csv", b"a,b,c\n1,\"2\n3,4,5\n".to_vec(), None),
+        ("x.csv", b"a,b,c\n1,2,3\n4,\"5\n6".to_vec(), None),
+        // A last row of several lines (a quoted value with a line break, or a quote closed
+        // lines later): its cells say nothing of its last line's.
+        ("x.csv", b"a,b,c\n1,2,3\n4,\"5\n6\"".to_vec(), None),
+        // Only blanks on the last line, or only the header.
+        ("x.csv", b"a,b,c\n1,2,3\n  ".to_vec(), None),
+        ("x.csv", b"a,b,c".to_vec(), None),
+    ];
+    for (name, bytes, want) in cases {
+        let (_dir, path) = write(name, &bytes);
+        let mut reader = open(&path, &ReadOptions::default());
+        let last_line = reader.last_line();
+        let all: Vec<_> = reader.by_ref().collect();
+        assert!(all.iter().all(Result::is_ok), "{bytes:?}");
+        assert_eq!(last_line.cut(), want.as_ref(), "{:?}", String::from_utf8_lossy(&bytes));
+    }
+}

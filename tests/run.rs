@@ -3,12 +3,14 @@
 //! rate limits, expiring tokens and SIGKILLs (run/exactly_once.rs), documents the device may not
 //! issue kept from being sent (run/device_checks.rs), numbers a replaced device issued not issued
 //! again by its successor (run/device_change.rs), a file cut while it is read
-//! (run/changed_file.rs), reruns as `report` counts them (run/reconcile.rs), no part of a
+//! (run/changed_file.rs) or whose last line was cut before it was read (run/cut_file.rs), reruns as `report` counts them (run/reconcile.rs), no part of a
 //! document whose rows are apart in the export sent (run/split.rs), and the configuration
 //! failures, each with a message that says what to do.
 
 #[path = "run/changed_file.rs"]
 mod changed_file;
+#[path = "run/cut_file.rs"]
+mod cut_file;
 #[path = "run/device_change.rs"]
 mod device_change;
 #[path = "run/device_checks.rs"]

@@ -473,7 +473,9 @@ async fn an_api_that_stays_down_ends_the_run_without_burning_the_backlog() {
         unreachable!()
     };
     assert!(
-        reason.contains("stopped answering") && reason.contains("not sent") && reason.ends_with("; the next run sends it"),
+        reason.contains("stopped answering")
+            && reason.contains("not sent")
+            && reason.ends_with("; the next run sends it"),
         "{reason}"
     );
     // A document sent without an answer says once what the next run does with it.

@@ -1,8 +1,9 @@
 //! What is wrong with a record that could still be read as a row ([`ReadProblem`]): a quote
 //! that took in the lines after it, more cells than headers. The reader keeps the row, with its
-//! cells, and the problem.
+//! cells, and the problem. And whether a record is the file's last line, cut short.
 
 use super::FileFormat;
+use super::cut::CutLine;
 use super::row::{ReadProblem, Row};
 
 /// A cell's text as a message quotes it: its first line, at most 60 characters.
@@ -63,6 +64,29 @@ pub(super) fn misplaced_quote(text: &str, ends: &[usize], gap: usize, line: u64,
              text as two (\"\"), and check the file again",
             ends.len()
         ),
+    })
+}
+
+/// The last line of the file, cut short, when this record (on `line`, of `cells` cells, the
+/// header `width`) is it: a record of one line that ran to the end of the input (`ran_out`: no
+/// line end after it) with fewer cells than the header, or whose quote is never closed
+/// (`unclosed`). A record of several lines (a quoted value holding line breaks, or a quote that
+/// took in the lines after it, a quoting mistake said as such) is not looked at: its cells say
+/// nothing of its last line's. `None` for any other record.
+pub(super) fn cut_short(
+    text: &str,
+    cells: usize,
+    width: usize,
+    line: u64,
+    ran_out: bool,
+    unclosed: bool,
+) -> Option<CutLine> {
+    let cut = (unclosed || (ran_out && cells < width)) && !text.contains(['\r', '\n']);
+    cut.then_some(CutLine {
+        line,
+        cells,
+        width,
+        unclosed,
     })
 }
 

@@ -6,7 +6,8 @@
 //! end. A plain `,`-separated record keeps its line as the result file writes it
 //! ([`Row::joined`]); other records keep their fields back to back.
 
-use super::csv_problems::{extra_cells, misplaced_quote, shortened, unclosed_quote};
+use super::csv_problems::{cut_short, extra_cells, misplaced_quote, shortened, unclosed_quote};
+use super::cut::LastLine;
 use super::encoding::{self, TextEncoding};
 use super::error::IngestError;
 use super::records::{MAX_RECORD_BYTES, MAX_RECORD_FIELDS, Outcome, Record, RecordReader};
@@ -57,6 +58,11 @@ pub(crate) struct CsvSource {
     notes: Vec<String>,
     /// The line of the (first) header row.
     header_line: u64,
+    /// Set when the last line is read, if it was cut short.
+    last_line: LastLine,
+    /// A row before the last had fewer cells than the header (an export that leaves out
+    /// trailing empty cells): a short last line is then no sign of a cut.
+    ragged: bool,
 }
 
 /// An opened file: the source positioned on the first data row, and its header rows.
@@ -217,6 +223,8 @@ pub(crate) fn open(
         finished: false,
         notes: Vec::new(),
         header_line: 0,
+        last_line: LastLine::default(),
+        ragged: false,
     };
     let count = opts.header_rows.max(1);
     let header_rows = source.read_headers(header_line, count, opts.header_row.is_some())?;
@@ -526,10 +534,25 @@ impl CsvSource {
                         .to_owned(),
                 });
             }
-            if self.rec.unclosed() {
-                problem = Some(unclosed_quote(text, ends, gap, line));
-            } else if ends.len() != self.width && self.width > 0 {
-                problem = problem.or_else(|| misplaced_quote(text, ends, gap, line, self.width));
+            let unclosed = self.rec.unclosed();
+            if unclosed || (ends.len() != self.width && self.width > 0) {
+                // Only such a record can be a last line cut short: nothing more is looked at for
+                // the others.
+                let ran_out = self.records.ran_out();
+                if !ran_out && ends.len() < self.width {
+                    self.ragged = true;
+                }
+                // In a file that leaves out trailing empty cells, a short last line is like its
+                // other lines: only a quote never closed says it was cut.
+                let ran_out = ran_out && !self.ragged;
+                if let Some(cut) = cut_short(text, ends.len(), self.width, line, ran_out, unclosed) {
+                    self.last_line.set(cut);
+                }
+                problem = if unclosed {
+                    Some(unclosed_quote(text, ends, gap, line))
+                } else {
+                    problem.or_else(|| misplaced_quote(text, ends, gap, line, self.width))
+                };
             }
             if let Some(p) = problem.or_else(|| extra_cells(row, line, self.width, self.format)) {
                 row.set_problem(p);
@@ -548,6 +571,11 @@ impl CsvSource {
             FileFormat::Csv { encoding, .. } => encoding,
             _ => "text",
         }
+    }
+
+    /// Where the last line is said to be cut short, once it is read.
+    pub(crate) fn last_line(&self) -> LastLine {
+        self.last_line.clone()
     }
 
     /// Notes gathered while reading (taken, so each is reported once).

@@ -43,6 +43,7 @@
 
 mod csv_problems;
 mod csv_source;
+mod cut;
 mod encoding;
 mod error;
 mod reader;
@@ -54,6 +55,7 @@ mod stamp;
 mod workbook;
 mod xlsx_stream;
 
+pub use cut::{CutLine, LastLine};
 pub use error::IngestError;
 pub use reader::RowReader;
 pub use row::{Cell, CellRef, ReadProblem, Row, SourceRef, Text};

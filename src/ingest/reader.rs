@@ -1,6 +1,7 @@
 //! [`RowReader`]: picks the format, holds the headers and notes, and hands out rows.
 
 use super::csv_source::{self, CsvSource};
+use super::cut::LastLine;
 use super::error::IngestError;
 use super::row::{Row, SourceRef};
 use super::workbook::{self, BookKind, SheetSource};
@@ -280,6 +281,16 @@ impl RowReader {
         match &self.sheet {
             Some(sheet) => format!("row {} of sheet {sheet:?}", self.header_line()),
             None => format!("line {}", self.header_line()),
+        }
+    }
+
+    /// Where a text file's reader says, once it has read the last line, whether that line was
+    /// cut short ([`LastLine::cut`]: no line end, and fewer cells than the header or a quote
+    /// never closed). Taken before the rows are handed on; never set for a spreadsheet.
+    pub fn last_line(&self) -> LastLine {
+        match &self.source {
+            Source::Csv(s) => s.last_line(),
+            Source::Sheet(_) => LastLine::default(),
         }
     }
 

@@ -141,6 +141,9 @@ pub(crate) struct RecordReader<R> {
     /// Split plain lines without the parser (see the module docs); off only in tests, to compare.
     plain_lines: bool,
     delimiter: u8,
+    /// The last record read ran to the end of the input, with no line end after it (set by the
+    /// parser only: a plain line always has its line end).
+    ran_out: bool,
 }
 
 impl<R: BufRead> RecordReader<R> {
@@ -162,6 +165,7 @@ impl<R: BufRead> RecordReader<R> {
             keep_raw: delimiter == b',',
             plain_lines: delimiter == b',',
             delimiter,
+            ran_out: false,
         }
     }
 
@@ -178,6 +182,13 @@ impl<R: BufRead> RecordReader<R> {
         self.max_bytes = max_bytes;
         self.max_fields = max_fields;
         self
+    }
+
+    /// True when the last record read ran to the end of the input: the input's last line has no
+    /// line end, or that record's quote was never closed (its value ends at the end of the
+    /// input, line ends and all).
+    pub(crate) fn ran_out(&self) -> bool {
+        self.ran_out
     }
 
     /// The number of lines started so far (for error messages).
@@ -257,6 +268,7 @@ impl<R: BufRead> RecordReader<R> {
                     }
                     rec.len = ends;
                     rec.unclosed = at_end && quotes.open();
+                    self.ran_out = at_end;
                     return Ok(Outcome::Record);
                 }
                 ReadRecordResult::End => {

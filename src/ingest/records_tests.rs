@@ -241,3 +241,39 @@ fn a_quote_never_closed_is_told_from_quotes_that_are() {
         }
     }
 }
+
+#[test]
+fn a_last_record_without_line_end_is_told_from_one_with_it() {
+    // (input, whether the last record read ran to the end of the input)
+    let cases: &[(&[u8], bool)] = &[
+        (b"a,b\n1,2", true),
+        (b"a,b\n1", true),
+        (b"a,b\n1,2\n", false),
+        (b"a,b\r\n1,2\r\n", false),
+        (b"a,b\r1,2\r", false),
+        (b"a,b\n1,2\n\n\r\n", false),
+        (b"a,b\n1,\"x", true),
+        // A quote never closed takes in the line ends after it: the record runs out all the same.
+        (b"a,b\n1,\"x\n", true),
+        (b"a,b\n1,\"x\"", true),
+        (b"a,b\n1,\"x\"\n", false),
+        (b"a,b", true),
+    ];
+    for &(input, want) in cases {
+        for delim in [b',', b';'] {
+            let data: Vec<u8> = input.iter().map(|&b| if b == b',' { delim } else { b }).collect();
+            for capacity in [1, 3, 64] {
+                let mut r = RecordReader::new(std::io::BufReader::with_capacity(capacity, data.as_slice()), delim);
+                let mut rec = Record::default();
+                while r.read(&mut rec).ok() == Some(Outcome::Record) {}
+                assert_eq!(
+                    r.ran_out(),
+                    want,
+                    "{:?} with {:?}, buffer of {capacity}",
+                    String::from_utf8_lossy(&data),
+                    delim as char
+                );
+            }
+        }
+    }
+}

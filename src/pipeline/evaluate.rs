@@ -108,7 +108,8 @@ fn shifts_cells(issue: &Issue) -> bool {
 }
 
 /// What reading said twice: on a row whose cells may be shifted ([`shifts_cells`]), what
-/// mapping its cells found is only a consequence, and that error alone stays; a value missing
+/// mapping its cells found is only a consequence, and that error alone stays (with a document's
+/// `INV-FILE-CHANGED` or `INV-FILE-CUT`, which is not); a value missing
 /// (`INV-MAP-MISSING`) from a cell already said to be unreadable (`UNIT_PRICE "-": not a
 /// number`) is that same mistake; so is another row's `INV-MAP-CONFLICT` with a first row
 /// whose cell has its own error (a first row without a date); so is a parent key missing from
@@ -120,7 +121,9 @@ fn drop_read_repeats(issues: &mut Vec<(Option<usize>, Issue)>) {
         .map(|(r, _)| *r)
         .collect();
     if !shifted.is_empty() {
-        issues.retain(|(row, i)| shifts_cells(i) || !shifted.contains(row));
+        // A document held back because its file changed or was cut is said whatever its rows.
+        let of_the_file = |i: &Issue| matches!(i.code.as_str(), super::FILE_CHANGED_CODE | super::FILE_CUT_CODE);
+        issues.retain(|(row, i)| shifts_cells(i) || of_the_file(i) || !shifted.contains(row));
     }
     let said_before = |k: usize, issues: &[(Option<usize>, Issue)]| {
         let (row, said) = &issues[k];
@@ -153,11 +156,12 @@ fn drop_read_repeats(issues: &mut Vec<(Option<usize>, Issue)>) {
     }
 }
 
-/// The findings that hold a document back because it may be missing rows (a file cut or changed
-/// while read, a row without a number after it, its rows in parts): its totals are not compared
+/// The findings that hold a document back because it may be missing rows (a file cut short, or
+/// changed while read, a row without a number after it, its rows in parts): its totals are not compared
 /// with the export's, as the rows read cannot add up to them and the hold-back already says why.
-const INCOMPLETE: [&str; 3] = [
+const INCOMPLETE: [&str; 4] = [
     super::FILE_CHANGED_CODE,
+    super::FILE_CUT_CODE,
     crate::mapping::ORPHAN_CODE,
     crate::mapping::SPLIT_CODE,
 ];
@@ -589,6 +593,26 @@ mod tests {
             failing(&issues, &rows),
             vec!["BR-1", "BR-2", "BR-3", "BR-4", "BR-5", "3 more"]
         );
+    }
+
+    #[test]
+    fn a_row_whose_cells_may_be_shifted_keeps_its_documents_file_finding() {
+        let quote = Issue::error("INV-ROW-QUOTE", Some("Description".into()), None, "never closed");
+        let mut issues = vec![
+            (Some(0), quote.clone()),
+            (Some(0), Issue::error("INV-MAP-MISSING", None, None, "no unit price")),
+            (
+                Some(0),
+                Issue::error(crate::pipeline::FILE_CUT_CODE, None, None, "cut short"),
+            ),
+            (
+                Some(0),
+                Issue::error(crate::pipeline::FILE_CHANGED_CODE, None, None, "changed"),
+            ),
+        ];
+        super::drop_read_repeats(&mut issues);
+        let codes: Vec<&str> = issues.iter().map(|(_, i)| i.code.as_str()).collect();
+        assert_eq!(codes, ["INV-ROW-QUOTE", "INV-FILE-CUT", "INV-FILE-CHANGED"]);
     }
 
     #[test]

@@ -14,8 +14,9 @@
 //! 21.8 % less wall time (medians of 16 alternating runs; BENCHMARKS.md, "2026-11-25
 //! afternoon").
 
-use super::stamp::{SideWatch, Watched, with_side};
+use super::stamp::{SideWatch, Watched, cut_at_end, hold_all, with_side};
 use super::*;
+use crate::ingest::LastLine;
 use crate::mapping::Grouper;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
@@ -37,8 +38,20 @@ const STRAYS_PER_BATCH: usize = 1024;
 /// rows. A batch ends when the document after its last one is closed; that document, and the
 /// rows outside any document after it, start the next batch. When the file changed, the
 /// documents still unreleased at the end are those that may be incomplete: they are held back
-/// ([`Watched::at_end`]). The units are moved, never copied: one document more is held, per
-/// file, whatever its size.
+/// ([`Watched::at_end`]); so are they when the file's last line was cut short before it was read
+/// ([`cut_at_end`]). The units are moved, never copied: one document more is held, per file,
+/// whatever its size.
+///
+/// When documents are sent, the file is looked at again each time a batch is cut, after its rows
+/// were read and before it is handed on (one `stat` a batch, the last one's at the end of the
+/// rows): a file rewritten in place while it is read (truncated and written again) gives rows
+/// read after the rewrite from the new version, at the old one's offset, so a document may mix
+/// the two. Once a change is seen, every document of that batch and after it is held back
+/// ([`hold_all`]), and the reading goes on, so that every row still has its result. The batches
+/// before were read before the change (the file was unchanged after their rows were read), and
+/// go on. A file that grows or is truncated while it is read looks the same, and is held back
+/// the same way. `check` sends nothing and does not look but at the end (its batches are small,
+/// and the change is seen there all the same).
 pub(super) struct Reading {
     rows: Box<dyn Iterator<Item = Result<Row, RowError>> + Send>,
     grouper: Grouper,
@@ -50,10 +63,16 @@ pub(super) struct Reading {
     /// the next batch, not released before the next document is closed.
     held: Vec<Unit>,
     done: bool,
-    /// The file as it was when opened, looked at again when the rows run out.
+    /// The file as it was when opened, looked at again when the rows run out (and, when
+    /// `sending`, after each batch's rows are read).
     watched: Option<Watched>,
-    /// Set at the end of the rows when the file changed meanwhile (its last documents were held
-    /// back).
+    /// Whether the file's last line was cut short, looked at when the rows run out.
+    last_line: LastLine,
+    /// The valid documents are sent (`run`, `watch`), not only checked.
+    sending: bool,
+    /// Set when the file changed meanwhile, at the end of the rows (its last documents were
+    /// held back) or, when sending, once a batch's rows were read (that batch's documents and
+    /// every later one are held back, [`FileChanged::midway`]); or when its last line was cut.
     pub(super) changed: Option<FileChanged>,
     /// Where the numbers of the files checked so far are kept between files: the grouper holds
     /// them while this file is read, and they are put back when the reading ends.
@@ -84,6 +103,7 @@ impl Reading {
             path,
             rows,
             opened,
+            last_line,
             splits,
             ..
         } = input;
@@ -101,7 +121,34 @@ impl Reading {
             held: Vec::new(),
             done: false,
             watched: opened.map(|o| Watched::new(path, o, sending)),
+            last_line,
+            sending,
             changed: None,
+        }
+    }
+
+    /// The end of the rows, before the last documents are evaluated: `read`, the units not yet
+    /// released, and `last`, the unit the grouper closed at the end.
+    ///
+    /// When documents are sent, this is the last batch's look at the file: changed, the whole
+    /// batch is held back as any other (by the caller). When they are only checked, a file that
+    /// changed while it was read may have cut the document open at the end, and the row that
+    /// closed the one before: those two are held back ([`Watched::at_end`]). So are they, in
+    /// both, when the file did not change but its last line was cut short before it was read.
+    fn at_end(&mut self, read: &mut [Unit], last: &mut Option<Unit>) {
+        if self.changed.is_some() {
+            // Seen changed at an earlier batch: every document from there on is held back.
+            return;
+        }
+        self.changed = match &self.watched {
+            Some(w) if self.sending => w.midway(),
+            Some(w) => w.at_end(read, last),
+            None => None,
+        };
+        if self.changed.is_none()
+            && let Some(cut) = self.last_line.cut()
+        {
+            self.changed = Some(cut_at_end(cut.clone(), self.sending, read, last));
         }
     }
 
@@ -121,11 +168,7 @@ impl Reading {
         loop {
             let Some(item) = self.rows.next() else {
                 let mut last = self.grouper.finish();
-                // Before the last documents are evaluated: a file that changed while it was read
-                // may have cut the one open at the end, and the row that closed the one before.
-                if let Some(w) = &self.watched {
-                    self.changed = w.at_end(&mut batch, &mut last);
-                }
+                self.at_end(&mut batch, &mut last);
                 batch.extend(last);
                 self.done = true;
                 break;
@@ -154,6 +197,16 @@ impl Reading {
                 // complete (a row came after each), so the batch goes whole.
                 break;
             }
+        }
+        if self.sending && !self.done && self.changed.is_none() {
+            // Before the batch is handed on to be sent: its rows were read from the file as it
+            // was opened only if it is still so now (the last batch looks in `at_end`).
+            self.changed = self.watched.as_ref().and_then(Watched::midway);
+        }
+        if let Some(changed) = &mut self.changed
+            && changed.midway.is_some()
+        {
+            hold_all(changed, &mut batch);
         }
         self.room = batch.len().max(1);
         let n = self.next;
@@ -342,3 +395,7 @@ pub(super) fn check_local(
 #[cfg(test)]
 #[path = "local_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "local_tests_cuts.rs"]
+mod tests_cuts;

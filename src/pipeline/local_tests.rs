@@ -1,10 +1,10 @@
-//! Tests of reading in batches: the document held until the next one is read, files cut or
-//! changed while read, rows without a number.
+//! Tests of reading in batches: the document held until the next one is read, files changed
+//! while read (and cut: `local_tests_cuts.rs`), rows without a number.
 
 use super::*;
 
 /// The bundled Xero sample's first `docs` documents (its rows up to the next document's).
-fn xero_head(docs: usize) -> String {
+pub(super) fn xero_head(docs: usize) -> String {
     let sample =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/xero_sales_invoices.csv")).unwrap();
     let mut out = String::new();
@@ -26,29 +26,44 @@ fn xero_head(docs: usize) -> String {
     out
 }
 
-/// Every unit of `path`, read as `run` reads it, with what changed; `between` runs after the
-/// file is opened and before its rows are read.
+/// Every unit of `path`, read as `check` reads it (nothing sent: the file is looked at again
+/// only when its rows run out), with what changed; `between` runs after the file is opened and
+/// before its rows are read.
 fn read_all(path: &std::path::Path, between: impl FnOnce()) -> (Vec<Unit>, Option<FileChanged>) {
     let (batches, changed) = read_batches(path, "xero", 1000, between);
     (batches.into_iter().flatten().collect(), changed)
 }
 
-/// The batches of `path` read with `mapping`, `per_batch` documents each, as `run` reads
+/// The batches of `path` read with `mapping`, `per_batch` documents each, as `check` reads
 /// them, with what changed; `between` runs after the file is opened and before its rows are
 /// read. After every batch but the last, the document after its last one is already closed
 /// (held, first, for the next batch).
-fn read_batches(
+pub(super) fn read_batches(
     path: &std::path::Path,
     mapping: &str,
     per_batch: usize,
     between: impl FnOnce(),
 ) -> (Vec<Vec<Unit>>, Option<FileChanged>) {
+    read_batches_with(path, mapping, per_batch, false, between, |_| {})
+}
+
+/// [`read_batches`], sending or not, with `after` run after each batch is read (given its
+/// number).
+pub(super) fn read_batches_with(
+    path: &std::path::Path,
+    mapping: &str,
+    per_batch: usize,
+    sending: bool,
+    between: impl FnOnce(),
+    mut after: impl FnMut(u64),
+) -> (Vec<Vec<Unit>>, Option<FileChanged>) {
     let mapping = crate::mapping::bundled::get(mapping).unwrap().unwrap();
     let prepared = prepare(path, Arc::new(mapping), &crate::config::Config::default()).unwrap();
     between();
-    let mut reading = Reading::new(prepared.input, prepared.bound, per_batch, true, None);
+    let mut reading = Reading::new(prepared.input, prepared.bound, per_batch, sending, None);
     let mut batches = Vec::new();
-    while let Some((_, batch)) = reading.batch(per_batch) {
+    while let Some((n, batch)) = reading.batch(per_batch) {
+        after(n);
         let docs = batch.iter().filter(|u| matches!(u, Unit::Document(_))).count();
         let strays_at_end = batch.iter().rev().take_while(|u| matches!(u, Unit::Stray(_))).count();
         if reading.done {
@@ -72,14 +87,14 @@ fn read_batches(
 
 /// A change of the file's modification time alone (an hour back): the rows read are the
 /// same.
-fn touch(path: &std::path::Path) {
+pub(super) fn touch(path: &std::path::Path) {
     let f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
     let was = f.metadata().unwrap().modified().unwrap();
     f.set_modified(was - std::time::Duration::from_secs(3600)).unwrap();
 }
 
 /// The number and first line of each document, and its rows' lines.
-fn documents(units: &[Unit]) -> Vec<(String, Vec<u64>)> {
+pub(super) fn documents(units: &[Unit]) -> Vec<(String, Vec<u64>)> {
     units
         .iter()
         .filter_map(|u| match u {
@@ -94,11 +109,17 @@ fn documents(units: &[Unit]) -> Vec<(String, Vec<u64>)> {
 
 /// The documents with an `INV-FILE-CHANGED` finding, each with whether it says it is the
 /// last.
-fn held(units: &[Unit]) -> Vec<(String, bool)> {
+pub(super) fn held(units: &[Unit]) -> Vec<(String, bool)> {
+    held_for(units, FILE_CHANGED_CODE)
+}
+
+/// The documents with a finding of `code` (`INV-FILE-CHANGED`, `INV-FILE-CUT`), each with
+/// whether it says it is the last.
+pub(super) fn held_for(units: &[Unit], code: &str) -> Vec<(String, bool)> {
     units
         .iter()
         .filter_map(|u| {
-            let found = file_changed_issues(u);
+            let found = issues_of(u, code);
             let Unit::Document(d) = u else { return None };
             (!found.is_empty()).then(|| {
                 assert_eq!(found.len(), 1, "{found:?}");
@@ -110,12 +131,17 @@ fn held(units: &[Unit]) -> Vec<(String, bool)> {
 }
 
 fn file_changed_issues(u: &Unit) -> Vec<(usize, String)> {
+    issues_of(u, FILE_CHANGED_CODE)
+}
+
+/// The findings of `code` on a document's rows: (row, message).
+pub(super) fn issues_of(u: &Unit, code: &str) -> Vec<(usize, String)> {
     let Unit::Document(d) = u else { return Vec::new() };
     d.rows
         .iter()
         .enumerate()
         .flat_map(|(i, r)| r.issues.iter().map(move |is| (i, is)))
-        .filter(|(_, is)| is.code == FILE_CHANGED_CODE)
+        .filter(|(_, is)| is.code == code)
         .map(|(i, is)| (i, is.message.clone()))
         .collect()
 }
@@ -161,7 +187,7 @@ fn a_file_that_grows_while_read_has_its_last_documents_held_back_and_only_those(
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].0, 0);
     assert!(
-        found[0].1.contains("bytes when opened") && found[0].1.contains("is not sent"),
+        found[0].1.contains("bytes when opened") && found[0].1.contains("is held back"),
         "{found:?}"
     );
     assert!(docs[..4].iter().all(|u| file_changed_issues(u).is_empty()));
@@ -188,116 +214,6 @@ fn a_file_replaced_or_removed_while_read_is_seen_at_its_end() {
     std::fs::write(&path, &head).unwrap();
     let (_, changed) = read_all(&path, || std::fs::remove_file(&path).unwrap());
     assert!(changed.expect("removed").export.unwrap().now.is_err());
-}
-
-/// Where `cut` falls in `text` (line `line`, 1-based): in the number cell of that line
-/// (`INV-0`), after its number (five bytes before its end), or at its start (right after
-/// the newline that ends the line before).
-#[derive(Debug, Clone, Copy)]
-enum Cut {
-    InNumber,
-    AfterNumber,
-    AtStart,
-}
-
-fn cut_at(text: &str, line: usize, cut: Cut) -> usize {
-    let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
-    let this = text[start..].lines().next().unwrap();
-    match cut {
-        Cut::AtStart => start,
-        Cut::InNumber => start + this.find(",INV-0").or_else(|| this.find(",CN-0")).unwrap() + 1 + 5,
-        Cut::AfterNumber => start + this.len() - 5,
-    }
-}
-
-#[test]
-fn a_cut_holds_back_the_document_open_at_the_end_and_the_one_before_it_wherever_it_falls() {
-    // Lines 9-12 INV-0105, 13 CN-0006, 14-15 INV-0107.
-    let head = xero_head(7);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("x.csv");
-    // The cut's line and place, the last documents read (number, lines), and those held
-    // back (number, whether it is the last).
-    type Case = (
-        usize,
-        Cut,
-        &'static [(&'static str, &'static [u64])],
-        &'static [(&'static str, bool)],
-    );
-    let cases: &[Case] = &[
-        // In the number cell of INV-0107's second line: the stub `INV-0` ends INV-0107,
-        // which may be missing that line.
-        (
-            15,
-            Cut::InNumber,
-            &[("CN-0006", &[13]), ("INV-0107", &[14]), ("INV-0", &[15])],
-            &[("INV-0107", false), ("INV-0", true)],
-        ),
-        // In the number cell of INV-0107's first line: the stub ends CN-0006.
-        (
-            14,
-            Cut::InNumber,
-            &[("CN-0006", &[13]), ("INV-0", &[14])],
-            &[("CN-0006", false), ("INV-0", true)],
-        ),
-        // After the number of INV-0107's second line, and right after the newline that
-        // ends its first: INV-0107 is open at the end, and the one before it is held too.
-        (
-            15,
-            Cut::AfterNumber,
-            &[("CN-0006", &[13]), ("INV-0107", &[14, 15])],
-            &[("CN-0006", false), ("INV-0107", true)],
-        ),
-        (
-            15,
-            Cut::AtStart,
-            &[("CN-0006", &[13]), ("INV-0107", &[14])],
-            &[("CN-0006", false), ("INV-0107", true)],
-        ),
-        // Right after the newline that ends INV-0105's third line (a writer that paused
-        // between two rows of one document).
-        (
-            12,
-            Cut::AtStart,
-            &[("INV-0104", &[8]), ("INV-0105", &[9, 10, 11])],
-            // INV-0104 is a draft: skipped, never sent.
-            &[("INV-0105", true)],
-        ),
-        // In the number cell of INV-0105's fourth line: INV-0105 ended by the stub.
-        (
-            12,
-            Cut::InNumber,
-            &[("INV-0105", &[9, 10, 11]), ("INV-0", &[12])],
-            &[("INV-0105", false), ("INV-0", true)],
-        ),
-    ];
-    for &(line, cut, tail, expected) in cases {
-        let at = cut_at(&head, line, cut);
-        let text = &head[..at];
-        std::fs::write(&path, text).unwrap();
-        let what = format!("cut {cut:?} line {line}: {:?}", &head[at.saturating_sub(12)..at]);
-        // Unchanged: every document released, nothing held back.
-        let (batches, changed) = read_batches(&path, "xero", 1, || {});
-        assert_eq!(changed, None, "{what}");
-        let units: Vec<Unit> = batches.into_iter().flatten().collect();
-        let docs = documents(&units);
-        let expect_tail: Vec<(String, Vec<u64>)> = tail.iter().map(|(n, l)| (n.to_string(), l.to_vec())).collect();
-        assert_eq!(docs[docs.len() - tail.len()..], expect_tail[..], "{what}");
-        assert!(held(&units).is_empty(), "{what}");
-        // The same rows, the file changed meanwhile: the two last documents are held back
-        // (the skipped ones say nothing), whatever the batch size.
-        for per_batch in [1, 2, 1000] {
-            let (batches, changed) = read_batches(&path, "xero", per_batch, || touch(&path));
-            let changed = changed.unwrap_or_else(|| panic!("{what}: changed"));
-            let units: Vec<Unit> = batches.into_iter().flatten().collect();
-            assert_eq!(documents(&units), docs, "{what}");
-            let found = held(&units);
-            let expect: Vec<(String, bool)> = expected.iter().map(|(n, l)| (n.to_string(), *l)).collect();
-            assert_eq!(found, expect, "{what}, {per_batch} a batch");
-            let named: Vec<(String, bool)> = changed.held_back.iter().map(|h| (h.number.clone(), h.last)).collect();
-            assert_eq!(named, expect, "{what}");
-        }
-    }
 }
 
 #[test]

@@ -17,7 +17,7 @@ use dispatch::{Dispatched, dispatch_batch, finish_batch};
 use evaluate::evaluate;
 pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options, split_keys};
 use outcome::{Outcome, RowOutcome};
-pub use stamp::{FILE_CHANGED_CODE, FileChanged, FileStamp, HeldBack};
+pub use stamp::{FILE_CHANGED_CODE, FILE_CUT_CODE, FileChanged, FileStamp, HeldBack, HeldFrom};
 
 use crate::compute::compute_document_totals;
 use crate::ingest::{Row, SourceRef};
@@ -66,6 +66,9 @@ pub struct Input {
     /// The file's size and modification time when it was opened (`None`: not known, not
     /// compared): compared again when the rows run out, before the last documents are evaluated.
     pub opened: Option<FileStamp>,
+    /// Where a text file's reader says whether its last line was cut short (no line end, fewer
+    /// cells than the header): looked at when the rows run out, as `opened` is.
+    pub last_line: crate::ingest::LastLine,
     /// The document numbers whose rows are not together in the file, when a first pass over it
     /// found them ([`split_keys`]): every part of such a document is invalid (`INV-MAP-SPLIT`),
     /// none is dispatched. `None`: not known, a number that reappears is said on its later

@@ -225,6 +225,7 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
         Err(e) => return Err(e.into()),
     };
     notes.extend(bound.notes.iter().cloned());
+    let last_line = reader.last_line();
     let rows = reader.map(|r| {
         r.map_err(|e| RowError {
             source: e.source_ref().cloned(),
@@ -237,6 +238,7 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
             header_rows,
             rows: Box::new(rows),
             opened,
+            last_line,
             splits: None,
         },
         bound: Arc::new(bound),

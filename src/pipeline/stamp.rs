@@ -10,20 +10,42 @@
 //! by another, so complete. The reading keeps the last document it closed until the next one is
 //! closed too (`Reading` in `local.rs`), so both are still there to hold back.
 //!
-//! One `stat` when the file is opened and one at its end: nothing per row.
+//! One `stat` when the file is opened and one at its end: nothing per row. When documents are
+//! sent (`run`, `watch`), one more after each batch's rows are read, before the batch is handed
+//! on: a file rewritten in place while it is read (truncated and written again, as `cp new.csv
+//! export.csv` does) gives rows read after the rewrite from the new version at the old one's
+//! offset, so a document may mix the two; once a change is seen, every document from that batch
+//! on is held back ([`hold_all`], [`FileChanged::midway`]), the last batch's look being the one at
+//! the end. The batches before were read before the change and go on. A change is seen when the
+//! size or the modification time differs: a rewrite to the same size within one tick of the
+//! file system's clock (a few milliseconds on Linux; a second or two on FAT, HFS+ and some
+//! network shares), or one that puts the old time back (`cp -p`, `rsync -t`), is not.
+//!
+//! A file that did not change but whose last line was cut short before it was read (no line
+//! end, and fewer cells than the header or a quote never closed: [`CutLine`]) has the same two
+//! documents held back ([`cut_at_end`], `INV-FILE-CUT`): the row that closed the one before may
+//! be the cut line.
 //!
 //! The files read whole with the export, before its rows (its joined header file, lookup
-//! tables), are noted just before they are opened too ([`SideWatch`]): a document built from the
-//! last row of one of them (or whose key a lookup table lacks) is held back when that file has
-//! changed by the time the document is checked (one `stat` for such a document), and each is
-//! looked at once more when every document is checked.
+//! tables), are noted just before they are opened too ([`SideWatch`], in `stamp/side.rs`): a
+//! document built from the last row of one of them (or whose key a lookup table lacks) is held
+//! back when that file has changed by the time the document is checked (one `stat` for such a
+//! document), and each is looked at once more when every document is checked.
 
-use crate::mapping::{Bound, Issue, SideFile, SideUse, Unit};
+mod side;
+
+use crate::ingest::CutLine;
+use crate::mapping::{Issue, Unit};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+
+pub use side::{SideChanged, side_finding};
+pub(in crate::pipeline) use side::{SideWatch, with_side};
 
 /// The rule code of a document held back because its file changed while it was read.
 pub const FILE_CHANGED_CODE: &str = "INV-FILE-CHANGED";
+
+/// The rule code of a document held back because its file's last line was cut short.
+pub const FILE_CUT_CODE: &str = "INV-FILE-CUT";
 
 pub use crate::ingest::FileStamp;
 
@@ -63,41 +85,25 @@ impl std::fmt::Display for Change {
 }
 
 /// An export, or a file read with it, that changed between its opening and the end of the
-/// export's rows.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// export's rows; or an export whose last line was cut short before it was read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileChanged {
-    /// How the export itself changed (`None`: it did not, a file read with it did).
+    /// How the export itself changed (`None`: it did not, a file read with it did, or its last
+    /// line was cut).
     pub export: Option<Change>,
-    /// The export's documents held back, in file order (at most two; none when the file had no
-    /// document or only skipped ones there).
+    /// The export did not change while it was read, but its last line was cut short before
+    /// (no line end, fewer cells than the header or a quote never closed): its last documents
+    /// were held back as for a change ([`FILE_CUT_CODE`]).
+    pub cut: Option<CutLine>,
+    /// The export's documents held back at its end, in file order (at most two; none when the
+    /// file had no document or only skipped ones there, or when it was seen changed while its
+    /// documents were sent: see [`FileChanged::midway`]).
     pub held_back: Vec<HeldBack>,
+    /// The export was seen changed after a batch of its rows was read, while its documents were
+    /// sent (`run`, `watch`): every document from that batch on was held back.
+    pub midway: Option<HeldFrom>,
     /// The files read with the export (its header file, lookup tables) that changed.
     pub side: Vec<SideChanged>,
-}
-
-/// A file read with an export (its header file, a lookup table) that changed while the export
-/// was read: the documents built from its last row (or, for a lookup table, whose key it does
-/// not hold) may be incomplete.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SideChanged {
-    /// What it is, for messages (`the header file X.txt`, `the lookup table customers.csv`).
-    pub what: String,
-    /// Its file name.
-    pub name: String,
-    /// How it changed.
-    pub change: Change,
-    /// It is a lookup table (a key not in it is suspect too).
-    pub lookup: bool,
-    /// The documents built from it that were held back, in the order they were checked (the
-    /// first few).
-    pub held_back: Vec<HeldBack>,
-    /// How many were held back in all.
-    pub held_count: u64,
-    /// The documents built from it that were checked before the change was seen (the first
-    /// few), and how many in all.
-    pub earlier: Vec<HeldBack>,
-    /// How many were checked before the change was seen.
-    pub earlier_count: u64,
 }
 
 /// A document held back because its file changed while it was read.
@@ -112,12 +118,38 @@ pub struct HeldBack {
     pub last: bool,
 }
 
+/// The documents held back from where a file was seen changed while its documents were sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HeldFrom {
+    /// The first of them (`None`: no document was left to hold back).
+    pub first: Option<HeldBack>,
+    /// How many in all (skipped documents, never sent, are not counted).
+    pub count: u64,
+}
+
 impl std::fmt::Display for FileChanged {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (&self.export, self.side.first()) {
-            (Some(c), _) => write!(f, "the file changed while it was read ({c})"),
-            (None, Some(s)) => write!(f, "{} changed while this export was read ({})", s.what, s.change),
-            (None, None) => write!(f, "the file changed while it was read"),
+        match (&self.export, &self.cut, self.side.first()) {
+            (Some(c), _, _) => write!(f, "the file changed while it was read ({c})"),
+            (None, Some(cut), _) => {
+                write!(f, "the file ends in the middle of a line: ")?;
+                if cut.unclosed {
+                    write!(
+                        f,
+                        "its last line, in the row from line {}, has no line end and a quote (\") in it is never \
+                         closed",
+                        cut.line
+                    )
+                } else {
+                    write!(
+                        f,
+                        "its last line, line {}, has no line end and {} of the header's {} cells",
+                        cut.line, cut.cells, cut.width
+                    )
+                }
+            }
+            (None, None, Some(s)) => write!(f, "{} changed while this export was read ({})", s.what, s.change),
+            (None, None, None) => write!(f, "the file changed while it was read"),
         }
     }
 }
@@ -139,40 +171,36 @@ fn named(docs: &[HeldBack], count: u64) -> String {
     }
 }
 
-impl SideChanged {
-    /// What became of the documents built from it, for the file's error.
-    fn explain(&self, held: &str) -> String {
-        let from = if self.lookup {
-            "built from its last row or not found in it"
-        } else {
-            "built from its last row"
-        };
-        let mut out = format!(
-            "{} changed while this export was read ({}): it was still being written or was replaced; ",
-            self.what, self.change
-        );
-        match self.held_count {
-            0 => out.push_str(&format!("no document {from} was held back")),
-            1 => out.push_str(&format!(
-                "the document {from}, {}, which may be incomplete, was {held} ({FILE_CHANGED_CODE})",
-                named(&self.held_back, 1)
-            )),
-            n => out.push_str(&format!(
-                "the documents {from}, {}, which may be incomplete, were {held} ({FILE_CHANGED_CODE})",
-                named(&self.held_back, n)
-            )),
+/// What became of the last documents held back (`held`: "not sent", "held back"), for the
+/// file's error: `its last two documents, A (line 2) and B (line 5), which may be incomplete,
+/// were not sent`; empty when none was.
+fn last_ones(held_back: &[HeldBack], held: &str) -> String {
+    let named = |h: &HeldBack| format!("{} (line {})", h.number, h.line);
+    match held_back {
+        [] => String::new(),
+        [one] if one.last => format!("its last document, {}, which may be incomplete, was {held}", named(one)),
+        [one] => format!(
+            "its last document but one, {}, which may be incomplete, was {held}",
+            named(one)
+        ),
+        more => {
+            let mut names: Vec<String> = more.iter().map(named).collect();
+            let last = names.pop().unwrap_or_default();
+            format!(
+                "its last {} documents, {} and {last}, which may be incomplete, were {held}",
+                if more.len() == 2 {
+                    "two".to_string()
+                } else {
+                    more.len().to_string()
+                },
+                names.join(", ")
+            )
         }
-        if self.earlier_count > 0 {
-            out.push_str(&format!(
-                "; {} of it, checked before the change was seen, {} not held back: look at {} again",
-                named(&self.earlier, self.earlier_count),
-                if self.earlier_count == 1 { "was" } else { "were" },
-                if self.earlier_count == 1 { "it" } else { "them" },
-            ));
-        }
-        out
     }
 }
+
+/// Why a cut last line was cut short, as the findings and the file's error say it.
+const CUT_CAUSE: &str = "it was cut short (still being written, or copied incompletely)";
 
 impl FileChanged {
     /// The file's error: what changed, what was held back (`held`: "not sent", "held back"),
@@ -181,42 +209,39 @@ impl FileChanged {
     pub fn explain(&self, held: &str, again: &str) -> String {
         let mut parts = Vec::new();
         if let Some(change) = &self.export {
-            let named = |h: &HeldBack| format!("{} (line {})", h.number, h.line);
-            let which = match self.held_back.as_slice() {
-                [] => String::new(),
-                [one] if one.last => format!("its last document, {}, which may be incomplete, was {held}", named(one)),
-                [one] => format!(
-                    "its last document but one, {}, which may be incomplete, was {held}",
-                    named(one)
+            parts.push(match &self.midway {
+                Some(from) => format!(
+                    "the file changed while it was read ({change}): it was still being written, rewritten or \
+                     replaced while its documents \
+                     were being sent; {}",
+                    midway_text(from, held)
                 ),
-                more => {
-                    let mut names: Vec<String> = more.iter().map(named).collect();
-                    let last = names.pop().unwrap_or_default();
-                    format!(
-                        "its last {} documents, {} and {last}, which may be incomplete, were {held}",
-                        if more.len() == 2 {
-                            "two".to_string()
-                        } else {
-                            more.len().to_string()
-                        },
-                        names.join(", ")
-                    )
+                None => {
+                    let which = last_ones(&self.held_back, held);
+                    if which.is_empty() {
+                        format!(
+                            "the file changed while it was read ({change}): it was still being written or was \
+                             replaced; rows written after it was read were not seen"
+                        )
+                    } else {
+                        format!(
+                            "the file changed while it was read ({change}): it was still being written or was \
+                             replaced; {which} ({FILE_CHANGED_CODE}), and rows written after it was read were not \
+                             seen"
+                        )
+                    }
                 }
-            };
+            });
+        } else if self.cut.is_some() {
+            let which = last_ones(&self.held_back, held);
             parts.push(if which.is_empty() {
-                format!(
-                    "the file changed while it was read ({change}): it was still being written or was replaced; rows \
-                     written after it was read were not seen"
-                )
+                format!("{self}: {CUT_CAUSE}; the rest of the file was not seen")
             } else {
-                format!(
-                    "the file changed while it was read ({change}): it was still being written or was replaced; \
-                     {which} ({FILE_CHANGED_CODE}), and rows written after it was read were not seen"
-                )
+                format!("{self}: {CUT_CAUSE}; {which} ({FILE_CUT_CODE}), and the rest of the file was not seen")
             });
         }
         parts.extend(self.side.iter().map(|s| s.explain(held)));
-        let again = if self.export.is_none() && !self.side.is_empty() {
+        let again = if self.export.is_none() && self.cut.is_none() && !self.side.is_empty() {
             let names: Vec<&str> = self.side.iter().map(|s| s.name.as_str()).collect();
             again.replace(
                 "once it is complete",
@@ -232,8 +257,9 @@ impl FileChanged {
         format!("{}. {again}", parts.join(". "))
     }
 
-    /// The finding on the first row of a document held back: the `last` one, or the one before
-    /// it; `sending` says whether documents are sent (`run`, `watch`) or only checked.
+    /// The finding on the first row of a document held back at the end of the rows: the `last`
+    /// one, or the one before it; `sending` says whether documents are sent (`run`, `watch`) or
+    /// only checked.
     pub fn finding(&self, sending: bool, last: bool) -> String {
         let which = if last {
             "this last document may be incomplete"
@@ -241,39 +267,57 @@ impl FileChanged {
             "this document may be incomplete (the last row read, after it, may be a row of its own, cut \
              short in its number)"
         };
+        let cause = if self.export.is_none() && self.cut.is_some() {
+            CUT_CAUSE
+        } else {
+            "it was still being written or was replaced"
+        };
         if sending {
             format!(
-                "{self}: it was still being written or was replaced, so {which} and is not sent; send the \
-                 file again once it is complete (what was sent is reported from the ledger, nothing is sent \
-                 twice)"
+                "{self}: {cause}, so {which} and is not sent; send the file again once it is complete (what was \
+                 sent is reported from the ledger, nothing is sent twice)"
             )
         } else {
-            format!(
-                "{self}: it was still being written or was replaced, so {which} and is held back; check the \
-                 file again once it is complete"
-            )
+            format!("{self}: {cause}, so {which} and is held back; check the file again once it is complete")
         }
+    }
+
+    /// The finding on the first row of a document read after (or just before) the file was seen
+    /// changed while its documents were sent.
+    pub fn midway_finding(&self) -> String {
+        format!(
+            "{self}: it was still being written, rewritten or \
+             replaced while its documents were being sent, and this document was read \
+             after that or just before it was seen, so it may mix rows (or parts of a row) of the two versions and \
+             is not sent; send the file again once it is complete (what was sent is reported from the ledger, \
+             nothing is sent twice)"
+        )
     }
 }
 
-/// The finding on the first row of a document built from the last row of a file read with its
-/// export (`what`, named `name`), or for a lookup table (`missing`) from a key that it does not
-/// hold, when that file changed since it was opened.
-pub fn side_finding(what: &str, name: &str, change: &Change, missing: bool, sending: bool) -> String {
-    let why = if missing {
-        "this document's key is not in it, and may be in the part of it not read"
-    } else {
-        "this document is built from its last row, which may be incomplete"
+/// `the 3 documents from A (line 2) on, which may mix ..., were not sent (INV-FILE-CHANGED);
+/// those before were read before it changed, and went on`.
+fn midway_text(from: &HeldFrom, held: &str) -> String {
+    let Some(first) = &from.first else {
+        return "no document was left to hold back when that was seen, and rows written after it was read were \
+                not seen"
+            .to_string();
     };
-    let then = if sending {
-        format!(
-            "so it is not sent; send the export again once {name} is complete (what was sent is reported from \
-             the ledger, nothing is sent twice)"
-        )
-    } else {
-        format!("so it is held back; check the export again once {name} is complete")
+    let docs = match from.count {
+        1 => format!("the document from {} (line {}) on", first.number, first.line),
+        n => format!(
+            "the {} documents from {} (line {}) on",
+            thousands(n),
+            first.number,
+            first.line
+        ),
     };
-    format!("{what} changed while this export was read ({change}): {why} (still being written, or replaced), {then}")
+    format!(
+        "{docs}, which may mix rows (or parts of a row) of the two versions, {} {held} ({FILE_CHANGED_CODE}); \
+         those before {} were read before it changed, and went on",
+        if from.count == 1 { "was" } else { "were" },
+        if from.count == 1 { "it" } else { "them" },
+    )
 }
 
 /// `12,345`.
@@ -287,6 +331,59 @@ fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// Hold back the documents at the end of the rows that a cut may have left incomplete: `read`,
+/// the units read and not yet released (the last document the grouper closed comes last among
+/// their documents), and `last`, the unit the grouper closed at the end (the document open
+/// there). Those are the document open at the end, and the last one of `read` (ended by the
+/// open one's first row, or, when none was open, by a row outside any document, either of which
+/// may be a cut row of its own). Each gets an error (`code`, `finding(last)`) on its first row,
+/// so it is invalid and not sent; skipped documents (never sent) are left alone. Returns those
+/// held back, in file order.
+fn hold_last_two(
+    read: &mut [Unit],
+    last: &mut Option<Unit>,
+    code: &'static str,
+    finding: impl Fn(bool) -> String,
+) -> Vec<HeldBack> {
+    let open = match last {
+        Some(Unit::Document(doc)) => Some(doc),
+        _ => None,
+    };
+    let before = read.iter_mut().rev().find_map(|u| match u {
+        Unit::Document(doc) => Some(doc),
+        Unit::Stray(_) => None,
+    });
+    let open_at_end = open.is_some();
+    let mut held = Vec::new();
+    for (doc, last) in [(before, !open_at_end), (open, true)] {
+        if let Some(doc) = doc
+            && doc.skip.is_none()
+            && let Some(first) = doc.rows.first_mut()
+        {
+            let line = first.source().map_or(0, |s| s.line);
+            first.issues.push(Issue::error(code, None, None, finding(last)));
+            held.push(HeldBack {
+                number: doc.key.clone(),
+                line,
+                last,
+            });
+        }
+    }
+    held
+}
+
+/// The end of the rows of a file whose last line was cut short (`cut`): the documents a cut may
+/// have left incomplete are held back as for a file changed at its end ([`Watched::at_end`]),
+/// and what was cut is returned.
+pub(super) fn cut_at_end(cut: CutLine, sending: bool, read: &mut [Unit], last: &mut Option<Unit>) -> FileChanged {
+    let mut changed = FileChanged {
+        cut: Some(cut),
+        ..FileChanged::default()
+    };
+    changed.held_back = hold_last_two(read, last, FILE_CUT_CODE, |last| changed.finding(sending, last));
+    changed
 }
 
 /// The file being read, as it was when opened.
@@ -303,162 +400,60 @@ impl Watched {
         Watched { path, opened, sending }
     }
 
-    /// At the end of the rows: whether the file changed since it was opened.
-    fn changed(&self) -> Option<FileChanged> {
+    /// Whether the file changed since it was opened (one `stat`).
+    pub(super) fn changed(&self) -> Option<FileChanged> {
         Change::since(&self.path, &self.opened).map(|c| FileChanged {
             export: Some(c),
-            held_back: Vec::new(),
-            side: Vec::new(),
+            ..FileChanged::default()
         })
     }
 
-    /// The end of the rows: `read`, the units read and not yet released (the last document the
-    /// grouper closed comes last among their documents), and `last`, the unit the grouper closed
-    /// at the end (the document open there). When the file changed, the documents that may
-    /// still have been receiving rows get an error on their first row (so they are invalid, and
-    /// not sent), and what changed is returned: the document open at the end, and the last one
-    /// of `read` (ended by the open one's first row, or, when none was open, by a row outside
-    /// any document, either of which may be a cut row of its own).
+    /// The end of the rows: `read`, the units read and not yet released, and `last`, the unit
+    /// the grouper closed at the end. When the file changed, the documents that may still have
+    /// been receiving rows are held back ([`hold_last_two`]), and what changed is returned.
     pub(super) fn at_end(&self, read: &mut [Unit], last: &mut Option<Unit>) -> Option<FileChanged> {
         let mut changed = self.changed()?;
-        let open = match last {
-            Some(Unit::Document(doc)) => Some(doc),
-            _ => None,
-        };
-        let before = read.iter_mut().rev().find_map(|u| match u {
-            Unit::Document(doc) => Some(doc),
-            Unit::Stray(_) => None,
+        changed.held_back = hold_last_two(read, last, FILE_CHANGED_CODE, |last| {
+            changed.finding(self.sending, last)
         });
-        let open_at_end = open.is_some();
-        for (doc, last) in [(before, !open_at_end), (open, true)] {
-            if let Some(doc) = doc
-                && doc.skip.is_none()
-                && let Some(first) = doc.rows.first_mut()
-            {
-                let line = first.source().map_or(0, |s| s.line);
-                let finding = changed.finding(self.sending, last);
-                first.issues.push(Issue::error(FILE_CHANGED_CODE, None, None, finding));
-                changed.held_back.push(HeldBack {
+        Some(changed)
+    }
+
+    /// After a batch's rows were read, before the batch is handed on to be sent: when the file
+    /// changed since it was opened (one `stat`), what changed, to hold back every document from
+    /// that batch on ([`hold_all`]).
+    pub(super) fn midway(&self) -> Option<FileChanged> {
+        self.changed().map(|c| FileChanged {
+            midway: Some(HeldFrom::default()),
+            ..c
+        })
+    }
+}
+
+/// Once a file was seen changed while its documents were sent (`changed`, from
+/// [`Watched::midway`]): hold back every document of `units` (not the skipped ones, never
+/// sent), counting them into what changed.
+pub(super) fn hold_all(changed: &mut FileChanged, units: &mut [Unit]) {
+    let finding = changed.midway_finding();
+    let Some(from) = &mut changed.midway else { return };
+    for u in units {
+        if let Unit::Document(doc) = u
+            && doc.skip.is_none()
+            && let Some(first) = doc.rows.first_mut()
+        {
+            first
+                .issues
+                .push(Issue::error(FILE_CHANGED_CODE, None, None, finding.clone()));
+            from.count += 1;
+            if from.first.is_none() {
+                from.first = Some(HeldBack {
                     number: doc.key.clone(),
-                    line,
-                    last,
+                    line: first.source().map_or(0, |s| s.line),
+                    last: false,
                 });
             }
         }
-        Some(changed)
     }
-}
-
-/// Documents named in a side file's part of the file error; the others are counted.
-const NAMED: usize = 6;
-
-/// What became of the documents built from a side file's last row.
-#[derive(Debug, Default)]
-struct SideSeen {
-    /// The change first seen, when a document was held back.
-    change: Option<Change>,
-    held: Vec<HeldBack>,
-    held_count: u64,
-    earlier: Vec<HeldBack>,
-    earlier_count: u64,
-}
-
-/// The files read with an export that documents are built from (its header file, lookup
-/// tables; [`Bound::side_files`]), watched while the export is checked: a document built from
-/// the last row of one of them (which a writer still at work may have cut), or from a key a
-/// lookup table does not hold (which may be in the part not read), is held back when that file
-/// has changed since it was opened (one `stat` when such a document is checked, none per row);
-/// and when the export's documents are all checked, each is looked at once more.
-#[derive(Debug)]
-pub(super) struct SideWatch {
-    files: Vec<SideFile>,
-    seen: Vec<Mutex<SideSeen>>,
-    /// Documents are sent (the finding says "not sent") or only checked.
-    sending: bool,
-}
-
-impl SideWatch {
-    pub(super) fn new(bound: &Bound, sending: bool) -> Self {
-        let files = bound.side_files().to_vec();
-        let seen = files.iter().map(|_| Mutex::default()).collect();
-        SideWatch { files, seen, sending }
-    }
-
-    /// The document `number` (first line `line`) is built from `uses`: an error on its row for
-    /// each of those files that changed since it was opened.
-    pub(super) fn check(&self, uses: &[SideUse], number: &str, line: u64) -> Vec<(usize, Issue)> {
-        let mut out = Vec::new();
-        for u in uses {
-            let (Some(file), Some(seen)) = (self.files.get(u.file), self.seen.get(u.file)) else {
-                continue;
-            };
-            let change = Change::since(&file.path, &file.opened);
-            let mut seen = seen.lock().unwrap_or_else(PoisonError::into_inner);
-            let doc = HeldBack {
-                number: number.to_string(),
-                line,
-                last: false,
-            };
-            match change {
-                Some(change) => {
-                    let message = side_finding(&file.what, &file.name, &change, u.missing, self.sending);
-                    out.push((
-                        u.row,
-                        Issue::error(FILE_CHANGED_CODE, u.column.clone(), Some(u.key.clone()), message),
-                    ));
-                    seen.change.get_or_insert(change);
-                    if seen.held.len() < NAMED {
-                        seen.held.push(doc);
-                    }
-                    seen.held_count += 1;
-                }
-                None => {
-                    if seen.earlier.len() < NAMED {
-                        seen.earlier.push(doc);
-                    }
-                    seen.earlier_count += 1;
-                }
-            }
-        }
-        out
-    }
-
-    /// Once every document is checked: the side files that changed since they were opened, with
-    /// the documents held back because of them.
-    pub(super) fn finish(self) -> Vec<SideChanged> {
-        self.files
-            .into_iter()
-            .zip(self.seen)
-            .filter_map(|(file, seen)| {
-                let seen = seen.into_inner().unwrap_or_else(PoisonError::into_inner);
-                let change = Change::since(&file.path, &file.opened).or(seen.change)?;
-                Some(SideChanged {
-                    what: file.what,
-                    name: file.name,
-                    change,
-                    lookup: file.lookup,
-                    held_back: seen.held,
-                    held_count: seen.held_count,
-                    earlier: seen.earlier,
-                    earlier_count: seen.earlier_count,
-                })
-            })
-            .collect()
-    }
-}
-
-/// The export's change (if any) and its side files' (`side`) as one.
-pub(super) fn with_side(changed: Option<FileChanged>, side: Vec<SideChanged>) -> Option<FileChanged> {
-    if side.is_empty() {
-        return changed;
-    }
-    let mut changed = changed.unwrap_or(FileChanged {
-        export: None,
-        held_back: Vec::new(),
-        side: Vec::new(),
-    });
-    changed.side = side;
-    Some(changed)
 }
 
 #[cfg(test)]
@@ -476,8 +471,7 @@ mod tests {
                 opened: 12_345,
                 now: Ok(23_456),
             }),
-            held_back: Vec::new(),
-            side: Vec::new(),
+            ..FileChanged::default()
         };
         assert_eq!(
             c.to_string(),
@@ -508,8 +502,7 @@ mod tests {
                 opened: 100,
                 now: Ok(90),
             }),
-            held_back: Vec::new(),
-            side: Vec::new(),
+            ..FileChanged::default()
         };
         let start = "the file changed while it was read (100 bytes when opened, 90 now): it was still being \
                      written or was replaced; ";
@@ -535,6 +528,58 @@ mod tests {
             c.explain("not sent", "Again.")
                 .contains("; its last document but one, A-1 (line 2), which may be incomplete, was not sent (")
         );
+    }
+
+    #[test]
+    fn the_file_error_of_a_file_seen_changed_while_sent_says_from_where_documents_were_held_back() {
+        let mut c = FileChanged {
+            export: Some(Change {
+                opened: 1_000,
+                now: Ok(0),
+            }),
+            midway: Some(HeldFrom::default()),
+            ..FileChanged::default()
+        };
+        let start = "the file changed while it was read (1,000 bytes when opened, 0 now): it was still being \
+                     written, rewritten or replaced while its documents were being sent; ";
+        assert_eq!(
+            c.explain("not sent", "Again."),
+            format!(
+                "{start}no document was left to hold back when that was seen, and rows written after it was read \
+                 were not seen. Again."
+            )
+        );
+        let first = HeldBack {
+            number: "A-7".into(),
+            line: 70,
+            last: false,
+        };
+        c.midway = Some(HeldFrom {
+            first: Some(first.clone()),
+            count: 1,
+        });
+        assert_eq!(
+            c.explain("not sent", "Again."),
+            format!(
+                "{start}the document from A-7 (line 70) on, which may mix rows (or parts of a row) of the two \
+                 versions, was not sent (INV-FILE-CHANGED); those before it were read before it changed, and went \
+                 on. Again."
+            )
+        );
+        c.midway = Some(HeldFrom {
+            first: Some(first),
+            count: 12_345,
+        });
+        assert!(
+            c.explain("not sent", "Again.")
+                .contains("; the 12,345 documents from A-7 (line 70) on, which may mix rows (or parts of a row) of the two versions, were not sent (INV-FILE-CHANGED); those before them were read"),
+            "{}",
+            c.explain("not sent", "Again.")
+        );
+        assert!(c.midway_finding().starts_with(
+            "the file changed while it was read (1,000 bytes when opened, 0 now): it was still being written, \
+             rewritten or replaced while its documents were being sent"
+        ));
     }
 
     #[test]

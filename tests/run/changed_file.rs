@@ -1,8 +1,10 @@
-//! A file truncated while `run` reads it: the last document read and the one before it (which
-//! the last one's first row, perhaps cut in its number, ended) are held back (`INV-FILE-CHANGED`
-//! on their first rows, status `invalid`, never sent), the file's error says so, and the exit
-//! code is 2 (a whole-file error: the results do not cover the file as it is). Run again once
-//! complete, only the rest is sent.
+//! A file truncated or rewritten in place while `run` reads it: run looks at it again after each
+//! batch's rows are read, and once it changed, every document from that batch on (the last one
+//! read and the one before it, which the last one's first row, perhaps cut in its number, ended,
+//! among them) is held back (`INV-FILE-CHANGED` on their first rows, status `invalid`, never
+//! sent), the documents of the batches before going on; the file's error says from where, and
+//! the exit code is 2 (a whole-file error: the results do not cover the file as it is). Run again
+//! once complete, only the rest is sent. The same for a header file still being written.
 
 use super::support::*;
 use invoicedrop::sandbox::{Faults, SandboxConfig};
@@ -12,7 +14,7 @@ use std::time::Duration;
 const LIMIT: Duration = Duration::from_secs(300);
 
 #[test]
-fn a_file_truncated_while_run_reads_it_has_its_last_two_documents_held_back_and_exits_2() {
+fn a_file_truncated_while_run_reads_it_has_every_document_from_the_batch_where_that_was_seen_held_back_and_exits_2() {
     // Sending is slow until the file is cut. The reading runs at most 7 batches of 1,000
     // documents (and one document) ahead of the batch being sent, so while the first batch is
     // being sent it cannot have reached the end of these 8,000.
@@ -70,38 +72,70 @@ fn a_file_truncated_while_run_reads_it_has_its_last_two_documents_held_back_and_
     let rows = results(&d.join("results/backlog.result.csv"));
     let read = rows.len();
     assert!(read < n, "rows after the cut were read: {read}");
-    let (before, held) = rows.split_at(read - 2);
+    // Seen changed once a batch's rows were read (or at the end, the last batch's look): every
+    // document from that batch on is held back, those before were read before and sent.
+    let (sent, first, held) = held_from_a_batch(&rows, 1, 1000, &text);
+    assert_eq!(held, read - sent);
+    assert_eq!(server.accepted(), sent as u64, "nothing else was sent: {text}");
     assert!(
-        before.iter().all(|r| r["result_status"] == "accepted"),
-        "every document before the last two is sent"
-    );
-    let changed = format!(
-        "INV-FILE-CHANGED: the file changed while it was read ({} bytes when opened, ",
-        thousands(full.len())
-    );
-    for (r, which) in held.iter().zip([
-        "this document may be incomplete (the last row read, after it, may be a row of its own, cut short in its number) and is not sent",
-        "this last document may be incomplete and is not sent",
-    ]) {
-        assert_eq!(r["result_status"], "invalid", "{r:?}");
-        assert!(r["result_uuid"].is_empty(), "{r:?}");
-        let errors = &r["result_errors"];
-        assert!(errors.contains(&changed) && errors.contains(which), "{errors}");
-    }
-    // Nothing else was sent: the last two documents never left.
-    assert_eq!(server.accepted(), (read - 2) as u64, "{text}");
-    let (before_last, last) = (&held[0]["InvoiceNumber"], &held[1]["InvoiceNumber"]);
-    assert!(
-        text.contains("the file changed while it was read")
-            && text.contains(&format!(
-                "its last two documents, {before_last} (line {}) and {last} (line {}),",
-                read,
-                read + 1
-            ))
-            && text.contains("were not sent (INV-FILE-CHANGED)")
-            && text.contains("Run it again once it is complete"),
+        text.contains(&format!(
+            "the file changed while it was read ({} bytes when opened, ",
+            thousands(full.len())
+        )) && text.contains(&format!(
+            "it was still being written, rewritten or \
+             replaced while its documents were being sent; the {} documents from {first} (line \
+             {}) on, which may mix rows (or parts of a row) of the two versions, were not sent (INV-FILE-CHANGED); \
+             those before them were read before it changed, and went on",
+            thousands(held),
+            sent + 2
+        )) && text.contains("Run it again once it is complete"),
         "{text}"
     );
+}
+
+/// The result rows of a file seen changed while run sent it (`per_doc` rows a document, batches
+/// of `per_batch` documents): the rows of the first documents accepted, those from a batch's
+/// first document on invalid, each document held back saying why on its first row. The number
+/// of rows accepted, the first document held back, and how many were.
+pub(super) fn held_from_a_batch(
+    rows: &[std::collections::BTreeMap<String, String>],
+    per_doc: usize,
+    per_batch: usize,
+    text: &str,
+) -> (usize, String, usize) {
+    let sent = rows.iter().take_while(|r| r["result_status"] == "accepted").count();
+    assert_eq!(
+        sent % (per_doc * per_batch),
+        0,
+        "the documents held back start a batch: {sent} rows sent\n{text}"
+    );
+    let held = &rows[sent..];
+    assert!(!held.is_empty(), "{text}");
+    let mut number = "";
+    let mut documents = 0;
+    for r in held {
+        assert_eq!(r["result_status"], "invalid", "{r:?}");
+        assert!(r["result_uuid"].is_empty(), "{r:?}");
+        // A row read across the change may have lost its number (a row outside any document).
+        if r["InvoiceNumber"].is_empty() || r["InvoiceNumber"] == number {
+            continue;
+        }
+        number = &r["InvoiceNumber"];
+        documents += 1;
+        let errors = &r["result_errors"];
+        assert!(
+            errors.contains("INV-FILE-CHANGED: the file changed while it was read (")
+                && errors.contains(
+                    "it was still being written, rewritten or \
+                     replaced while its documents were being sent, and this document was read \
+                     after that or just before it was seen, so it may mix rows (or parts of a row) of the two \
+                     versions and is not sent; send the file again once it is complete (what was sent is reported \
+                     from the ledger, nothing is sent twice)"
+                ),
+            "{errors}"
+        );
+    }
+    (sent, held[0]["InvoiceNumber"].clone(), documents)
 }
 
 /// `12,345`.
@@ -187,47 +221,34 @@ fn a_file_cut_inside_the_number_of_its_next_line_holds_back_the_document_above_t
     );
     assert_eq!(status.code(), Some(2), "{text}");
 
-    // Every row read has a status: the invoices before T-07500 accepted, T-07500's two lines and
-    // the stub invalid, each held-back document saying why on its first row.
+    // Every row read has a status. Seen changed once a batch's rows were read (or at the end):
+    // the invoices of the batches before accepted, those of that batch and after, T-07500's two
+    // lines and the stub among them, invalid, each held-back document saying why on its first
+    // row.
     let rows = results(&d.join("results/backlog.result.csv"));
     assert_eq!(rows.len(), 3 * (k - 1) + 3, "{text}");
-    let (before, held) = rows.split_at(3 * (k - 1));
-    let unsent = before.iter().find(|r| r["result_status"] != "accepted");
-    assert!(
-        unsent.is_none(),
-        "every invoice before T-07500 is sent: {unsent:?}\n{text}"
-    );
-    let numbers: Vec<&str> = held.iter().map(|r| r["InvoiceNumber"].as_str()).collect();
+    let (sent, first, held) = held_from_a_batch(&rows, 3, 1000, &text);
+    let numbers: Vec<&str> = rows[rows.len() - 3..]
+        .iter()
+        .map(|r| r["InvoiceNumber"].as_str())
+        .collect();
     assert_eq!(numbers, [number.as_str(), number.as_str(), "T-07"]);
-    for r in held {
-        assert_eq!(r["result_status"], "invalid", "{r:?}");
-        assert!(r["result_uuid"].is_empty(), "{r:?}");
-    }
-    let changed = format!(
-        "INV-FILE-CHANGED: the file changed while it was read ({} bytes when opened, {} now)",
-        thousands(full.len()),
-        thousands(cut)
-    );
-    let (above, stub) = (&held[0]["result_errors"], &held[2]["result_errors"]);
-    assert!(
-        above.contains(&changed) && above.contains("may be incomplete") && above.contains("is not sent"),
-        "{above}"
-    );
-    assert!(held[1]["result_errors"].starts_with("INV-DOCUMENT"), "{:?}", held[1]);
-    assert!(
-        stub.contains(&changed) && stub.contains("this last document may be incomplete and is not sent"),
-        "{stub}"
-    );
-    // The sandbox issued neither.
-    assert_eq!(server.accepted(), (k - 1) as u64, "{text}");
+    // Those of three lines, then T-07500 (two read) and the stub.
+    assert_eq!(held, (rows.len() - sent - 3) / 3 + 2);
+    // The sandbox issued neither T-07500 nor the stub, nor any other document held back.
+    assert_eq!(server.accepted(), (sent / 3) as u64, "{text}");
     let id = onboard_id(&d.join(".invoicedrop"));
     let issued = server.issued(&id);
     assert!(!issued.iter().any(|i| i == &number || i == "T-07"), "{text}");
-    let (first, stub_line) = (3 * (k - 1) + 2, 3 * (k - 1) + 4);
     assert!(
         text.contains(&format!(
-            "its last two documents, {number} (line {first}) and T-07 (line {stub_line}), which may be \
-             incomplete, were not sent (INV-FILE-CHANGED)"
+            "the file changed while it was read ({} bytes when opened, {} now): it was still being written, \
+             rewritten or replaced while its documents were being sent; the {} documents from {first} (line {}) on, \
+             which may mix rows (or parts of a row) of the two versions, were not sent (INV-FILE-CHANGED)",
+            thousands(full.len()),
+            thousands(cut),
+            thousands(held),
+            sent + 2
         )) && text.contains("Run it again once it is complete"),
         "{text}"
     );
@@ -393,4 +414,94 @@ fn a_header_file_still_being_written_when_run_reads_it_holds_back_the_document_o
             .any(|l| l.starts_with(&format!("{number},invoice,standard,"))),
         "{number}"
     );
+}
+
+#[test]
+fn a_file_rewritten_in_place_while_run_reads_it_sends_nothing_read_after_the_rewrite() {
+    // `cp new.csv backlog.csv` truncates the file and writes it again; the reading goes on at
+    // its offset, in the new version. Here the new version is the same export with its header
+    // one byte longer (a space before its first name, which the header's reading trims), so the
+    // rows read after the rewrite are one byte off, and the row read across it mixes the two:
+    // it must not be sent, nor any row after it. Sending is slow until the rewrite: the reading
+    // runs at most 7 batches of 1,000 documents (and one document) ahead of the batch being
+    // sent, so while the first batch is being sent it cannot have reached the end of these
+    // 8,000.
+    let server = Server::start(SandboxConfig {
+        delay_ms: 1500,
+        ..SandboxConfig::default()
+    });
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    onboard(d, &env);
+    let n = 8_000;
+    let path = d.join("backlog.csv");
+    xero_export(&path, n);
+    let old = std::fs::read_to_string(&path).unwrap();
+    let new = format!(" {old}");
+    let out = d.join("run.out");
+    let mut child = command(d, &env, &["run", "backlog.csv", "--rate", "0"])
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(Stdio::from(std::fs::File::create(d.join("run.err")).unwrap()))
+        .spawn()
+        .unwrap();
+    wait_for(LIMIT, "the first document accepted", || {
+        server.accepted() >= 1 || exited(&mut child)
+    });
+    assert!(!exited(&mut child), "the run ended before the file was rewritten");
+    // Truncated, then written again (as cp does: the same file, not a new one renamed over it).
+    std::fs::write(&path, &new).unwrap();
+    server
+        .handle
+        .set_faults(Faults {
+            delay_ms: 0,
+            ..server.handle.faults()
+        })
+        .unwrap();
+    wait_for(LIMIT, "the run to end", || exited(&mut child));
+    let status = child.wait().unwrap();
+    let text = format!(
+        "{}{}",
+        std::fs::read_to_string(&out).unwrap(),
+        std::fs::read_to_string(d.join("run.err")).unwrap()
+    );
+    assert_eq!(status.code(), Some(2), "{text}");
+    let rows = results(&d.join("results/backlog.result.csv"));
+    let (sent, first, held) = held_from_a_batch(&rows, 1, 1000, &text);
+    assert!(sent < n, "{text}");
+    // What was sent is the old version's first documents, as written there.
+    for (i, r) in rows[..sent].iter().enumerate() {
+        assert_eq!(r["InvoiceNumber"], format!("T-{:05}", i + 1), "{r:?}");
+        assert_eq!(r["ContactName"], format!("Walk-in customer {}", i + 1), "{r:?}");
+    }
+    assert_eq!(server.accepted(), sent as u64, "{text}");
+    let id = onboard_id(&d.join(".invoicedrop"));
+    let issued = server.issued(&id);
+    assert_eq!(issued.len(), sent, "{text}");
+    assert!(
+        issued.iter().all(|i| i.as_str() <= format!("T-{sent:05}").as_str()),
+        "{issued:?}"
+    );
+    assert!(
+        text.contains(&format!(
+            "it was still being written, rewritten or \
+             replaced while its documents were being sent; the {} documents from {first} (line \
+             {}) on, which may mix rows (or parts of a row) of the two versions, were not sent (INV-FILE-CHANGED); \
+             those before them were read before it changed, and went on",
+            thousands(held),
+            sent + 2
+        )) && text.contains("Run it again once it is complete"),
+        "{text}"
+    );
+
+    // Run again once it is complete: what was accepted is reported from the ledger, the rest is
+    // sent, nothing twice.
+    let o = run(d, &env, &["run", "backlog.csv", "--rate", "0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", super::support::text(&o));
+    assert_eq!(server.accepted(), n as u64);
+    let stats = server.stats_json();
+    assert_eq!(device_count(&stats, "replays"), 0, "{stats}");
+    let rows = results(&d.join("results/backlog.result.csv"));
+    assert_eq!(rows.len(), n);
+    assert!(rows.iter().all(|r| r["result_status"] == "accepted"));
 }
