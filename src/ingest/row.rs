@@ -47,6 +47,9 @@ pub enum Cell {
     DateTime(NaiveDateTime),
     /// A boolean cell.
     Bool(bool),
+    /// A spreadsheet error cell (`#REF!`, `#N/A`, `#DIV/0!`: a formula that failed), with its
+    /// text: it holds no value, and a mapped field that reads it is an error.
+    Error(Text),
 }
 
 impl Cell {
@@ -82,6 +85,7 @@ impl Cell {
             Cell::Date(d) => CellRef::Date(*d),
             Cell::DateTime(d) => CellRef::DateTime(*d),
             Cell::Bool(b) => CellRef::Bool(*b),
+            Cell::Error(t) => CellRef::Error(t.as_str()),
         }
     }
 }
@@ -102,6 +106,8 @@ pub enum CellRef<'a> {
     DateTime(NaiveDateTime),
     /// A boolean cell.
     Bool(bool),
+    /// A spreadsheet error cell, with its text (`#REF!`).
+    Error(&'a str),
 }
 
 impl<'a> CellRef<'a> {
@@ -118,7 +124,7 @@ impl<'a> CellRef<'a> {
     pub fn as_text(self) -> std::borrow::Cow<'a, str> {
         match self {
             CellRef::Empty => std::borrow::Cow::Borrowed(""),
-            CellRef::Text(t) => std::borrow::Cow::Borrowed(t),
+            CellRef::Text(t) | CellRef::Error(t) => std::borrow::Cow::Borrowed(t),
             other => std::borrow::Cow::Owned(other.to_text()),
         }
     }
@@ -132,6 +138,7 @@ impl<'a> CellRef<'a> {
             CellRef::Date(d) => date_text(d),
             CellRef::DateTime(d) => d.format("%Y-%m-%d %H:%M:%S").to_string(),
             CellRef::Bool(b) => b.to_string(),
+            CellRef::Error(t) => t.to_string(),
         }
     }
 
@@ -144,6 +151,7 @@ impl<'a> CellRef<'a> {
             CellRef::Date(d) => Cell::Date(d),
             CellRef::DateTime(d) => Cell::DateTime(d),
             CellRef::Bool(b) => Cell::Bool(b),
+            CellRef::Error(t) => Cell::Error(t.into()),
         }
     }
 }

@@ -152,7 +152,7 @@ pub(crate) fn convert(d: Data) -> (Cell, Option<Problem>) {
         Data::DurationIso(s) => (Cell::Text(s.into()), None),
         Data::Error(e) => {
             let text = e.to_string();
-            (Cell::Text(text.as_str().into()), Some(Problem::Error(text)))
+            (Cell::Error(text.as_str().into()), Some(Problem::Error(text)))
         }
     }
 }
@@ -248,7 +248,7 @@ mod tests {
         assert_eq!(convert(Data::String(String::new())).0, Cell::Empty);
         assert_eq!(convert(Data::Bool(true)).0, Cell::Bool(true));
         let (cell, problem) = convert(Data::Error(calamine::CellErrorType::NA));
-        assert_eq!(cell, Cell::Text("#N/A".into()));
+        assert_eq!(cell, Cell::Error("#N/A".into()));
         assert!(problem.is_some());
         assert_eq!(
             convert(Data::DateTimeIso("2025-03-04".into())).0,

@@ -454,6 +454,18 @@ impl Bound {
         let Some((cell, text, label)) = self.raw(f, &v) else {
             return Ok(None);
         };
+        if let CellRef::Error(e) = cell {
+            return Err(Box::new(Issue::error(
+                "INV-MAP-VALUE",
+                label.map(str::to_string),
+                Some(e.to_string()),
+                format!(
+                    "the cell holds the spreadsheet error {e}, not a value (a formula that failed: a reference to a \
+                     deleted cell, a lookup that found nothing); correct it in the workbook or the ERP and export \
+                     again"
+                ),
+            )));
+        }
         let trimmed: Cow<'_, str> = match text {
             Cow::Borrowed(t) if rule.trim => Cow::Borrowed(t.trimmed()),
             Cow::Owned(t) if rule.trim && t.trimmed().len() != t.len() => Cow::Owned(t.trimmed().to_string()),

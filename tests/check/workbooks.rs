@@ -133,3 +133,97 @@ fn a_sheet_without_the_header_names_the_sheet_the_rows_searched_and_the_setting(
          not the sheet of the export, set sheet = \"...\" there"
     );
 }
+
+/// `name` in `dir` with each (cell, number written there, error) of `errors` turned into that
+/// spreadsheet error cell (`<c t="e">`), as Excel writes a formula that failed.
+fn with_error_cells(dir: &Path, name: &str, errors: &[(&str, &str, &str)]) {
+    use std::io::{Read, Write};
+    let path = dir.join(name);
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&path).unwrap()).unwrap();
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).unwrap();
+        let entry_name = entry.name().unwrap().to_string();
+        let mut bytes = Vec::new();
+        entry.read_to_end(&mut bytes).unwrap();
+        if entry_name == "xl/worksheets/sheet1.xml" {
+            let mut xml = String::from_utf8(bytes).unwrap();
+            for (cell, number, error) in errors {
+                let from = format!("r=\"{cell}\"><v>{number}</v>");
+                assert!(xml.contains(&from), "{from} in {xml}");
+                xml = xml.replace(&from, &format!("r=\"{cell}\" t=\"e\"><v>{error}</v>"));
+            }
+            bytes = xml.into_bytes();
+        }
+        out.start_file(entry_name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        out.write_all(&bytes).unwrap();
+    }
+    std::fs::write(&path, out.finish().unwrap().into_inner()).unwrap();
+}
+
+#[test]
+fn an_error_cell_in_a_mapped_column_is_no_value_and_one_elsewhere_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    let mut header: Vec<&str> = HEADER.to_vec();
+    header.push("Cost Centre");
+    for (c, h) in header.iter().enumerate() {
+        sheet.write_string(0, c as u16, *h).unwrap();
+    }
+    // Four documents; a number is written where an error cell goes (B3: TS/102's number,
+    // F4: TS/103's quantity, J5: an unmapped column of TS/104).
+    for (r, number) in ["TS/101", "TS/102", "TS/103", "TS/104"].iter().enumerate() {
+        let r = r as u32 + 1;
+        for (c, v) in ROW.iter().enumerate() {
+            sheet.write_string(r, c as u16, *v).unwrap();
+        }
+        sheet.write_string(r, 1, *number).unwrap();
+    }
+    sheet.write_number(2, 1, 424242).unwrap();
+    sheet.write_number(3, 5, 77777).unwrap();
+    sheet.write_number(4, 9, 31313).unwrap();
+    save(&mut book, dir.path(), "t.xlsx");
+    with_error_cells(
+        dir.path(),
+        "t.xlsx",
+        &[
+            ("B3", "424242", "#REF!"),
+            ("F4", "77777", "#VALUE!"),
+            ("J5", "31313", "#N/A"),
+        ],
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_invoicedrop"))
+        .current_dir(dir.path())
+        .args(["check", "t.xlsx", "--now", super::NOW, "--results", "r"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = super::result_rows(&dir.path().join("r/t.result.csv"));
+    let at = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+    let (status, errors) = (at("result_status"), at("result_errors"));
+    let said = |r: usize| (rows[r][status].as_str(), rows[r][errors].as_str());
+    assert_eq!(said(1).0, "valid", "{:?}", rows[1]);
+    // An error cell is no document number: the row is not issued under the name "#REF!".
+    assert_eq!(said(2).0, "invalid", "{:?}", rows[2]);
+    assert!(
+        said(2).1.starts_with(
+            "INV-MAP-VALUE Voucher Number \"#REF!\": the cell holds the spreadsheet error #REF!, not a value (a \
+             formula that failed"
+        ),
+        "{:?}",
+        rows[2]
+    );
+    assert_eq!(said(3).0, "invalid", "{:?}", rows[3]);
+    assert!(
+        said(3).1.contains("INV-MAP-VALUE Quantity \"#VALUE!\""),
+        "{:?}",
+        rows[3]
+    );
+    // In a column the mapping does not read: nothing to say of the document.
+    assert_eq!(said(4).0, "valid", "{:?}", rows[4]);
+    // The result file shows the error cells as the workbook does.
+    assert_eq!(rows[2][at("Voucher Number")], "#REF!");
+    assert_eq!(rows[4][at("Cost Centre")], "#N/A");
+}

@@ -89,7 +89,7 @@ fn xlsx_typed_cells_read_back_exactly() {
             dec("0.3"),
             dec("3"),
             Cell::Bool(true),
-            text("#N/A"),
+            Cell::Error("#N/A".into()),
             Cell::DateTime(issued),
         ]
     );
