@@ -31,6 +31,11 @@ fn solid(b: u8) -> bool {
     b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
 }
 
+/// `1 row`, `2 rows`: a count and its noun, singular for one.
+pub fn count_of(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// A decimal as `to_string()` writes it (its scale kept: `12.50`), in one pass over its digits
 /// when the mantissa fits a `u64`, as every amount of an export does.
 pub fn decimal_plain(d: &Decimal) -> String {
@@ -111,6 +116,13 @@ pub fn time_text(t: NaiveTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_is_singular_and_every_other_count_plural() {
+        assert_eq!(count_of(1, "row", "rows"), "1 row");
+        assert_eq!(count_of(0, "row", "rows"), "0 rows");
+        assert_eq!(count_of(2, "document", "documents"), "2 documents");
+    }
 
     proptest::proptest! {
         /// The same text as `Decimal::to_string` and chrono's `%Y-%m-%d`.

@@ -376,7 +376,7 @@ fn a_run_that_sends_nothing_still_counts_in_its_own_words() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("total: 1 files, 5 rows, documents: 0 accepted,"),
+        stdout.contains("total: 1 file, 5 rows, documents: 0 accepted,"),
         "{stdout}"
     );
 }

@@ -62,11 +62,11 @@ pub fn generate(args: GenerateArgs, cli: &Cli) -> anyhow::Result<Status> {
         super::json::emit(&report)?;
     } else if !cli.quiet {
         outln!(
-            "{}: {} rows, {} documents ({} credit notes, {} drafts or voided) in {:.1} s",
+            "{}: {}, {} ({}, {} drafts or voided) in {:.1} s",
             report.files[0],
-            report.rows,
-            report.documents,
-            report.credit_notes,
+            crate::text::count_of(report.rows, "row", "rows"),
+            crate::text::count_of(report.documents, "document", "documents"),
+            crate::text::count_of(report.credit_notes, "credit note", "credit notes"),
             report.not_issued,
             report.seconds
         );

@@ -7,7 +7,7 @@ use super::json::Fatal;
 use super::out::out;
 use crate::cli::{Cli, ReportArgs};
 use crate::results::duplicates::Duplicates;
-use crate::results::report::{self, Reconciled, Report};
+use crate::results::report::{self, Reconciled, Report, SettledConflict};
 use crate::results::summary::{Amounts, money};
 use std::fmt::Write as _;
 
@@ -61,10 +61,10 @@ fn amounts(a: &Amounts) -> String {
 
 fn reconciled_line(r: &Reconciled) -> String {
     let mut s = format!(
-        "input {} docs {}  |  XML {} docs {}",
-        r.documents,
+        "input {} {}  |  XML {} {}",
+        crate::text::count_of(r.documents, "doc", "docs"),
         amounts(&r.input),
-        r.xml_documents,
+        crate::text::count_of(r.xml_documents, "doc", "docs"),
         amounts(&r.xml)
     );
     if r.difference.is_zero() && r.documents == r.xml_documents {
@@ -84,12 +84,13 @@ fn duplicates_text(d: &Duplicates) -> String {
     let _ = writeln!(
         out,
         "duplicates: {} document{} held by more than one record; all sets, per day and overall count each once \
-         ({} record{} of {} rows left out; each set's own figures count them):",
+         ({} record{} of {} row{} left out; each set's own figures count them):",
         d.documents,
         if d.documents == 1 { " is" } else { "s are" },
         d.records_left_out,
         if d.records_left_out == 1 { "" } else { "s" },
-        d.rows_left_out
+        d.rows_left_out,
+        if d.rows_left_out == 1 { "" } else { "s" }
     );
     for g in &d.by_sets {
         let _ = writeln!(
@@ -99,6 +100,45 @@ fn duplicates_text(d: &Duplicates) -> String {
             g.counted_in,
             g.left_out_in.join(", "),
             g.examples.join(", ")
+        );
+    }
+    out
+}
+
+/// Conflicts of earlier sets that the set counting for their document no longer says, by the
+/// sets involved.
+fn settled_text(settled: &[SettledConflict]) -> String {
+    let mut out = String::new();
+    if settled.is_empty() {
+        return out;
+    }
+    let mut groups: Vec<((&str, &str), Vec<&str>)> = Vec::new();
+    for c in settled {
+        let k = (c.set.as_str(), c.settled_in.as_str());
+        match groups.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, docs)) => docs.push(&c.document),
+            None => groups.push((k, vec![&c.document])),
+        }
+    }
+    let n = settled.len();
+    let _ = writeln!(
+        out,
+        "conflicts settled: {n} document{} in conflict with {} export ({}) in an earlier result set {} accepted \
+         without a conflict in the set written last that holds {} (the export gives the issued content again); \
+         not differences:",
+        if n == 1 { "" } else { "s" },
+        if n == 1 { "its" } else { "their" },
+        crate::submit::CONFLICT_CODE,
+        if n == 1 { "is" } else { "are" },
+        if n == 1 { "it" } else { "them" },
+    );
+    for ((set, settled_in), docs) in groups {
+        let examples: Vec<&str> = docs.iter().take(10).copied().collect();
+        let _ = writeln!(
+            out,
+            "  {} in {set}, settled in {settled_in} (e.g. {})",
+            docs.len(),
+            examples.join(", ")
         );
     }
     out
@@ -118,6 +158,7 @@ pub fn render(r: &Report, quiet: bool) -> String {
             out.push_str(&r.summary.render("  ", true));
         }
         out.push_str(&duplicates_text(&r.duplicates));
+        out.push_str(&settled_text(&r.conflicts_settled));
         let _ = writeln!(out, "reconciliation (accepted documents against their signed XML):");
         if r.overall.is_empty() {
             let _ = writeln!(out, "  no accepted documents and no signed XML: nothing to reconcile");
@@ -134,7 +175,8 @@ pub fn render(r: &Report, quiet: bool) -> String {
     if r.reconciled {
         let _ = writeln!(out, "everything reconciles");
     } else {
-        let _ = writeln!(out, "{} differences:", r.differences.len());
+        let n = r.differences.len();
+        let _ = writeln!(out, "{n} difference{}:", if n == 1 { "" } else { "s" });
         for d in &r.differences {
             let doc = if d.document.is_empty() {
                 "-"

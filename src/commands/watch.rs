@@ -211,8 +211,8 @@ impl Watcher<'_> {
             return self.fail(&claimed, &name, &why);
         };
         let counts = format!(
-            "{} rows, {}, {} rejected, {} failed, {} invalid, {} skipped",
-            summary.rows,
+            "{}, {}, {} rejected, {} failed, {} invalid, {} skipped",
+            crate::text::count_of(summary.rows, "row", "rows"),
             check::accepted_text(&summary.documents),
             summary.documents.rejected,
             summary.documents.failed,

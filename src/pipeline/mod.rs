@@ -263,6 +263,12 @@ pub struct Unsent {
     pub issue_time: chrono::NaiveTime,
 }
 
+/// Money in `--json` as in the result files (`X.documents.csv`) and the summaries: exact, with
+/// at least two decimals (`"0.00"`, not `"0"`).
+fn cents<S: serde::Serializer>(d: &Option<Decimal>, s: S) -> Result<S::Ok, S::Error> {
+    d.map(crate::results::documents::at_least_cents).serialize(s)
+}
+
 /// One document, for the summary.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct DocBrief {
@@ -275,6 +281,7 @@ pub struct DocBrief {
     /// valid, invalid, skipped.
     pub status: RowStatus,
     /// The payable amount, when computed.
+    #[serde(serialize_with = "cents")]
     pub payable: Option<Decimal>,
     /// Lines.
     pub lines: usize,
@@ -295,12 +302,16 @@ pub struct IssuedBrief {
     /// The UUID the authority gave it.
     pub uuid: String,
     /// Tax exclusive total (BT-109), when the issued document is known.
+    #[serde(serialize_with = "cents")]
     pub net: Option<Decimal>,
     /// VAT total (BT-110).
+    #[serde(serialize_with = "cents")]
     pub vat: Option<Decimal>,
     /// Tax inclusive total (BT-112).
+    #[serde(serialize_with = "cents")]
     pub gross: Option<Decimal>,
     /// Payable amount (BT-115).
+    #[serde(serialize_with = "cents")]
     pub payable: Option<Decimal>,
 }
 

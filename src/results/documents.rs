@@ -90,6 +90,16 @@ pub struct DocumentRecord {
     pub warnings: Vec<String>,
 }
 
+/// An amount as the result files (and `--json`) give it: exact, with at least two decimals
+/// (`215` is `215.00`, `0` is `0.00`; a third decimal is kept).
+pub fn at_least_cents(d: Decimal) -> Decimal {
+    let mut d = d;
+    if d.scale() < 2 {
+        d.rescale(2);
+    }
+    d
+}
+
 impl DocumentRecord {
     /// A document known only by its number (skipped, or rows that did not build a document).
     pub fn new(document: &str, status: RowStatus) -> DocumentRecord {
@@ -120,13 +130,7 @@ impl DocumentRecord {
     /// least two decimals: `215` is written `215.00`, a third decimal is kept).
     pub fn from_document(doc: &Document, status: RowStatus) -> DocumentRecord {
         let t = &doc.legal_monitory_total;
-        let pad = |d: Decimal| {
-            let mut d = d;
-            if d.scale() < 2 {
-                d.rescale(2);
-            }
-            d
-        };
+        let pad = at_least_cents;
         let sar = doc.doc_currency_code.eq_ignore_ascii_case(&doc.tax_currency_code);
         DocumentRecord {
             kind: match doc.kind {

@@ -3,9 +3,13 @@
 //! again gets a second, time-stamped result set reported from the ledger; two exports may share
 //! documents).
 //!
-//! - An accepted document is the document the authority issued: it is known by its UUID. The
-//!   first record of a UUID (sets in name order, then records in file order) counts; every other
-//!   record of that UUID, in any set or twice in one, is a duplicate.
+//! - An accepted document is the document the authority issued: it is known by its UUID. Its
+//!   record in the set written last that holds it counts (`time` of `X.summary.json`, then the
+//!   set's name; the first record of it in that set): that set says what the export gives now,
+//!   so whether the document is in conflict with its export (`INV-LEDGER-CONFLICT`) is what
+//!   that record says (an export given back its issued content settles an earlier conflict).
+//!   Every other record of that UUID, in any set or twice in one, is a duplicate; its amounts
+//!   are the issued ones, like those of the record that counts.
 //! - A document never accepted (rejected, failed, invalid, skipped, valid) has no UUID: it is
 //!   known by its kind and number, the authority's own key for a seller's document. When that
 //!   kind and number is accepted anywhere in the folder, the other results of it are earlier (or
@@ -103,6 +107,34 @@ pub fn select(sets: &[SetRecords<'_>]) -> Selection {
     let mut left_out: HashMap<Key, Vec<(usize, usize)>> = HashMap::new();
     let mut accepted_numbers: HashMap<(&str, &str), Key> = HashMap::new();
     let mut order: Vec<Key> = Vec::new();
+    let latest = |a: usize, b: usize| {
+        let k = |i: usize| (sets[i].time, sets[i].name);
+        if k(b) > k(a) { b } else { a }
+    };
+    let accepted_key = |r: &DocumentRecord| {
+        if r.uuid.is_empty() {
+            Key::Number(r.kind.clone(), r.document.clone())
+        } else {
+            Key::Uuid(r.uuid.clone())
+        }
+    };
+    // Accepted documents: the latest set holding each counts (its first record of it).
+    let mut accepted_holder: HashMap<Key, usize> = HashMap::new();
+    for (si, s) in sets.iter().enumerate() {
+        for r in s.records.iter().filter(|r| r.status == RowStatus::Accepted) {
+            let key = accepted_key(r);
+            accepted_numbers
+                .entry((r.kind.as_str(), r.document.as_str()))
+                .or_insert_with(|| key.clone());
+            match accepted_holder.get_mut(&key) {
+                Some(h) => *h = latest(*h, si),
+                None => {
+                    accepted_holder.insert(key.clone(), si);
+                    order.push(key);
+                }
+            }
+        }
+    }
     for (si, s) in sets.iter().enumerate() {
         for (ri, r) in s
             .records
@@ -110,28 +142,16 @@ pub fn select(sets: &[SetRecords<'_>]) -> Selection {
             .enumerate()
             .filter(|(_, r)| r.status == RowStatus::Accepted)
         {
-            let key = if r.uuid.is_empty() {
-                Key::Number(r.kind.clone(), r.document.clone())
+            let key = accepted_key(r);
+            if accepted_holder[&key] == si && !first.contains_key(&key) {
+                first.insert(key, (si, ri));
             } else {
-                Key::Uuid(r.uuid.clone())
-            };
-            accepted_numbers
-                .entry((r.kind.as_str(), r.document.as_str()))
-                .or_insert_with(|| key.clone());
-            if first.contains_key(&key) {
                 counted[si][ri] = false;
                 left_out.entry(key).or_default().push((si, ri));
-            } else {
-                first.insert(key.clone(), (si, ri));
-                order.push(key);
             }
         }
     }
     // Documents never accepted: the latest set holding each counts.
-    let latest = |a: usize, b: usize| {
-        let k = |i: usize| (sets[i].time, sets[i].name);
-        if k(b) > k(a) { b } else { a }
-    };
     let mut holder: HashMap<(&str, &str), usize> = HashMap::new();
     for (si, s) in sets.iter().enumerate() {
         for r in s
@@ -240,15 +260,22 @@ mod tests {
             ("x.20261121T230000123", "2026-11-21T23:00:00Z", a),
         ];
         let s = select(&sets(&all));
-        assert_eq!(s.counted, [vec![true, true, false], vec![false, false, true]]);
+        assert_eq!(
+            s.counted,
+            [vec![false, false, false], vec![true, true, true]],
+            "every document counts with the set written last"
+        );
         let d = &s.duplicates;
         assert_eq!((d.documents, d.records_left_out, d.rows_left_out), (3, 3, 6));
-        assert_eq!(d.by_sets.len(), 2, "{:?}", d.by_sets);
-        let accepted = d.by_sets.iter().find(|g| g.counted_in == "x").unwrap();
-        assert_eq!(accepted.left_out_in, ["x.20261121T230000123"]);
+        assert_eq!(d.by_sets.len(), 1, "{:?}", d.by_sets);
+        let g = &d.by_sets[0];
         assert_eq!(
-            (accepted.documents, accepted.examples.clone()),
-            (2, vec!["A".to_string(), "B".into()])
+            (g.counted_in.as_str(), g.left_out_in.clone()),
+            ("x.20261121T230000123", vec!["x".to_string()])
+        );
+        assert_eq!(
+            (g.documents, g.examples.clone()),
+            (3, vec!["A".to_string(), "B".into(), "C".into()])
         );
         let c = d.list.iter().find(|l| l.document == "C").unwrap();
         assert_eq!(
@@ -257,6 +284,28 @@ mod tests {
             "a document never accepted counts with its latest result"
         );
         assert_eq!(d.list.iter().find(|l| l.document == "A").unwrap().uuid, "u-a");
+    }
+
+    #[test]
+    fn an_accepted_document_counts_with_the_set_written_last_whatever_the_names() {
+        use RowStatus::*;
+        let all = [
+            ("a", "2026-11-21T12:00:00Z", vec![rec("A", Accepted, "u-a")]),
+            ("b", "2026-11-21T10:00:00Z", vec![rec("A", Accepted, "u-a")]),
+            ("c", "", vec![rec("A", Accepted, "u-a")]),
+            (
+                "d",
+                "2026-11-21T12:00:00Z",
+                vec![rec("A", Accepted, "u-a"), rec("A", Accepted, "u-a")],
+            ),
+        ];
+        let s = select(&sets(&all));
+        assert_eq!(
+            s.counted,
+            [vec![false], vec![false], vec![false], vec![true, false]],
+            "the latest time, then the name; the first record of that set"
+        );
+        assert_eq!(s.duplicates.list[0].left_out_in, ["a", "b", "c", "d"]);
     }
 
     #[test]

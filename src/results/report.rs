@@ -10,6 +10,10 @@
 //!
 //! The folder's totals ("all sets", per day, overall) count each document once, however many
 //! result sets hold it ([`duplicates`](super::duplicates)); the documents left out are listed.
+//! A conflict is a difference once, for the record that counts (that of the set written last):
+//! so "all sets"' `conflicts`, the `conflict` differences and the exit code agree, and a
+//! conflict an earlier set said that a later set no longer says (the export given back its
+//! issued content) is settled: listed under `conflicts_settled`, not a difference.
 
 use super::documents::{DocumentRecord, read_documents};
 use super::duplicates::{self, Duplicates, SetRecords};
@@ -67,6 +71,22 @@ pub struct Difference {
     pub message: String,
 }
 
+/// A conflict (`INV-LEDGER-CONFLICT`) an earlier result set said of an accepted document that
+/// the set written last holding it no longer says: the export was given back its issued content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SettledConflict {
+    /// The set that said the conflict.
+    pub set: String,
+    /// The document number.
+    pub document: String,
+    /// The issued document's UUID.
+    pub uuid: String,
+    /// Its issue date.
+    pub issue_date: String,
+    /// The set that counts for it, which reports it accepted without a conflict.
+    pub settled_in: String,
+}
+
 /// The whole report.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -85,6 +105,9 @@ pub struct Report {
     pub overall: BTreeMap<String, Reconciled>,
     /// Every difference, by set and document.
     pub differences: Vec<Difference>,
+    /// Conflicts of earlier sets that the set counting for the document no longer says (not
+    /// differences).
+    pub conflicts_settled: Vec<SettledConflict>,
     /// True when there is no difference.
     pub reconciled: bool,
 }
@@ -144,11 +167,12 @@ impl Ctx<'_> {
             .or_default()
     }
 
-    /// Compare one accepted document with its XML; `counted`: its amounts count in the totals
-    /// (false for a duplicate of a document counted elsewhere).
+    /// Compare one accepted document with its XML; `counted`: its amounts count in the totals,
+    /// and its conflict, if any, is a difference (false for a duplicate of a document counted
+    /// elsewhere: the record that counts says whether the export is in conflict now).
     fn reconcile(&mut self, set: &str, r: &DocumentRecord, counted: bool) -> Option<String> {
         let (doc, date) = (r.document.as_str(), r.issue_date.as_str());
-        if r.errors.iter().any(|c| c == crate::submit::CONFLICT_CODE) {
+        if counted && is_conflict(r) {
             let as_uuid = if r.uuid.is_empty() { "" } else { " as UUID " };
             self.diff(
                 set,
@@ -289,6 +313,55 @@ impl Ctx<'_> {
             }
         }
     }
+}
+
+/// Accepted with a conflict (`INV-LEDGER-CONFLICT`).
+fn is_conflict(r: &DocumentRecord) -> bool {
+    r.errors.iter().any(|c| c == crate::submit::CONFLICT_CODE)
+}
+
+/// The conflicts of records left out (not counted) whose document's counted record, in
+/// another set, has none: settled by the set written last.
+fn settled_conflicts(files: &[SetFiles], counted: &[Vec<bool>]) -> Vec<SettledConflict> {
+    // An accepted document's key as `duplicates` knows it: its UUID, else kind and number.
+    let key = |r: &DocumentRecord| {
+        if r.uuid.is_empty() {
+            (String::new(), r.kind.clone(), r.document.clone())
+        } else {
+            (r.uuid.clone(), String::new(), String::new())
+        }
+    };
+    // Every accepted record: (set, record, counts).
+    let accepted = || {
+        files.iter().zip(counted).enumerate().flat_map(|(si, (f, c))| {
+            f.records
+                .as_deref()
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.status == RowStatus::Accepted)
+                .map(move |(ri, r)| (si, r, c.get(ri).copied().unwrap_or(true)))
+        })
+    };
+    let mut counting = HashMap::new();
+    for (si, r, _) in accepted().filter(|(_, _, counts)| *counts) {
+        counting.entry(key(r)).or_insert((si, is_conflict(r)));
+    }
+    let mut settled = Vec::new();
+    for (si, r, _) in accepted().filter(|(_, r, counts)| !counts && is_conflict(r)) {
+        if let Some(&(ci, false)) = counting.get(&key(r))
+            && ci != si
+        {
+            settled.push(SettledConflict {
+                set: files[si].name.clone(),
+                document: r.document.clone(),
+                uuid: r.uuid.clone(),
+                issue_date: r.issue_date.clone(),
+                settled_in: files[ci].name.clone(),
+            });
+        }
+    }
+    settled
 }
 
 /// Count the rows of `X.result.csv` by status; check that every accepted row names the XML
@@ -515,6 +588,7 @@ pub fn build(dir: &Path) -> Result<Report, ResultsError> {
             })
             .collect::<Vec<_>>(),
     );
+    let conflicts_settled = settled_conflicts(&files, &selection.counted);
     let mut reports = Vec::new();
     let mut all = Summary::default();
     let mut once = SummaryBuilder::new("", "", "");
@@ -556,6 +630,7 @@ pub fn build(dir: &Path) -> Result<Report, ResultsError> {
         by_day: ctx.by_day,
         overall,
         differences: ctx.differences,
+        conflicts_settled,
         reconciled,
     })
 }

@@ -1,7 +1,8 @@
 //! What accountants reconcile after reruns, through the real binary and the built-in sandbox:
 //! an export issued once and reported again under another name counts once in `report`'s
 //! folder totals; an issued invoice whose export changed keeps its UUID, signed XML and QR,
-//! says so once, exits 1, and `report` counts it once with a `conflict`.
+//! says so once, exits 1, and `report` counts it once with a `conflict`; a conflict counts as
+//! the set written last says, and an export given back its issued content settles it.
 
 use super::support::*;
 use serde_json::Value;
@@ -92,7 +93,7 @@ fn an_export_reported_again_under_another_name_counts_once_in_the_folder_totals(
     assert!(
         groups
             .iter()
-            .any(|g| g["counted_in"] == "a" && g["left_out_in"] == serde_json::json!(["b"]) && g["documents"] == n),
+            .any(|g| g["counted_in"] == "b" && g["left_out_in"] == serde_json::json!(["a"]) && g["documents"] == n),
         "{groups:#?}"
     );
     let listed: BTreeSet<&str> = d["list"]
@@ -109,7 +110,7 @@ fn an_export_reported_again_under_another_name_counts_once_in_the_folder_totals(
     assert!(
         out.contains(&format!(
             "duplicates: {all_docs} documents are held by more than one record"
-        )) && out.contains(&format!("{n} counted in a, left out in b"))
+        )) && out.contains(&format!("{n} counted in b, left out in a"))
             && out.contains(&format!("overall    SAR input {n} docs")),
         "{out}"
     );
@@ -257,6 +258,159 @@ fn an_issued_invoice_whose_export_changed_keeps_its_artefacts_and_counts_once() 
     let out = text(&o);
     assert!(
         out.contains("conflicts: 1 accepted document") && !out.contains("rejections by rule:"),
+        "{out}"
+    );
+}
+
+/// `generate --layout xero --rows 30 --seed 3` as `a.csv` in `dir` (with its `customers.csv`),
+/// and `b.csv`, the same export with INV-0000001 (zero-rated: its issued VAT is zero) sold to
+/// another customer and a quantity of INV-0000002 changed: both issued, so in conflict.
+fn xero_and_an_edited_copy(dir: &Path) {
+    let o = run(
+        dir,
+        &[],
+        &[
+            "generate", "--layout", "xero", "--rows", "30", "--seed", "3", "--out", "a.csv",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let mut r = csv::Reader::from_path(dir.join("a.csv")).unwrap();
+    let headers = r.headers().unwrap().clone();
+    let at = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h.trim_start_matches('\u{feff}') == name)
+            .unwrap()
+    };
+    let (number, contact, quantity, tax_type) = (at("InvoiceNumber"), at("ContactName"), at("Quantity"), at("TaxType"));
+    let mut w = csv::Writer::from_path(dir.join("b.csv")).unwrap();
+    w.write_record(&headers).unwrap();
+    let mut edited = BTreeSet::new();
+    for rec in r.records() {
+        let mut rec: Vec<String> = rec.unwrap().iter().map(str::to_string).collect();
+        if rec[number] == "INV-0000001" {
+            assert!(
+                rec[tax_type].starts_with("Zero Rated"),
+                "the generator changed: {rec:?}"
+            );
+            rec[contact] = "محمد العتيبي".into();
+            edited.insert(rec[number].clone());
+        }
+        if rec[number] == "INV-0000002" && edited.insert(rec[number].clone()) {
+            rec[quantity] = (rec[quantity].parse::<u32>().unwrap() + 1).to_string();
+        }
+        w.write_record(&rec).unwrap();
+    }
+    w.flush().unwrap();
+    assert_eq!(edited.len(), 2, "{edited:?}");
+}
+
+/// The `conflict` differences of a report, as (set, document).
+fn conflicts(v: &Value) -> Vec<(String, String)> {
+    v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] == "conflict")
+        .map(|d| {
+            (
+                d["set"].as_str().unwrap().to_string(),
+                d["document"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_conflict_counts_once_as_the_set_written_last_says_and_an_export_given_back_its_content_settles_it() {
+    let dir = tempfile::tempdir().unwrap();
+    xero_and_an_edited_copy(dir.path());
+    let o = run_file(dir.path(), "a.csv");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = run(
+        dir.path(),
+        &[],
+        &["--json", "run", "b.csv", "--state", "st", "--results", "r"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    let list = v["files"][0]["document_list"].as_array().unwrap();
+    let first = list.iter().find(|d| d["number"] == "INV-0000001").unwrap();
+    assert_eq!(first["conflict"], true, "{first:#}");
+    // Money as everywhere in --json and in b.documents.csv: at least two decimals.
+    assert_eq!(first["issued"]["vat"], "0.00", "{first:#}");
+    let docs = results(&dir.path().join("r/b.documents.csv"));
+    let doc = docs.iter().find(|d| d["document"] == "INV-0000001").unwrap();
+    for field in ["net", "vat", "gross", "payable"] {
+        assert_eq!(
+            first["issued"][field].as_str(),
+            Some(doc[field].as_str()),
+            "{field}: {first:#}"
+        );
+    }
+
+    // The edited export written last: its two conflicts are counted and listed once each.
+    let (code, v) = report_json(dir.path());
+    let listed = conflicts(&v);
+    assert_eq!(
+        listed,
+        [
+            ("b".to_string(), "INV-0000001".to_string()),
+            ("b".into(), "INV-0000002".into())
+        ],
+        "{:#}",
+        v["differences"]
+    );
+    assert_eq!(
+        v["summary"]["conflicts"]["documents"], 2,
+        "all sets: {:#}",
+        v["summary"]["conflicts"]
+    );
+    assert_eq!((code, v["reconciled"].as_bool()), (1, Some(false)));
+
+    // The issued content given back (the original dropped again, written last): nothing in
+    // conflict now; b's conflicts are settled, said, and not differences.
+    std::fs::copy(dir.path().join("a.csv"), dir.path().join("c.csv")).unwrap();
+    let o = run_file(dir.path(), "c.csv");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let (code, v) = report_json(dir.path());
+    assert_eq!(conflicts(&v), [], "{:#}", v["differences"]);
+    assert_eq!(
+        v["summary"]["conflicts"]["documents"], 0,
+        "{:#}",
+        v["summary"]["conflicts"]
+    );
+    assert_eq!(
+        (code, v["reconciled"].as_bool(), v["exit_code"].as_u64()),
+        (0, Some(true), Some(0)),
+        "{:#}",
+        v["differences"]
+    );
+    let settled: Vec<(&str, &str, &str)> = v["conflicts_settled"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["set"].as_str().unwrap(),
+                c["document"].as_str().unwrap(),
+                c["settled_in"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(settled, [("b", "INV-0000001", "c"), ("b", "INV-0000002", "c")]);
+    let b = v["sets"].as_array().unwrap().iter().find(|s| s["name"] == "b").unwrap();
+    assert_eq!(
+        b["summary"]["conflicts"]["documents"], 2,
+        "b's own figures say what its files hold"
+    );
+    let o = run(dir.path(), &[], &["report", "r"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("conflicts settled: 2 documents in conflict with their export (INV-LEDGER-CONFLICT)")
+            && out.contains("  2 in b, settled in c (e.g. INV-0000001, INV-0000002)")
+            && out.contains("everything reconciles"),
         "{out}"
     );
 }

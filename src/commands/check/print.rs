@@ -5,6 +5,7 @@ use super::Report;
 use crate::cli::Cli;
 use crate::commands::out::{out, outln};
 use crate::pipeline;
+use crate::text::count_of;
 
 /// Say on stderr what went wrong (with or without `--json`: each file's error, no export), then
 /// print the report on stdout: the `--json` document, or the summary for people.
@@ -30,9 +31,9 @@ fn print_errors(r: &Report) {
         // A file that changed while it was read has its results, said with them.
         if f.result_file.is_none() && (f.rows > 0 || f.documents.total() > 0) {
             eprintln!(
-                "  before it: {} rows, {} documents: {}",
-                f.rows,
-                f.documents.total(),
+                "  before it: {}, {}: {}",
+                count_of(f.rows, "row", "rows"),
+                count_of(f.documents.total(), "document", "documents"),
                 counts_text(&f.documents, r.sending)
             );
         }
@@ -52,11 +53,11 @@ fn print_human(r: &Report, quiet: bool) {
             continue;
         }
         outln!(
-            "{}: mapping {}, {} rows, {} documents: {} -> {}",
+            "{}: mapping {}, {}, {}: {} -> {}",
             f.file,
             f.mapping,
-            f.rows,
-            f.documents.total(),
+            count_of(f.rows, "row", "rows"),
+            count_of(f.documents.total(), "document", "documents"),
             counts_text(&f.documents, r.sending),
             f.result_file.as_deref().unwrap_or("-")
         );
@@ -80,9 +81,9 @@ fn print_human(r: &Report, quiet: bool) {
         outln!("skipped {s}");
     }
     outln!(
-        "total: {} files, {} rows, documents: {}",
-        r.files.len(),
-        r.rows,
+        "total: {}, {}, documents: {}",
+        count_of(r.files.len() as u64, "file", "files"),
+        count_of(r.rows, "row", "rows"),
         counts_text(&r.documents, r.sending)
     );
     let mut top: Vec<(&String, &u64)> = r.codes.iter().collect();
