@@ -441,7 +441,8 @@ fn a_second_watcher_on_the_same_inbox_is_refused() {
     assert!(
         text(&o).contains(
             "afile is a file, not a folder: watch takes the folder the ERPs drop their exports into; to send \
-             this one file, use `invoicedrop run afile`"
+             this one file, use `invoicedrop run afile` (with the --state, --mapping and --config the watcher \
+             uses, so that it is sent through the same ledger)"
         ),
         "{}",
         text(&o)

@@ -377,7 +377,8 @@ pub fn watch(args: WatchArgs, cli: &Cli) -> anyhow::Result<Status> {
         let file = args.inbox.display();
         return Err(Fatal::usage(format!(
             "{file} is a file, not a folder: watch takes the folder the ERPs drop their exports into; to send this \
-             one file, use `invoicedrop run {file}`"
+             one file, use `invoicedrop run {file}` (with the --state, --mapping and --config the watcher uses, so \
+             that it is sent through the same ledger)"
         ))
         .into());
     }
