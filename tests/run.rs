@@ -4,7 +4,8 @@
 //! issue kept from being sent (run/device_checks.rs), numbers a replaced device issued not issued
 //! again by its successor (run/device_change.rs), a file cut while it is read
 //! (run/changed_file.rs), reruns as `report` counts them (run/reconcile.rs), no part of a
-//! document whose rows are apart in the export sent (run/split.rs), and the configuration
+//! document whose rows are apart in the export sent (run/split.rs), issued documents the export
+//! now marks voided or draft still reported issued (run/voided.rs), and the configuration
 //! failures, each with a message that says what to do.
 
 #[path = "run/changed_file.rs"]
@@ -25,6 +26,8 @@ mod reconcile;
 mod split;
 #[path = "run/support.rs"]
 mod support;
+#[path = "run/voided.rs"]
+mod voided;
 
 use invoicedrop::sandbox::SandboxConfig;
 use std::collections::BTreeMap;
