@@ -3,8 +3,10 @@
 //! rate limits, expiring tokens and SIGKILLs (run/exactly_once.rs), documents the device may not
 //! issue kept from being sent (run/device_checks.rs), numbers a replaced device issued not issued
 //! again by its successor (run/device_change.rs), a file cut while it is read
-//! (run/changed_file.rs) or whose last line was cut before it was read (run/cut_file.rs), reruns as `report` counts them (run/reconcile.rs), no part of a
-//! document whose rows are apart in the export sent (run/split.rs), and the configuration
+//! (run/changed_file.rs) or whose last line was cut before it was read (run/cut_file.rs), reruns as
+//! `report` counts them (run/reconcile.rs), no part of a document whose rows are apart in the
+//! export sent (run/split.rs), issued documents the export now marks voided or draft still
+//! reported issued (run/voided.rs), and the configuration
 //! failures, each with a message that says what to do.
 
 #[path = "run/changed_file.rs"]
@@ -27,6 +29,8 @@ mod reconcile;
 mod split;
 #[path = "run/support.rs"]
 mod support;
+#[path = "run/voided.rs"]
+mod voided;
 
 use invoicedrop::sandbox::SandboxConfig;
 use std::collections::BTreeMap;

@@ -4,13 +4,13 @@
 
 use super::api::{self, DeviceChecksSkipped};
 use super::json::ErrorDoc;
-use super::verdict::{Totals, halted_verdict, held_verdict, stopped_verdict, totals, verdict};
+use super::verdict::{Totals, halted_verdict, held_verdict, stopped_verdict, totals, verdict, withdrawn_verdict};
 use crate::cli::*;
 use crate::config::Config;
 use crate::model::{Document, DocumentKind, InvoiceType};
-use crate::pipeline::{Dispatch, Held, Unsent, Verdict};
+use crate::pipeline::{Dispatch, Held, Skipped, Unsent, Verdict};
 use crate::sandbox::SandboxHandle;
-use crate::submit::{DocumentKey, Ledger, LedgerState, Outcome, Outgoing, SubmitEvent, Submitter};
+use crate::submit::{DocumentKey, Ledger, LedgerState, Outcome, Outgoing, Standing, SubmitEvent, Submitter, Withdrawn};
 use crate::validate::DeviceContext;
 use crate::watch::Tracked;
 use anyhow::Context as _;
@@ -182,6 +182,10 @@ impl Dispatch for RunDispatch<'_> {
         self.look_up(invalid)
     }
 
+    fn withdrawn(&mut self, skipped: Vec<Skipped>) -> Vec<Option<Verdict>> {
+        self.look_up_withdrawn(skipped)
+    }
+
     fn not_sent(&mut self, invalid_simplified: Vec<Unsent>) {
         for u in invalid_simplified {
             self.simplified.push(Tracked {
@@ -237,6 +241,54 @@ impl RunDispatch<'_> {
                 self.simplified.push(t);
             }
             verdicts[tag] = Some(v);
+        }
+        verdicts
+    }
+
+    /// What the ledger holds under the numbers of documents a skip rule keeps from being issued
+    /// (never sent): a verdict for each issued or maybe issued before, in the batch's order.
+    /// When the ledger cannot be read, none (they stay skipped; sending stops on the same
+    /// ledger anyway).
+    fn look_up_withdrawn(&mut self, skipped: Vec<Skipped>) -> Vec<Option<Verdict>> {
+        let n = skipped.len();
+        let mut numbers = Vec::with_capacity(n);
+        let asked: Vec<Withdrawn> = skipped
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| {
+                numbers.push(s.number.clone());
+                Withdrawn {
+                    tag: i as u64,
+                    marked: format!("column {}, value \"{}\": {}", s.column, s.value, s.reason),
+                    number: s.number,
+                    kind: s.kind,
+                    seller_vat: s.seller_vat,
+                }
+            })
+            .collect();
+        let found = match self.rt.block_on(self.submitter.withdrawn_before(asked)) {
+            Ok(f) => f,
+            Err(e) => {
+                tracing::warn!(error = %e, "the ledger could not be read for the skipped documents");
+                return Vec::new();
+            }
+        };
+        let mut verdicts: Vec<Option<Verdict>> = vec![None; n];
+        for s in found {
+            let tag = s.tag() as usize;
+            let Some(number) = numbers.get(tag) else {
+                continue;
+            };
+            if let Standing::Known(o) = &s {
+                self.bar.inc_length(1);
+                self.on_event(match o.as_ref() {
+                    Outcome::Accepted { .. } => SubmitEvent::Accepted,
+                    Outcome::Conflict { .. } => SubmitEvent::Conflict,
+                    Outcome::Rejected { .. } => SubmitEvent::Rejected,
+                    Outcome::Failed { .. } => SubmitEvent::Failed,
+                });
+            }
+            verdicts[tag] = Some(withdrawn_verdict(s, number));
         }
         verdicts
     }

@@ -4,7 +4,7 @@
 use crate::model::{Document, Message};
 use crate::pipeline::Verdict;
 use crate::results::RowStatus;
-use crate::submit::Outcome;
+use crate::submit::{LedgerState, Outcome, Standing};
 
 /// `CODE: message`, the code said once (the authority's text may start with `[CODE] - `).
 pub(super) fn render(m: &Message) -> String {
@@ -192,6 +192,44 @@ pub(super) fn held_verdict(outcome: Outcome, export: Option<&Totals>, failing: &
     v
 }
 
+/// The code of a skipped document whose rows make no document and whose number the ledger
+/// holds under more than one kind: which one it is, if any, is not known.
+pub const SKIP_LEDGER_CODE: &str = "INV-SKIP-LEDGER";
+
+/// The verdict of a document a skip rule keeps from being issued whose number the ledger holds:
+/// issued (a conflict) or maybe issued (`failed`); when its kind is not known and the number is
+/// held under several kinds, it stays skipped, with a warning that claims nothing.
+pub(super) fn withdrawn_verdict(standing: Standing, number: &str) -> Verdict {
+    match standing {
+        Standing::Known(o) => {
+            let mut v = verdict(*o, None);
+            v.status.get_or_insert(RowStatus::Failed);
+            v
+        }
+        Standing::Ambiguous { held, .. } => {
+            let list: Vec<String> = held
+                .iter()
+                .map(|(kind, state)| match state {
+                    LedgerState::Accepted => format!("{kind} {number} issued"),
+                    _ => format!("{kind} {number} sent without a final answer"),
+                })
+                .collect();
+            Verdict {
+                status: Some(RowStatus::Skipped),
+                warnings: vec![format!(
+                    "{SKIP_LEDGER_CODE}: its rows do not make a document, so whether it is an invoice or a note is \
+                     not known, and the ledger holds this number under more than one kind ({}). Nothing is claimed \
+                     and nothing was sent: if this document is one of those, it stays issued (a skip rule cannot \
+                     withdraw it): cancel it with a credit note",
+                    list.join(", ")
+                )],
+                codes: vec![SKIP_LEDGER_CODE.into()],
+                ..Verdict::default()
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,6 +270,28 @@ mod tests {
                 && v.errors[0].contains("credit or debit note"),
             "{}",
             v.errors[0]
+        );
+    }
+
+    #[test]
+    fn a_skipped_number_held_under_several_kinds_claims_nothing() {
+        let v = withdrawn_verdict(
+            Standing::Ambiguous {
+                tag: 0,
+                held: vec![
+                    (crate::model::DocumentKind::Invoice, LedgerState::Accepted),
+                    (crate::model::DocumentKind::CreditNote, LedgerState::Unknown),
+                ],
+            },
+            "7",
+        );
+        assert_eq!(v.status, Some(RowStatus::Skipped));
+        assert!(v.uuid.is_empty() && v.errors.is_empty() && !v.conflict);
+        assert!(
+            v.warnings[0].starts_with("INV-SKIP-LEDGER: ")
+                && v.warnings[0].contains("(invoice 7 issued, credit note 7 sent without a final answer)"),
+            "{:?}",
+            v.warnings
         );
     }
 }

@@ -14,10 +14,12 @@ pub(super) struct Dispatched {
 /// Hand a batch's valid documents to `dispatch`, after asking it whether the invalid ones were
 /// issued before; the verdicts are applied by [`finish_batch`].
 pub(super) fn dispatch_batch(mut outcomes: Vec<Outcome>, d: &mut (dyn Dispatch + '_)) -> Dispatched {
-    let reopened = issued_before(&mut outcomes, d);
+    let mut reopened = issued_before(&mut outcomes, d);
+    reopened.extend(withdrawn_before(&mut outcomes, d));
     let rows = outcomes.iter().map(|o| o.rows.len() as u64).sum();
     let briefs = || outcomes.iter().filter_map(|o| o.brief.as_ref());
-    let invalid = briefs().filter(|b| b.status == RowStatus::Invalid).count() as u64 - reopened.len() as u64;
+    let invalid = briefs().filter(|b| b.status == RowStatus::Invalid).count() as u64
+        - reopened.iter().filter(|(i, _)| outcomes[*i].is_invalid()).count() as u64;
     d.checked(rows, briefs().count() as u64, invalid);
     let unsent: Vec<Unsent> = outcomes.iter_mut().filter_map(|o| o.unsent.take()).collect();
     if !unsent.is_empty() {
@@ -71,6 +73,24 @@ fn issued_before(outcomes: &mut [Outcome], d: &mut (dyn Dispatch + '_)) -> Vec<(
         }
     }
     reopened
+}
+
+/// Ask `d` about the batch's documents a skip rule keeps from being issued: the verdicts of
+/// those issued (or maybe issued) before, by outcome (a verdict that leaves one skipped only
+/// adds what it says). Their rows get the verdict in [`finish_batch`].
+fn withdrawn_before(outcomes: &mut [Outcome], d: &mut (dyn Dispatch + '_)) -> Vec<(usize, Verdict)> {
+    let (at, skipped): (Vec<usize>, Vec<Skipped>) = outcomes
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, o)| o.skipped.take().map(|s| (i, *s)))
+        .unzip();
+    if skipped.is_empty() {
+        return Vec::new();
+    }
+    at.into_iter()
+        .zip(d.withdrawn(skipped))
+        .filter_map(|(i, v)| v.filter(|v| v.status.is_some()).map(|v| (i, v)))
+        .collect()
 }
 
 /// Apply a dispatched batch's verdicts; accepted documents get their signed XML and QR image

@@ -7,7 +7,7 @@ use super::*;
 
 /// A row's part of the outcome: the row itself, for the result files (they spell each cell as
 /// they write it).
-fn row_outcome(r: DraftRow, result: ResultRow) -> RowOutcome {
+pub(super) fn row_outcome(r: DraftRow, result: ResultRow) -> RowOutcome {
     let line = r.source().map(|s| s.line);
     RowOutcome {
         row: r.row,
@@ -214,49 +214,8 @@ fn evaluate_document(
     side: &SideWatch,
 ) -> Outcome {
     let first_line = draft.rows.first().and_then(DraftRow::source).map_or(0, |s| s.line);
-    if let Some((reason, column, value)) = &draft.skip {
-        let issue = ResultIssue::from(&Issue::warning(
-            "INV-SKIP",
-            Some(column.clone()),
-            Some(value.clone()),
-            reason.clone(),
-        ));
-        let text = issue.render();
-        let row_count = draft.rows.len() as u64;
-        let rows = draft
-            .rows
-            .into_iter()
-            .map(|r| {
-                let mut rr = ResultRow::new(RowStatus::Skipped, time);
-                rr.document = draft.key.as_str().into();
-                rr.push_rendered(issue.clone(), text.clone());
-                row_outcome(r, rr)
-            })
-            .collect();
-        let mut record = DocumentRecord::new(&draft.key, RowStatus::Skipped);
-        record.first_line = Some(first_line);
-        record.rows = row_count;
-        record.add_codes(&[issue]);
-        return Outcome {
-            rows,
-            record: Some(record),
-            brief: Some(DocBrief {
-                number: draft.key.clone(),
-                kind: String::new(),
-                invoice_type: String::new(),
-                status: RowStatus::Skipped,
-                payable: None,
-                lines: 0,
-                first_line,
-                conflict: false,
-                issued: None,
-            }),
-            codes: vec!["INV-SKIP".into()],
-            document: None,
-            held: None,
-            artefact_key: None,
-            unsent: None,
-        };
+    if draft.skip.is_some() {
+        return super::skipped::skipped(draft, bound, opts, time, keep);
     }
     let mut built = build(&draft, bound, &opts.seller);
     let mut issues = std::mem::take(&mut built.issues);
@@ -424,6 +383,7 @@ fn evaluate_document(
         record: Some(record),
         document,
         held,
+        skipped: None,
         artefact_key,
         unsent,
     }
@@ -497,6 +457,7 @@ pub(super) fn evaluate(
                 record: None,
                 document: None,
                 held: None,
+                skipped: None,
                 artefact_key: None,
                 unsent: None,
             }

@@ -11,6 +11,7 @@ mod evaluate;
 mod local;
 pub mod open;
 mod outcome;
+mod skipped;
 pub mod stamp;
 
 use dispatch::{Dispatched, dispatch_batch, finish_batch};
@@ -236,6 +237,34 @@ pub trait Dispatch {
     fn issued(&mut self, _invalid: Vec<Held>) -> Vec<Option<Verdict>> {
         Vec::new()
     }
+
+    /// The batch's documents a skip rule keeps from being issued (`INV-SKIP`: `Voided`,
+    /// `Draft`...), in input order, before [`Dispatch::dispatch`] of the same batch: a verdict
+    /// for each whose number was issued before (for `run`: accepted with `INV-LEDGER-CONFLICT`,
+    /// as an issued document cannot be withdrawn), or maybe issued (`failed`), `None` (or
+    /// nothing) for the others, which stay skipped. Nothing may be sent. Nothing by default
+    /// (`check`).
+    fn withdrawn(&mut self, _skipped: Vec<Skipped>) -> Vec<Option<Verdict>> {
+        Vec::new()
+    }
+}
+
+/// A document a skip rule keeps from being issued, kept (by `run`) to ask whether its number
+/// was issued before; never sent.
+#[derive(Debug, Clone)]
+pub struct Skipped {
+    /// Its number.
+    pub number: String,
+    /// Its kind, when its rows make a document (built only for this).
+    pub kind: Option<crate::model::DocumentKind>,
+    /// The seller's VAT number.
+    pub seller_vat: Option<String>,
+    /// The skip rule's reason (as the row's `INV-SKIP` says).
+    pub reason: String,
+    /// The column the skip rule read.
+    pub column: String,
+    /// Its value.
+    pub value: String,
 }
 
 /// A document that failed the checks, kept (by `run`) to ask whether its number was issued

@@ -23,6 +23,9 @@ pub(super) struct Outcome {
     /// The document, when it is invalid and `run` is to ask whether its number was issued
     /// before ([`Dispatch::issued`]); never sent.
     pub(super) held: Option<Box<Held>>,
+    /// The document, when a skip rule keeps it from being issued and `run` is to ask whether
+    /// its number was issued before ([`Dispatch::withdrawn`]); never sent.
+    pub(super) skipped: Option<Box<Skipped>>,
     /// What names its artefacts: seller VAT, number, issue date and time.
     pub(super) artefact_key: Option<(String, String, chrono::NaiveDate, chrono::NaiveTime)>,
     /// An invalid simplified document (not sent, its window running).
@@ -34,8 +37,16 @@ impl Outcome {
     /// or an invalid one's whose number was issued (or maybe issued) before.
     pub(super) fn apply(&mut self, v: Verdict) {
         let Some(status) = v.status else { return };
-        if self.brief.as_ref().is_some_and(|b| b.status == RowStatus::Invalid) {
+        if self.is_invalid() {
             self.reopen(status == RowStatus::Accepted);
+        }
+        if self.brief.as_ref().is_some_and(|b| b.status == RowStatus::Skipped) {
+            // Its rows take the verdict; `INV-SKIP` stays, a warning.
+            for RowOutcome { result: rr, .. } in &mut self.rows {
+                if rr.status == RowStatus::Skipped {
+                    rr.status = RowStatus::Valid;
+                }
+            }
         }
         // The authority's answer repeats what the local check already said (BR-KSA-98...), on
         // whichever row of the document said it: keep one finding per rule code and document.
@@ -109,6 +120,11 @@ impl Outcome {
             if v.conflict {
                 b.conflict = true;
                 let was = v.issued.as_deref();
+                // A skipped document's rows were not read as a document: it is what was issued.
+                if let Some(was) = was.filter(|_| b.kind.is_empty()) {
+                    b.kind = kind_name(was.kind).to_string();
+                    b.invoice_type = was.invoice_type.to_string();
+                }
                 let money = |f: fn(&Document) -> Decimal| was.map(f);
                 b.issued = Some(Box::new(IssuedBrief {
                     uuid: v.uuid.clone(),
@@ -122,6 +138,11 @@ impl Outcome {
         self.codes.extend(v.codes);
         self.codes.sort();
         self.codes.dedup();
+    }
+
+    /// True for a document that failed the checks (before any verdict).
+    pub(super) fn is_invalid(&self) -> bool {
+        self.brief.as_ref().is_some_and(|b| b.status == RowStatus::Invalid)
     }
 
     /// Make an invalid document's rows ready for the verdict of its number, issued (or maybe
@@ -213,6 +234,7 @@ mod tests {
             record: Some(record),
             document: None,
             held: None,
+            skipped: None,
             artefact_key: None,
             unsent: None,
         }

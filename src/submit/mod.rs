@@ -16,10 +16,12 @@
 //!   after it returns, so that a crash or a rerun never sends an accepted document again and never
 //!   loses one.
 //! - documents that are not sent (`issued.rs`): what the ledger holds under their numbers, so
-//!   that a number already issued is reported issued whatever its export says now.
+//!   that a number already issued is reported issued whatever its export says now; and
+//!   documents a skip rule keeps from being issued (`withdrawn.rs`), so that an issued number
+//!   marked `Voided` or `Draft` in the ERP is still reported issued.
 //!
 //! Entry points: [`Submitter::connect`], [`Submitter::submit_all`], [`Submitter::resume_unresolved`],
-//! [`Submitter::issued_before`] and [`onboard`].
+//! [`Submitter::issued_before`], [`Submitter::withdrawn_before`] and [`onboard`].
 
 mod client;
 mod credentials;
@@ -33,6 +35,7 @@ mod schedule;
 mod settings;
 mod submitter;
 mod token;
+mod withdrawn;
 
 pub use credentials::{CredentialsError, EnvCredentials, read_secret_file};
 pub use error::SubmitError;
@@ -43,3 +46,4 @@ pub use ledger::{
 pub use outcome::{CONFLICT_CODE, DUPLICATE_CODE, Outcome, Outgoing, SubmitEvent};
 pub use settings::{ApiSettings, Backoff, EndpointPaths};
 pub use submitter::{Submitter, onboard};
+pub use withdrawn::{Standing, Withdrawn};

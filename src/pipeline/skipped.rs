@@ -1,0 +1,69 @@
+//! A document a skip rule keeps from being issued (`INV-SKIP`: `Voided`, `Draft`...): its rows
+//! are `skipped`; in `run`, its number is kept to ask whether it was issued before (an issued
+//! document cannot be withdrawn by marking it in the ERP).
+
+use super::evaluate::row_outcome;
+use super::*;
+
+/// The outcome of a skipped document; `keep` (`run`, `watch`): its number and kind are kept
+/// for [`Dispatch::withdrawn`]. Its kind is only known from its rows built as a document (a
+/// kind column, or negative amounts making a credit note), so it is built for that, in `run`
+/// only; when its rows make no document, its number is looked up under every kind.
+pub(super) fn skipped(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: &str, keep: bool) -> Outcome {
+    let first_line = draft.rows.first().and_then(DraftRow::source).map_or(0, |s| s.line);
+    let (reason, column, value) = draft.skip.clone().unwrap_or_default();
+    // Not looked up: a document whose rows are apart in the export (each part would count the
+    // issued document again), like an invalid one.
+    let kept = (keep && !draft.split && !draft.key.trim().is_empty()).then(|| {
+        let built = build(&draft, bound, &opts.seller);
+        let doc = built.document.as_ref();
+        Box::new(Skipped {
+            number: doc.map_or_else(|| draft.key.clone(), |d| d.number.clone()),
+            kind: doc.map(|d| d.kind),
+            seller_vat: doc
+                .and_then(|d| d.supplier_info.vat_number.clone())
+                .or_else(|| opts.seller.vat_number.clone()),
+            reason: reason.clone(),
+            column: column.clone(),
+            value: value.clone(),
+        })
+    });
+    let issue = ResultIssue::from(&Issue::warning("INV-SKIP", Some(column), Some(value), reason));
+    let text = issue.render();
+    let row_count = draft.rows.len() as u64;
+    let rows = draft
+        .rows
+        .into_iter()
+        .map(|r| {
+            let mut rr = ResultRow::new(RowStatus::Skipped, time);
+            rr.document = draft.key.as_str().into();
+            rr.push_rendered(issue.clone(), text.clone());
+            row_outcome(r, rr)
+        })
+        .collect();
+    let mut record = DocumentRecord::new(&draft.key, RowStatus::Skipped);
+    record.first_line = Some(first_line);
+    record.rows = row_count;
+    record.add_codes(&[issue]);
+    Outcome {
+        rows,
+        record: Some(record),
+        brief: Some(DocBrief {
+            number: draft.key.clone(),
+            kind: String::new(),
+            invoice_type: String::new(),
+            status: RowStatus::Skipped,
+            payable: None,
+            lines: 0,
+            first_line,
+            conflict: false,
+            issued: None,
+        }),
+        codes: vec!["INV-SKIP".into()],
+        document: None,
+        held: None,
+        skipped: kept,
+        artefact_key: None,
+        unsent: None,
+    }
+}

@@ -1,0 +1,230 @@
+//! Documents the export says not to issue (a skip rule: `Voided`, `Draft`...) looked up in the
+//! ledger: a number already issued cannot be withdrawn by marking it in the ERP; it stays issued
+//! until a credit note cancels it.
+
+use super::ledger::{BeginItem, LedgerEntry, LedgerState, content_hash, idempotency_key};
+use super::schedule::{issued_document, parse_response};
+use super::{DocumentKey, Outcome, SubmitError, Submitter};
+use crate::model::DocumentKind;
+
+/// A document a skip rule keeps from being issued, whose number is looked up.
+#[derive(Debug, Clone)]
+pub struct Withdrawn {
+    /// Given back with its standing.
+    pub tag: u64,
+    /// Its number.
+    pub number: String,
+    /// Its kind, when its rows make a document; otherwise the number is looked up under every
+    /// kind.
+    pub kind: Option<DocumentKind>,
+    /// The seller's VAT number (another device of the same seller holds its numbers too).
+    pub seller_vat: Option<String>,
+    /// What the export now says of it, for the message: `Status "Voided" (Xero status Voided:
+    /// not issued)`.
+    pub marked: String,
+}
+
+/// What the ledger holds under the number of a [`Withdrawn`] document it has.
+#[derive(Debug)]
+pub enum Standing {
+    /// Issued ([`Outcome::Conflict`], with the issued answer and document) or maybe issued
+    /// ([`Outcome::Failed`], saying how it is settled).
+    Known(Box<Outcome>),
+    /// Its kind is not known (its rows make no document) and the number is issued, or maybe
+    /// issued, under more than one kind: nothing is claimed.
+    Ambiguous {
+        /// The tag of the document.
+        tag: u64,
+        /// Each kind the number is held under, with its state.
+        held: Vec<(DocumentKind, LedgerState)>,
+    },
+}
+
+impl Standing {
+    /// The tag of the document it is the standing of.
+    pub fn tag(&self) -> u64 {
+        match self {
+            Standing::Known(o) => o.tag(),
+            Standing::Ambiguous { tag, .. } => *tag,
+        }
+    }
+}
+
+impl Submitter {
+    /// What the ledger says of documents the export says not to issue: the standing of each
+    /// whose number is issued or maybe issued (through this device or another of the same
+    /// seller), by its tag; nothing for the others (never issued). Nothing is sent and nothing
+    /// is registered. Issued, even with the very content sent: a conflict (the export no
+    /// longer says to issue it).
+    ///
+    /// `Err` only when the ledger cannot be read.
+    pub async fn withdrawn_before(&self, docs: Vec<Withdrawn>) -> Result<Vec<Standing>, SubmitError> {
+        let mut items = Vec::new();
+        // For each item, the document it is asked for (by index in `docs`).
+        let mut of = Vec::new();
+        for (i, w) in docs.iter().enumerate() {
+            if w.number.trim().is_empty() {
+                continue;
+            }
+            let kinds = w.kind.map_or(DocumentKind::ALL.to_vec(), |k| vec![k]);
+            for kind in kinds {
+                let key = DocumentKey {
+                    onboard_id: self.onboard_id().to_string(),
+                    kind,
+                    number: w.number.clone(),
+                };
+                items.push(BeginItem {
+                    idempotency_key: idempotency_key(&key),
+                    content_hash: content_hash(b""),
+                    key,
+                    body: Vec::new(),
+                    seller_vat: w.seller_vat.clone(),
+                });
+                of.push(i);
+            }
+        }
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        let found = self.ledger().peek(items).await?;
+        let mut held: Vec<Vec<LedgerEntry>> = vec![Vec::new(); docs.len()];
+        for (i, e) in of.into_iter().zip(found) {
+            if let Some(e) = e {
+                held[i].push(e);
+            }
+        }
+        Ok(docs
+            .into_iter()
+            .zip(held)
+            .filter_map(|(w, mut held)| match held.len() {
+                0 => None,
+                1 => held
+                    .pop()
+                    .map(|e| Standing::Known(Box::new(standing(&w, e, self.onboard_id())))),
+                _ => Some(Standing::Ambiguous {
+                    tag: w.tag,
+                    held: held.iter().map(|e| (e.key.kind, e.state)).collect(),
+                }),
+            })
+            .collect())
+    }
+}
+
+/// The standing of a withdrawn document whose number the ledger holds (`e`); `own` is this
+/// device's onboard_id.
+fn standing(w: &Withdrawn, e: LedgerEntry, own: &str) -> Outcome {
+    let kind = e.key.kind;
+    let number = &w.number;
+    let device = (e.key.onboard_id != own).then(|| format!(" through the earlier device {}", e.key.onboard_id));
+    let device = device.unwrap_or_default();
+    let marked = &w.marked;
+    match e.state {
+        LedgerState::Accepted => {
+            let raw = e.response.clone().unwrap_or_default();
+            let uuid = e.uuid.as_deref().map(|u| format!(", UUID {u}")).unwrap_or_default();
+            let when = &e.updated_at;
+            Outcome::Conflict {
+                tag: w.tag,
+                message: format!(
+                    "the export now marks {kind} {number} as not to be issued ({marked}), but it is issued: the API \
+                     accepted it earlier{device} ({when}{uuid}). Nothing was sent; its UUID, signed XML and QR in \
+                     the results are the issued ones, and it counts as issued. An issued {kind} cannot be voided \
+                     or made a draft again: to cancel it, issue a credit note against it"
+                ),
+                response: parse_response(&raw),
+                raw,
+                issued: issued_document(&e.body),
+                attempts: e.attempts,
+            }
+        }
+        _ => {
+            let when = e.last_sent_at.as_deref().unwrap_or(&e.updated_at);
+            let settle = if device.is_empty() {
+                "the next run repeats that request (the content sent then, with the same idempotency key) to \
+                 settle it"
+                    .to_string()
+            } else {
+                format!(
+                    "settle it through that device: INVOICEDROP_ONBOARD_ID={} invoicedrop run <the same export>",
+                    e.key.onboard_id
+                )
+            };
+            Outcome::Failed {
+                tag: w.tag,
+                reason: format!(
+                    "not sent: the export now marks {kind} {number} as not to be issued ({marked}), but it was sent \
+                     earlier{device} ({when}) and no final answer was recorded, so it may be issued; {settle}. If it \
+                     turns out issued, it cannot be voided: cancel it with a credit note"
+                ),
+                attempts: if device.is_empty() { e.attempts } else { 0 },
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(onboard_id: &str, state: LedgerState) -> LedgerEntry {
+        LedgerEntry {
+            idempotency_key: String::new(),
+            key: DocumentKey {
+                onboard_id: onboard_id.into(),
+                kind: DocumentKind::Invoice,
+                number: "INV-9".into(),
+            },
+            content_hash: "h".into(),
+            body: Vec::new(),
+            state,
+            attempts: 2,
+            last_status: Some(200),
+            response: None,
+            uuid: Some("u-9".into()),
+            created_at: "2026-11-01T09:00:00Z".into(),
+            updated_at: "2026-11-01T10:00:01Z".into(),
+            last_sent_at: Some("2026-11-01T10:00:00Z".into()),
+        }
+    }
+
+    fn withdrawn() -> Withdrawn {
+        Withdrawn {
+            tag: 4,
+            number: "INV-9".into(),
+            kind: None,
+            seller_vat: None,
+            marked: "Status \"Voided\": Xero status Voided: not issued".into(),
+        }
+    }
+
+    #[test]
+    fn an_issued_number_is_a_conflict_even_with_the_content_sent_and_a_maybe_issued_one_failed() {
+        match standing(&withdrawn(), entry("mine", LedgerState::Accepted), "mine") {
+            Outcome::Conflict { tag, message, .. } => {
+                assert_eq!(tag, 4);
+                assert!(
+                    message.contains("marks invoice INV-9 as not to be issued (Status \"Voided\"")
+                        && message.contains("UUID u-9")
+                        && message.contains("issue a credit note"),
+                    "{message}"
+                );
+                assert!(!message.contains("device"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        match standing(&withdrawn(), entry("mine", LedgerState::Unknown), "mine") {
+            Outcome::Failed { reason, attempts, .. } => {
+                assert_eq!(attempts, 2);
+                assert!(
+                    reason.contains("sent earlier (2026-11-01T10:00:00Z)") && reason.contains("the next run repeats"),
+                    "{reason}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        match standing(&withdrawn(), entry("theirs", LedgerState::InFlight), "mine") {
+            Outcome::Failed { reason, .. } => assert!(reason.contains("INVOICEDROP_ONBOARD_ID=theirs"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
