@@ -95,13 +95,21 @@ fn samples_with_no_configuration_are_issued_once_and_a_rerun_sends_nothing() {
     assert!(posts.is_empty(), "a rerun sent documents again: {posts:?}");
     for (path, rows) in firsts {
         let again = results(&path);
-        let key = |rows: &Vec<BTreeMap<String, String>>| -> Vec<(String, String, String)> {
+        // An accepted document's result_time is when it was accepted, in both runs (the first
+        // run's rows were made before the sandbox's rate limit let most of them go).
+        let key = |rows: &Vec<BTreeMap<String, String>>| -> Vec<(String, String, String, String)> {
             rows.iter()
                 .map(|r| {
+                    let accepted = r["result_status"] == "accepted";
                     (
                         r["result_status"].clone(),
                         r["result_uuid"].clone(),
                         r["result_attempts"].clone(),
+                        if accepted {
+                            r["result_time"].clone()
+                        } else {
+                            String::new()
+                        },
                     )
                 })
                 .collect()
@@ -382,5 +390,35 @@ fn a_run_that_sends_nothing_still_counts_in_its_own_words() {
     assert!(
         stdout.contains("total: 1 file, 5 rows, documents: 0 accepted,"),
         "{stdout}"
+    );
+}
+
+#[test]
+fn an_accepted_documents_result_time_is_when_it_was_accepted_in_every_run() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    onboard(dir.path(), &env);
+    xero_export(&dir.path().join("x.csv"), 6);
+    // Two documents a second: the last are accepted seconds after the batch was checked.
+    let o = run(dir.path(), &env, &["run", "x.csv", "--rate", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let first = results(&dir.path().join("results/x.result.csv"));
+    let o = run(dir.path(), &env, &["run", "x.csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let again = results(&dir.path().join("results/x.result.csv"));
+    let times = |rows: &[BTreeMap<String, String>]| -> Vec<String> {
+        rows.iter()
+            .map(|r| {
+                assert_eq!(r["result_status"], "accepted", "{r:?}");
+                r["result_time"].clone()
+            })
+            .collect()
+    };
+    let (first, again) = (times(&first), times(&again));
+    assert_eq!(first, again, "the rerun reports the time the ledger kept");
+    assert_ne!(
+        first[0], first[5],
+        "six documents at two a second are not accepted in one second"
     );
 }

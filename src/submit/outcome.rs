@@ -34,7 +34,8 @@ pub enum Outcome {
         attempts: u32,
         /// True when it was accepted in an earlier run and not sent now.
         from_ledger: bool,
-        /// When the acceptance was recorded (RFC 3339, UTC), for one accepted in an earlier run.
+        /// When the acceptance was recorded in the ledger (RFC 3339, UTC), in this run or an
+        /// earlier one: the `result_time` of its rows, the same in every run.
         accepted_at: Option<String>,
     },
     /// The API rejected it (400, 409, 422 or another final 4xx); `response.errors` says why.

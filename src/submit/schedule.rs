@@ -378,7 +378,7 @@ impl<'a> Run<'a> {
                 Reply::Accepted { status, response, raw } => {
                     shared.rate.succeeded();
                     tracing::debug!(number = %doc.number, status, attempt = attempts, "accepted");
-                    self.record(
+                    let accepted_at = self.record(
                         doc,
                         LedgerState::Accepted,
                         Some(status),
@@ -408,7 +408,8 @@ impl<'a> Run<'a> {
                         raw,
                         attempts,
                         from_ledger: false,
-                        accepted_at: None,
+                        // The time the ledger keeps: a rerun reports the same `result_time`.
+                        accepted_at: Some(accepted_at),
                     };
                 }
                 Reply::Rejected { status, response, raw } => {
@@ -507,12 +508,21 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn record(&self, doc: &Doc, state: LedgerState, status: Option<u16>, raw: Option<Vec<u8>>, uuid: Option<String>) {
-        let ack = self
+    /// Record an answer; returns when it came, as the ledger keeps it.
+    fn record(
+        &self,
+        doc: &Doc,
+        state: LedgerState,
+        status: Option<u16>,
+        raw: Option<Vec<u8>>,
+        uuid: Option<String>,
+    ) -> String {
+        let (ack, at) = self
             .shared
             .ledger
             .record(&doc.idempotency_key, state, status, raw, uuid);
         lock(&self.acks).push(ack);
+        at
     }
 }
 

@@ -539,8 +539,9 @@ impl Ledger {
         }
     }
 
-    /// Record an answer. The returned receiver resolves once it is committed; callers that go
-    /// on to other work await it later.
+    /// Record an answer, and when it came (RFC 3339, milliseconds: the time the ledger keeps,
+    /// which a rerun reports an accepted document's `result_time` from). The returned receiver
+    /// resolves once it is committed; callers that go on to other work await it later.
     pub(crate) fn record(
         &self,
         idempotency_key: &str,
@@ -548,14 +549,17 @@ impl Ledger {
         status: Option<u16>,
         response: Option<Vec<u8>>,
         uuid: Option<String>,
-    ) -> RecordAck {
-        RecordAck(self.request(Request::Record {
+    ) -> (RecordAck, String) {
+        let at = store::now();
+        let ack = RecordAck(self.request(Request::Record {
             idempotency_key: idempotency_key.to_string(),
             state,
             status,
             response,
             uuid,
-        }))
+            at: at.clone(),
+        }));
+        (ack, at)
     }
 }
 

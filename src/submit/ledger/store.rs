@@ -64,6 +64,8 @@ pub(super) enum Request {
         status: Option<u16>,
         response: Option<Vec<u8>>,
         uuid: Option<String>,
+        /// When the answer came ([`now`]).
+        at: String,
     },
     Get(DocumentKey),
     Stats,
@@ -125,7 +127,7 @@ pub(super) struct Store {
     path: PathBuf,
 }
 
-fn now() -> String {
+pub(super) fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
@@ -311,12 +313,13 @@ fn execute(tx: &Transaction<'_>, request: Request) -> rusqlite::Result<Answer> {
             status,
             response,
             uuid,
+            at,
         } => {
             tx.prepare_cached(
                 "UPDATE documents SET state = ?1, last_status = ?2, response = ?3, uuid = COALESCE(?4, uuid), \
                  updated_at = ?5 WHERE idempotency_key = ?6",
             )?
-            .execute(params![state.as_str(), status, response, uuid, now(), idempotency_key])?;
+            .execute(params![state.as_str(), status, response, uuid, at, idempotency_key])?;
             Ok(Answer::Done)
         }
         Request::Get(key) => {

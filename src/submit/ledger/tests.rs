@@ -51,7 +51,12 @@ async fn leave(ledger: &Ledger, onboard_id: &str, number: &str, body: &[u8], sta
     ledger.mark_sending(&idem, None).await.unwrap();
     if state != LedgerState::InFlight {
         let uuid = (state == LedgerState::Accepted).then(|| format!("uuid-{number}"));
-        ledger.record(&idem, state, None, None, uuid).committed().await.unwrap();
+        ledger
+            .record(&idem, state, None, None, uuid)
+            .0
+            .committed()
+            .await
+            .unwrap();
     }
 }
 
@@ -118,6 +123,7 @@ async fn in_flight_is_on_disk_before_the_request_leaves() {
             Some(b"{\"status\":\"Success\"}".to_vec()),
             Some("u-1".into()),
         )
+        .0
         .committed()
         .await
         .unwrap();
@@ -145,7 +151,12 @@ async fn reruns_decide_from_the_stored_state() {
         async move {
             ledger.mark_sending(&idem, None).await.unwrap();
             if state != LedgerState::InFlight {
-                ledger.record(&idem, state, None, None, None).committed().await.unwrap();
+                ledger
+                    .record(&idem, state, None, None, None)
+                    .0
+                    .committed()
+                    .await
+                    .unwrap();
             }
         }
     };
@@ -237,6 +248,7 @@ async fn many_concurrent_writers_share_commits() {
             ledger.mark_sending(&idem, None).await.unwrap();
             ledger
                 .record(&idem, LedgerState::Accepted, Some(200), None, None)
+                .0
                 .committed()
                 .await
                 .unwrap();
