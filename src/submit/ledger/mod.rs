@@ -314,6 +314,25 @@ impl Drop for Inner {
     }
 }
 
+/// How long a lock held by someone else is waited for before the folder is said to be busy. A
+/// process that has just let go of it may still hold it for a moment through a child another
+/// thread is starting (the lock belongs to the open file, which a child shares until it runs its
+/// program); a run that really holds it holds it for far longer.
+const LOCK_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// `lock.try_lock()`, tried again for up to [`LOCK_GRACE`] while it is held elsewhere.
+fn try_lock_briefly(lock: &File) -> Result<(), TryLockError> {
+    let start = std::time::Instant::now();
+    loop {
+        match lock.try_lock() {
+            Err(TryLockError::WouldBlock) if start.elapsed() < LOCK_GRACE => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
+
 impl std::fmt::Debug for Ledger {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Ledger").field("dir", &self.inner.dir).finish()
@@ -337,7 +356,7 @@ impl Ledger {
             .truncate(false)
             .open(state_dir.join("lock"))
             .map_err(folder_err)?;
-        match lock.try_lock() {
+        match try_lock_briefly(&lock) {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
                 let mut text = String::new();

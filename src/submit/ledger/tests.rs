@@ -86,6 +86,24 @@ fn keys_are_stable_and_distinct() {
 }
 
 #[test]
+fn a_lock_let_go_of_a_moment_later_is_taken_not_said_busy() {
+    // As when a child another thread was starting still shared the lock file for a moment
+    // after its owner closed it.
+    let dir = tempfile::tempdir().unwrap();
+    let held = Ledger::open(dir.path()).unwrap();
+    let (opening, started) = std::sync::mpsc::channel();
+    let path = dir.path().to_path_buf();
+    let opener = std::thread::spawn(move || {
+        opening.send(()).unwrap();
+        Ledger::open(&path).map(|_| ())
+    });
+    started.recv().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    drop(held);
+    opener.join().unwrap().expect("taken once let go, within the grace");
+}
+
+#[test]
 fn wal_and_full_sync_and_a_lock() {
     let dir = tempfile::tempdir().unwrap();
     let ledger = Ledger::open(dir.path()).unwrap();
