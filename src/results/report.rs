@@ -15,7 +15,7 @@
 //! conflict an earlier set said that a later set no longer says (the export given back its
 //! issued content) is settled: listed under `conflicts_settled`, not a difference.
 
-use super::documents::{DocumentRecord, read_documents};
+use super::documents::DocumentRecord;
 use super::duplicates::{self, Duplicates, SetRecords};
 use super::summary::{Amounts, Summary, SummaryBuilder};
 use super::xml_totals::{XmlTotals, read_xml_totals};
@@ -24,6 +24,9 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
+
+mod sets;
+use sets::{SetFiles, read_set, xml_files};
 
 /// One result set: the files of one input.
 #[derive(Debug, Clone, Serialize)]
@@ -412,51 +415,6 @@ fn read_result_rows(
         }
     }
     Ok(counts)
-}
-
-/// Files in an artefacts folder (non-recursive, hidden ones passed over).
-fn xml_files(dir: &Path, folder: &str) -> Vec<String> {
-    let Ok(rd) = std::fs::read_dir(dir.join(folder)) else {
-        return Vec::new();
-    };
-    let mut out: Vec<String> = rd
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.starts_with('.') && n.to_lowercase().ends_with(".xml"))
-        .map(|n| format!("{folder}/{n}"))
-        .collect();
-    out.sort();
-    out
-}
-
-/// The files of one set, as read.
-struct SetFiles {
-    name: String,
-    /// `X.documents.csv`, when there is one.
-    records: Option<Vec<DocumentRecord>>,
-    /// `X.summary.json`, when there is one.
-    written: Option<Summary>,
-}
-
-fn read_set(dir: &Path, set: String) -> Result<SetFiles, ResultsError> {
-    let docs_path = dir.join(format!("{set}.documents.csv"));
-    let summary_path = dir.join(format!("{set}.summary.json"));
-    let records = if docs_path.is_file() {
-        Some(read_documents(&docs_path)?)
-    } else {
-        None
-    };
-    let written = match std::fs::read(&summary_path) {
-        Ok(bytes) => {
-            Some(serde_json::from_slice(&bytes).map_err(|e| ResultsError::malformed(&summary_path, e.to_string()))?)
-        }
-        Err(_) => None,
-    };
-    Ok(SetFiles {
-        name: set,
-        records,
-        written,
-    })
 }
 
 /// Reconcile one set; `counted[i]`: the set's `i`-th document counts in the folder's totals.
