@@ -31,9 +31,18 @@ pub(crate) fn decimal_from_sheet_float(value: f64) -> Option<Decimal> {
     decimal_from_sheet_float_slow(value)
 }
 
-/// [`decimal_from_sheet_float`] through `from_f64`, for any float.
+/// [`decimal_from_sheet_float`] for any float: its 15 significant digits, the most a
+/// spreadsheet keeps and shows (`from_f64` alone gives some floats a 16th digit that is only the
+/// binary fraction's noise: -4384831009.02 became -4384831009.020001).
 fn decimal_from_sheet_float_slow(value: f64) -> Option<Decimal> {
-    Decimal::from_f64(value).map(|d| d.normalize())
+    if !value.is_finite() {
+        return None;
+    }
+    let shown = format!("{value:.14e}");
+    Decimal::from_scientific(&shown)
+        .ok()
+        .or_else(|| Decimal::from_f64(value))
+        .map(|d| d.normalize())
 }
 
 /// `A`, `B`, ..., `Z`, `AA`, ... for a 0-based column.
@@ -204,12 +213,24 @@ mod tests {
             (-2.675, "-2.675"),
             (0.07 * 3.0, "0.21"),
             (-0.0, "0"),
+            // 15 significant digits, not the float's noise in a 16th.
+            (-4384831009.02, "-4384831009.02"),
+            (0.1234567890123456, "0.123456789012346"),
+            (1e-7, "0.0000001"),
         ];
         for (f, want) in cases {
             let got = decimal_from_sheet_float(f).map(|d| d.to_string());
             assert_eq!(got.as_deref(), Some(want), "{f:?}");
         }
         assert_eq!(decimal_from_sheet_float(46096.0).map(|d| d.scale()), Some(0));
+        // The general path gives the same as the direct one where both apply.
+        assert_eq!(
+            decimal_from_sheet_float_slow(-4384831009.02)
+                .map(|d| d.to_string())
+                .as_deref(),
+            Some("-4384831009.02")
+        );
+        assert_eq!(decimal_from_sheet_float_slow(f64::INFINITY), None);
         assert_eq!(decimal_from_sheet_float(f64::NAN), None);
         assert_eq!(decimal_from_sheet_float(1e300), None);
     }
