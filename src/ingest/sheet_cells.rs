@@ -14,18 +14,18 @@ use rust_decimal::prelude::FromPrimitive;
 /// an integer-valued float becomes an integer. `None` for NaN, infinities and magnitudes beyond
 /// a decimal's range.
 ///
-/// Most cells hold whole numbers or amounts with at most two decimals: below 10^12 those are
-/// found directly (the float times 1, 10 or 100, rounded, divided back and compared): at that
-/// size two such decimals are more than one float apart, so the one that reads back as the
-/// float is the shortest, the same `from_f64` finds (a property test holds them equal).
+/// Most cells hold whole numbers or amounts with at most four decimals: those of at most 15
+/// significant digits are found directly (the float times 1, 10, ... 10,000, rounded, divided
+/// back and compared): two such decimals are more than one float apart, so the one that reads
+/// back as the float is the float rounded to 15 significant digits, what the general path gives
+/// (a property test holds them equal).
 pub(crate) fn decimal_from_sheet_float(value: f64) -> Option<Decimal> {
-    if value.abs() < 1e12 {
-        for (scale, factor) in [(0u32, 1.0f64), (1, 10.0), (2, 100.0)] {
-            let n = (value * factor).round();
-            if n / factor == value {
-                // |n| < 10^14: exact in an i64.
-                return Some(Decimal::new(n as i64, scale).normalize());
-            }
+    for (scale, factor) in [(0u32, 1.0f64), (1, 10.0), (2, 100.0), (3, 1e3), (4, 1e4)] {
+        let n = (value * factor).round();
+        // |n| < 10^15 (exact in the float, at most 15 significant digits: what the general path
+        // would give too).
+        if n.abs() < 1e15 && n / factor == value {
+            return Some(Decimal::new(n as i64, scale).normalize());
         }
     }
     decimal_from_sheet_float_slow(value)
@@ -239,8 +239,8 @@ mod tests {
         /// The direct path gives what `from_f64` gives: for cents, tenths, whole numbers and
         /// any float, small and large.
         #[test]
-        fn the_direct_path_is_from_f64(cents in -10_000_000_000_000i64..10_000_000_000_000, bits in proptest::num::f64::NORMAL, div in 0..4usize) {
-            let f = cents as f64 / [1.0, 10.0, 100.0, 1000.0][div];
+        fn the_direct_path_is_from_f64(cents in -10_000_000_000_000i64..10_000_000_000_000, bits in proptest::num::f64::NORMAL, div in 0..6usize) {
+            let f = cents as f64 / [1.0, 10.0, 100.0, 1000.0, 10_000.0, 100_000.0][div];
             proptest::prop_assert_eq!(decimal_from_sheet_float(f), decimal_from_sheet_float_slow(f), "{}", f);
             proptest::prop_assert_eq!(decimal_from_sheet_float(bits), decimal_from_sheet_float_slow(bits), "{}", bits);
             let near = (cents % 1_000_000) as f64 / 100.0 + 0.001 * div as f64;
