@@ -156,7 +156,10 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             cx.issues.push((Some(i), issue.clone()));
         }
     }
-    let Some(&(first_idx, first)) = lines_rows.first() else {
+    // No line row, or the document's header row is not in the header file (`INV-MAP-JOIN` on
+    // its rows: its date, buyer and currency come from that row, and a finding for each would
+    // only repeat it): no document, its rows' findings alone.
+    let Some(&(first_idx, first)) = lines_rows.first().filter(|(_, first)| bound.header_row(first).is_ok()) else {
         return Built {
             document: None,
             issues: cx.issues,
@@ -166,18 +169,6 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             amounts_unread: true,
         };
     };
-    // The document's header row is not in the header file (`INV-MAP-JOIN` on its rows): its
-    // date, buyer and currency come from that row, and a finding for each would only repeat it.
-    if bound.header_row(first).is_err() {
-        return Built {
-            document: None,
-            issues: cx.issues,
-            provenance: cx.prov,
-            erp: ErpTotals::default(),
-            side: Vec::new(),
-            amounts_unread: true,
-        };
-    }
     super::agree::check(bound, &lines_rows, &mut cx.issues);
     let header = |row: &Row| bound.header_row(row).ok().flatten();
     let h0 = header(first);
