@@ -790,9 +790,12 @@ fn what_a_killed_process_left_in_the_results_folder_is_removed_and_a_live_one_s_
     std::fs::write(results.join(&left[1]), "a,b\n").unwrap();
     let live = format!(".other.{}.0.staging", std::process::id());
     std::fs::create_dir(results.join(&live)).unwrap();
-    let w = Watch::start(d, &env, &[]);
+    let mut w = Watch::start(d, &env, &[]);
     std::fs::write(d.join("in/day.csv"), export(2, "L")).unwrap();
     wait_for(LIMIT, "day.csv in done/", || d.join("in/done/day.csv").exists());
+    // Stopped first: a running watcher has its own temporary files now and then (status.json's).
+    w.signal("-INT");
+    assert_eq!(w.wait_exit(), Some(0), "{}", w.log());
     let hidden: Vec<String> = names(&results).into_iter().filter(|n| n.starts_with('.')).collect();
     assert_eq!(hidden, [live], "{}", w.log());
     assert!(w.log().contains("left by a process that no longer runs"), "{}", w.log());
