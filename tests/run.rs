@@ -417,8 +417,11 @@ fn an_accepted_documents_result_time_is_when_it_was_accepted_in_every_run() {
     };
     let (first, again) = (times(&first), times(&again));
     assert_eq!(first, again, "the rerun reports the time the ledger kept");
-    assert_ne!(
-        first[0], first[5],
-        "six documents at two a second are not accepted in one second"
+    // Six documents at two a second span at least 2.5 s (they are in the file's order here, not
+    // in the order they were sent).
+    let seconds: std::collections::BTreeSet<&String> = first.iter().collect();
+    assert!(
+        seconds.len() > 1,
+        "six documents at two a second, accepted in one second: {first:?}"
     );
 }
