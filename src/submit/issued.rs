@@ -97,7 +97,7 @@ fn standing(tag: u64, kind: DocumentKind, number: &str, hash: &str, e: LedgerEnt
 
 /// A number this device sent without a final answer, and that the start of this run could not
 /// settle either.
-fn unsettled_message(kind: DocumentKind, number: &str, sent: &LedgerEntry) -> String {
+pub(super) fn unsettled_message(kind: DocumentKind, number: &str, sent: &LedgerEntry) -> String {
     let when = sent.last_sent_at.as_deref().unwrap_or(&sent.updated_at);
     format!(
         "not sent: {kind} {number} was sent earlier ({when}) and no final answer was recorded, so it may be \

@@ -2,8 +2,9 @@
 //! ledger: a number already issued cannot be withdrawn by marking it in the ERP; it stays issued
 //! until a credit note cancels it.
 
+use super::issued::unsettled_message;
 use super::ledger::{BeginItem, LedgerEntry, LedgerState, content_hash, idempotency_key};
-use super::schedule::{issued_document, parse_response};
+use super::schedule::{elsewhere_message, issued_document, parse_response};
 use super::{DocumentKey, Outcome, SubmitError, Submitter};
 use crate::model::DocumentKind;
 
@@ -137,26 +138,21 @@ fn standing(w: &Withdrawn, e: LedgerEntry, own: &str) -> Outcome {
                 attempts: e.attempts,
             }
         }
+        // Maybe issued: settled as any document sent without a final answer (through this device
+        // or the earlier one), whatever the export says of it now.
         _ => {
-            let when = e.last_sent_at.as_deref().unwrap_or(&e.updated_at);
-            let settle = if device.is_empty() {
-                "the next run repeats that request (the content sent then, with the same idempotency key) to \
-                 settle it"
-                    .to_string()
+            let (settle, attempts) = if device.is_empty() {
+                (unsettled_message(kind, number, &e), e.attempts)
             } else {
-                format!(
-                    "settle it through that device: INVOICEDROP_ONBOARD_ID={} invoicedrop run <the same export>",
-                    e.key.onboard_id
-                )
+                (elsewhere_message(kind, number, &e), 0)
             };
             Outcome::Failed {
                 tag: w.tag,
                 reason: format!(
-                    "not sent: the export now marks {kind} {number} as not to be issued ({marked}), but it was sent \
-                     earlier{device} ({when}) and no final answer was recorded, so it may be issued; {settle}. If it \
-                     turns out issued, it cannot be voided: cancel it with a credit note"
+                    "{settle}. The export now marks it as not to be issued ({marked}): if it turns out issued, it \
+                     cannot be voided; cancel it with a credit note"
                 ),
-                attempts: if device.is_empty() { e.attempts } else { 0 },
+                attempts,
             }
         }
     }
@@ -216,7 +212,9 @@ mod tests {
             Outcome::Failed { reason, attempts, .. } => {
                 assert_eq!(attempts, 2);
                 assert!(
-                    reason.contains("sent earlier (2026-11-01T10:00:00Z)") && reason.contains("the next run repeats"),
+                    reason.contains("sent earlier (2026-11-01T10:00:00Z)")
+                        && reason.contains("the next run repeats")
+                        && reason.contains("The export now marks it as not to be issued (Status \"Voided\""),
                     "{reason}"
                 );
             }

@@ -171,9 +171,11 @@ fn a_number_maybe_issued_then_marked_voided_is_failed_with_how_to_settle_it() {
     assert_eq!(r["result_status"], "failed");
     let e = &r["result_errors"];
     assert!(
-        e.starts_with("INV-SUBMIT-UNKNOWN: not sent: the export now marks invoice T-00001 as not to be issued")
-            && e.contains(&format!("sent earlier through the earlier device {earlier}"))
-            && e.contains(&format!("INVOICEDROP_ONBOARD_ID={earlier}")),
+        e.starts_with(&format!(
+            "INV-SUBMIT-UNKNOWN: not sent: invoice T-00001 was sent through the earlier device {earlier}"
+        )) && e.contains(&format!("INVOICEDROP_ONBOARD_ID={earlier}"))
+            && e.contains("The export now marks it as not to be issued (")
+            && e.contains("cancel it with a credit note"),
         "{e}"
     );
     assert_eq!(requests(&server), before, "nothing was sent");
