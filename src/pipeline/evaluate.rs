@@ -389,10 +389,16 @@ fn evaluate_document(
     }
 }
 
-/// A finding that says the document as read may not be all of it, or is one of its parts:
-/// such a document is not compared with what was issued under its number.
+/// A finding that says the document as read may not be all of it (its file changed while read,
+/// or was cut short), or is one of its parts: such a document is not compared with what was
+/// issued under its number.
 fn in_part(issue: &Issue) -> bool {
-    matches!(issue.code.as_str(), "INV-MAP-SPLIT") || issue.code == super::FILE_CHANGED_CODE
+    [
+        crate::mapping::SPLIT_CODE,
+        super::FILE_CHANGED_CODE,
+        super::FILE_CUT_CODE,
+    ]
+    .contains(&issue.code.as_str())
 }
 
 /// The most errors [`failing`] names.
@@ -554,6 +560,19 @@ mod tests {
             failing(&issues, &rows),
             vec!["BR-1", "BR-2", "BR-3", "BR-4", "BR-5", "3 more"]
         );
+    }
+
+    #[test]
+    fn a_document_perhaps_incomplete_or_in_parts_is_not_compared_with_what_was_issued() {
+        let e = |code: &str| Issue::error(code, None, None, "x");
+        for code in [
+            crate::mapping::SPLIT_CODE,
+            crate::pipeline::FILE_CHANGED_CODE,
+            crate::pipeline::FILE_CUT_CODE,
+        ] {
+            assert!(super::in_part(&e(code)), "{code}");
+        }
+        assert!(!super::in_part(&e("BR-KSA-F-04")));
     }
 
     #[test]
