@@ -13,6 +13,8 @@
 mod changed_file;
 #[path = "run/cut_file.rs"]
 mod cut_file;
+#[path = "run/damaged_book.rs"]
+mod damaged_book;
 #[path = "run/device_change.rs"]
 mod device_change;
 #[path = "run/device_checks.rs"]

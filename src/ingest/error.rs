@@ -65,7 +65,7 @@ pub enum IngestError {
 
     /// A spreadsheet that is damaged or truncated (for example a copy that did not finish).
     #[error(
-        "{file} could not be read as a {kind} workbook ({detail}); the file may be truncated or damaged: copy or export it again, or open it in Excel and save it again"
+        "{file} could not be read as an {kind} workbook ({detail}); the file may be truncated or damaged: copy or export it again, or open it in Excel and save it again"
     )]
     Workbook {
         /// The file as the user named it.

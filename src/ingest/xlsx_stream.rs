@@ -102,7 +102,19 @@ fn read_sheet(mut book: Xlsx<BufReader<File>>, sheet: &str, tx: &SyncSender<Msg>
         let mut chunk: Vec<RawRow> = Vec::with_capacity(CHUNK_ROWS);
         let mut current: Option<RawRow> = None;
         let mut width = 0usize;
-        while let Some(cell) = cells.next_cell().map_err(|e| e.to_string())? {
+        loop {
+            let cell = match cells.next_cell() {
+                Ok(Some(cell)) => cell,
+                Ok(None) => break,
+                Err(e) => {
+                    // The rows read to their end before the damage go on (the one being read
+                    // when it was met may be missing cells, and does not); then the error.
+                    if !chunk.is_empty() {
+                        send(tx, &mut chunk);
+                    }
+                    return Err(e.to_string());
+                }
+            };
             let (r, c) = cell.get_position();
             let c = c as usize;
             if current.as_ref().is_none_or(|row| row.index != r) {

@@ -122,7 +122,12 @@ fn drop_read_repeats(issues: &mut Vec<(Option<usize>, Issue)>) {
         .collect();
     if !shifted.is_empty() {
         // A document held back because its file changed or was cut is said whatever its rows.
-        let of_the_file = |i: &Issue| matches!(i.code.as_str(), super::FILE_CHANGED_CODE | super::FILE_CUT_CODE);
+        let of_the_file = |i: &Issue| {
+            matches!(
+                i.code.as_str(),
+                super::FILE_CHANGED_CODE | super::FILE_CUT_CODE | super::FILE_DAMAGED_CODE
+            )
+        };
         issues.retain(|(row, i)| shifts_cells(i) || of_the_file(i) || !shifted.contains(row));
     }
     let said_before = |k: usize, issues: &[(Option<usize>, Issue)]| {
@@ -159,9 +164,10 @@ fn drop_read_repeats(issues: &mut Vec<(Option<usize>, Issue)>) {
 /// The findings that hold a document back because it may be missing rows (a file cut short, or
 /// changed while read, a row without a number after it, its rows in parts): its totals are not compared
 /// with the export's, as the rows read cannot add up to them and the hold-back already says why.
-const INCOMPLETE: [&str; 4] = [
+const INCOMPLETE: [&str; 5] = [
     super::FILE_CHANGED_CODE,
     super::FILE_CUT_CODE,
+    super::FILE_DAMAGED_CODE,
     crate::mapping::ORPHAN_CODE,
     crate::mapping::SPLIT_CODE,
 ];
@@ -397,6 +403,7 @@ fn in_part(issue: &Issue) -> bool {
         crate::mapping::SPLIT_CODE,
         super::FILE_CHANGED_CODE,
         super::FILE_CUT_CODE,
+        super::FILE_DAMAGED_CODE,
     ]
     .contains(&issue.code.as_str())
 }

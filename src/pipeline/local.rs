@@ -14,7 +14,7 @@
 //! 21.8 % less wall time (medians of 16 alternating runs; BENCHMARKS.md, "2026-11-25
 //! afternoon").
 
-use super::stamp::{SideWatch, Watched, cut_at_end, hold_all, with_side};
+use super::stamp::{SideWatch, Watched, cut_at_end, damaged_at_end, hold_all, with_side};
 use super::*;
 use crate::ingest::LastLine;
 use crate::mapping::Grouper;
@@ -39,7 +39,8 @@ const STRAYS_PER_BATCH: usize = 1024;
 /// rows outside any document after it, start the next batch. When the file changed, the
 /// documents still unreleased at the end are those that may be incomplete: they are held back
 /// ([`Watched::at_end`]); so are they when the file's last line was cut short before it was read
-/// ([`cut_at_end`]). The units are moved, never copied: one document more is held, per file,
+/// ([`cut_at_end`]); and the document open where the reader could not read the file further (a
+/// damaged workbook) is ([`damaged_at_end`]). The units are moved, never copied: one document more is held, per file,
 /// whatever its size.
 ///
 /// When documents are sent, the file is looked at again each time a batch is cut, after its rows
@@ -68,6 +69,8 @@ pub(super) struct Reading {
     watched: Option<Watched>,
     /// Whether the file's last line was cut short, looked at when the rows run out.
     last_line: LastLine,
+    /// What the reader said when it could not read the file further (no row follows it).
+    damaged: Option<String>,
     /// The valid documents are sent (`run`, `watch`), not only checked.
     sending: bool,
     /// Set when the file changed meanwhile, at the end of the rows (its last documents were
@@ -122,6 +125,7 @@ impl Reading {
             done: false,
             watched: opened.map(|o| Watched::new(path, o, sending)),
             last_line,
+            damaged: None,
             sending,
             changed: None,
         }
@@ -150,6 +154,11 @@ impl Reading {
         {
             self.changed = Some(cut_at_end(cut.clone(), self.sending, read, last));
         }
+        if self.changed.is_none()
+            && let Some(reason) = self.damaged.take()
+        {
+            self.changed = Some(damaged_at_end(reason, self.sending, last));
+        }
     }
 
     /// The next batch and its number: units up to `per_batch` documents (with the rows outside
@@ -175,6 +184,12 @@ impl Reading {
             };
             let units = match item {
                 Ok(row) => self.grouper.push(row),
+                // The file cannot be read further: no row of it is left to report, and the
+                // document open here is held back at the end, with the file's error.
+                Err(e) if e.ends_file => {
+                    self.damaged = Some(e.message);
+                    Vec::new()
+                }
                 Err(e) => self.grouper.push_error(e.source, e.message),
             };
             for u in units {

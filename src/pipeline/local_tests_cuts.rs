@@ -470,3 +470,124 @@ fn a_cut_holds_back_the_document_open_at_the_end_and_the_one_before_it_wherever_
         }
     }
 }
+
+/// The units of the first `rows` data rows of `path`, read in batches of 2 documents, then an
+/// error after which the reader cannot go on (`ends_file`, as a workbook damaged part-way gives).
+fn read_damaged(path: &std::path::Path, rows: usize, sending: bool) -> (Vec<Unit>, Option<FileChanged>) {
+    let mapping = crate::mapping::bundled::get("xero").unwrap().unwrap();
+    let mut prepared = prepare(path, Arc::new(mapping), &crate::config::Config::default()).unwrap();
+    let read = std::mem::replace(&mut prepared.input.rows, Box::new(std::iter::empty()));
+    let damage = RowError {
+        source: None,
+        message: "x.csv could not be read after line 7: the disk said no".into(),
+        ends_file: true,
+    };
+    prepared.input.rows = Box::new(read.take(rows).chain(std::iter::once(Err(damage))));
+    let mut reading = Reading::new(prepared.input, prepared.bound, 2, sending, None);
+    let mut units = Vec::new();
+    while let Some((_, batch)) = reading.batch(2) {
+        units.extend(batch);
+    }
+    (units, reading.changed.take())
+}
+
+#[test]
+fn a_file_its_reader_cannot_read_to_its_end_has_the_document_open_there_held_back_and_no_row_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.csv");
+    std::fs::write(&path, seven()).unwrap();
+    // (data rows read before the damage, the document held back): the one open when it was
+    // met, unless it is skipped (never sent); the one before it was ended by a whole row.
+    let cases: [(usize, Option<&str>); 6] = [
+        (1, Some("INV-0101")),
+        (3, Some("INV-0101")),
+        (4, Some("INV-0102")),
+        (6, None),
+        (10, Some("INV-0105")),
+        (14, Some("INV-0107")),
+    ];
+    for sending in [false, true] {
+        for (rows, want) in cases {
+            let (units, changed) = read_damaged(&path, rows, sending);
+            assert_eq!(
+                lines(&units),
+                (2..2 + rows as u64).collect::<Vec<_>>(),
+                "only the rows read, once each"
+            );
+            let changed = changed.expect("the file's error");
+            assert_eq!(
+                changed.damaged.as_deref(),
+                Some("x.csv could not be read after line 7: the disk said no")
+            );
+            assert_eq!((changed.export.clone(), changed.cut.clone()), (None, None));
+            let held = held_for(&units, FILE_DAMAGED_CODE);
+            assert_eq!(
+                held,
+                want.map(|n| (n.to_string(), false)).into_iter().collect::<Vec<_>>(),
+                "{rows} rows"
+            );
+            assert_eq!(
+                changed.held_back.iter().map(|h| h.number.as_str()).collect::<Vec<_>>(),
+                want.into_iter().collect::<Vec<_>>()
+            );
+            let found: Vec<String> = units
+                .iter()
+                .flat_map(|u| issues_of(u, FILE_DAMAGED_CODE))
+                .map(|(_, m)| m)
+                .collect();
+            for message in &found {
+                assert!(
+                    message.contains("could not be read to its end: x.csv could not be read after line 7"),
+                    "{message}"
+                );
+                let then = if sending {
+                    "is not sent; send the file again"
+                } else {
+                    "is held back; check the file again"
+                };
+                assert!(message.contains(then), "{message}");
+            }
+            let explained = changed.explain("not sent", "Run it again once it is complete");
+            assert!(
+                explained.ends_with("Run it again once it reads to its end"),
+                "{explained}"
+            );
+            if let Some(n) = want {
+                assert!(
+                    explained.contains(&format!("Its last document, {n} (line")),
+                    "{explained}"
+                );
+                assert!(
+                    explained.contains("was not sent (INV-FILE-DAMAGED), and the rows after it were not read"),
+                    "{explained}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_row_the_reader_could_not_read_but_read_past_stays_a_row_of_its_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.csv");
+    std::fs::write(&path, seven()).unwrap();
+    let mapping = crate::mapping::bundled::get("xero").unwrap().unwrap();
+    let mut prepared = prepare(&path, Arc::new(mapping), &crate::config::Config::default()).unwrap();
+    let read = std::mem::replace(&mut prepared.input.rows, Box::new(std::iter::empty()));
+    let bad = RowError {
+        source: None,
+        message: "line 4 could not be read".into(),
+        ends_file: false,
+    };
+    let mut read = read.peekable();
+    let first_two: Vec<_> = read.by_ref().take(2).collect();
+    prepared.input.rows = Box::new(first_two.into_iter().chain(std::iter::once(Err(bad))).chain(read));
+    let mut reading = Reading::new(prepared.input, prepared.bound, 2, false, None);
+    let mut units = Vec::new();
+    while let Some((_, batch)) = reading.batch(2) {
+        units.extend(batch);
+    }
+    assert_eq!(reading.changed.take(), None, "the reader went on: the file is whole");
+    assert_eq!(issues_of(&units[0], "INV-ROW-READ").len(), 1, "the row joins INV-0101");
+    assert!(held_for(&units, FILE_DAMAGED_CODE).is_empty());
+}

@@ -18,7 +18,7 @@ use dispatch::{Dispatched, dispatch_batch, finish_batch};
 use evaluate::evaluate;
 pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options, split_keys};
 use outcome::{Outcome, RowOutcome};
-pub use stamp::{FILE_CHANGED_CODE, FILE_CUT_CODE, FileChanged, FileStamp, HeldBack, HeldFrom};
+pub use stamp::{FILE_CHANGED_CODE, FILE_CUT_CODE, FILE_DAMAGED_CODE, FileChanged, FileStamp, HeldBack, HeldFrom};
 
 use crate::compute::compute_document_totals;
 use crate::ingest::{Row, SourceRef};
@@ -54,6 +54,9 @@ pub struct RowError {
     pub source: Option<SourceRef>,
     /// What went wrong.
     pub message: String,
+    /// The reader cannot go on (a damaged workbook, a read error of the file): no row follows,
+    /// and the rest of the file was not read.
+    pub ends_file: bool,
 }
 
 /// An opened export: its header rows and its rows.

@@ -230,6 +230,7 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
         r.map_err(|e| RowError {
             source: e.source_ref().cloned(),
             message: e.to_string(),
+            ends_file: !e.is_row_error(),
         })
     });
     Ok(Prepared {

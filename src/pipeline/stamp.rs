@@ -47,6 +47,10 @@ pub const FILE_CHANGED_CODE: &str = "INV-FILE-CHANGED";
 /// The rule code of a document held back because its file's last line was cut short.
 pub const FILE_CUT_CODE: &str = "INV-FILE-CUT";
 
+/// The rule code of the document open where the reader could not read its file further (a
+/// damaged workbook, a read error of the disk or share).
+pub const FILE_DAMAGED_CODE: &str = "INV-FILE-DAMAGED";
+
 pub use crate::ingest::FileStamp;
 
 /// How a file changed: its size when it was opened, and now.
@@ -104,6 +108,11 @@ pub struct FileChanged {
     pub midway: Option<HeldFrom>,
     /// The files read with the export (its header file, lookup tables) that changed.
     pub side: Vec<SideChanged>,
+    /// The export did not change and was not cut, but its reader could not read it to its end
+    /// (a workbook whose sheet is damaged part-way, a read error): what the reader said, which
+    /// names the file and the last row read. The document open there was held back
+    /// ([`FILE_DAMAGED_CODE`]); the rows after it were not read.
+    pub damaged: Option<String>,
 }
 
 /// A document held back because its file changed while it was read.
@@ -147,6 +156,13 @@ impl std::fmt::Display for FileChanged {
                         cut.line, cut.cells, cut.width
                     )
                 }
+            }
+            (None, None, _) if self.damaged.is_some() => {
+                write!(
+                    f,
+                    "the file could not be read to its end: {}",
+                    self.damaged.as_deref().unwrap_or_default()
+                )
             }
             (None, None, Some(s)) => write!(f, "{} changed while this export was read ({})", s.what, s.change),
             (None, None, None) => write!(f, "the file changed while it was read"),
@@ -239,9 +255,21 @@ impl FileChanged {
             } else {
                 format!("{self}: {CUT_CAUSE}; {which} ({FILE_CUT_CODE}), and the rest of the file was not seen")
             });
+        } else if self.damaged.is_some() {
+            let which = last_ones(&self.held_back, held);
+            parts.push(if which.is_empty() {
+                format!("{self}. The rows after that were not read")
+            } else {
+                format!(
+                    "{self}. {} ({FILE_DAMAGED_CODE}), and the rows after it were not read",
+                    capital(&which)
+                )
+            });
         }
         parts.extend(self.side.iter().map(|s| s.explain(held)));
-        let again = if self.export.is_none() && self.cut.is_none() && !self.side.is_empty() {
+        let again = if self.export.is_none() && self.cut.is_none() && self.damaged.is_some() {
+            again.replace("once it is complete", "once it reads to its end")
+        } else if self.export.is_none() && self.cut.is_none() && !self.side.is_empty() {
             let names: Vec<&str> = self.side.iter().map(|s| s.name.as_str()).collect();
             again.replace(
                 "once it is complete",
@@ -267,6 +295,15 @@ impl FileChanged {
             "this document may be incomplete (the last row read, after it, may be a row of its own, cut \
              short in its number)"
         };
+        if self.export.is_none() && self.cut.is_none() && self.damaged.is_some() {
+            let then = if sending {
+                "is not sent; send the file again once it reads to its end (what was sent is reported from the ledger, \
+                 nothing is sent twice)"
+            } else {
+                "is held back; check the file again once it reads to its end"
+            };
+            return format!("{self}; this document was being read there, so it may be incomplete and {then}");
+        }
         let cause = if self.export.is_none() && self.cut.is_some() {
             CUT_CAUSE
         } else {
@@ -318,6 +355,15 @@ fn midway_text(from: &HeldFrom, held: &str) -> String {
         if from.count == 1 { "was" } else { "were" },
         if from.count == 1 { "it" } else { "them" },
     )
+}
+
+/// `Its last document, ...`.
+fn capital(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// `12,345`.
@@ -383,6 +429,35 @@ pub(super) fn cut_at_end(cut: CutLine, sending: bool, read: &mut [Unit], last: &
         ..FileChanged::default()
     };
     changed.held_back = hold_last_two(read, last, FILE_CUT_CODE, |last| changed.finding(sending, last));
+    changed
+}
+
+/// The end of the rows of a file its reader could not read further (`reason`, what the reader
+/// said): the document open there may be missing its next rows, and is held back; the one
+/// before it was ended by a whole row (the reader hands on only rows it read to their end), so
+/// it is complete and goes on.
+pub(super) fn damaged_at_end(reason: String, sending: bool, last: &mut Option<Unit>) -> FileChanged {
+    let mut changed = FileChanged {
+        damaged: Some(reason),
+        ..FileChanged::default()
+    };
+    if let Some(Unit::Document(doc)) = last
+        && doc.skip.is_none()
+        && let Some(first) = doc.rows.first_mut()
+    {
+        let line = first.source().map_or(0, |s| s.line);
+        first.issues.push(Issue::error(
+            FILE_DAMAGED_CODE,
+            None,
+            None,
+            changed.finding(sending, true),
+        ));
+        changed.held_back.push(HeldBack {
+            number: doc.key.clone(),
+            line,
+            last: true,
+        });
+    }
     changed
 }
 
