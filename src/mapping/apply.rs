@@ -334,11 +334,29 @@ impl Bound {
         };
         let v = self.view(row, header);
         if let Some(i) = self.group_key {
-            return trim(v.get(i).as_text());
+            return match v.get(i) {
+                CellRef::Error(_) => Cow::Borrowed(""),
+                c => trim(c.as_text()),
+            };
         }
         match self.raw(fid!("number"), &v) {
+            Some((CellRef::Error(_), _, _)) | None => Cow::Borrowed(""),
             Some((_, text, _)) => trim(text),
-            None => Cow::Borrowed(""),
+        }
+    }
+
+    /// The spreadsheet error (`#REF!`, `#N/A`) in the cell a row's document key is read from,
+    /// if it holds one: the row has no number it can be grouped by ([`Bound::key`] is blank),
+    /// though it may well be a line of a document.
+    pub fn key_error<'a>(&'a self, row: &'a Row, header: Option<&'a Row>) -> Option<&'a str> {
+        let v = self.view(row, header);
+        let cell = match self.group_key {
+            Some(i) => v.get(i),
+            None => self.raw(fid!("number"), &v)?.0,
+        };
+        match cell {
+            CellRef::Error(e) => Some(e),
+            _ => None,
         }
     }
 

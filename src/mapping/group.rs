@@ -198,9 +198,9 @@ enum Block {
     New,
 }
 
-fn block(key: &str, open: Option<&str>, continuation: bool) -> Block {
+fn block(key: &str, open: Option<&str>, continuation: bool, unreadable: bool) -> Block {
     if key.is_empty() {
-        if continuation && open.is_some() {
+        if continuation && open.is_some() && !unreadable {
             Block::Same
         } else {
             Block::Stray
@@ -244,7 +244,8 @@ impl KeyScan {
         }
         let header = self.bound.header_row(row).ok().flatten();
         let key = self.bound.key(row, header);
-        match block(&key, self.open.as_deref(), self.bound.mapping.continuation) {
+        let unreadable = key.is_empty() && self.bound.key_error(row, header).is_some();
+        match block(&key, self.open.as_deref(), self.bound.mapping.continuation, unreadable) {
             Block::Same => {}
             Block::Stray => self.open = None,
             Block::New => {
@@ -287,6 +288,23 @@ fn orphan_issue(bound: &Bound, key: &str, line: u64) -> Issue {
              document is not issued without it. If that row is not a line (a total, a note, a footer), delete it \
              from the export; if it is, put the number on every row of the document (unmerge the cells), or, if \
              the export writes it once per document, set `continuation = true` in the mapping's [group]"
+        ),
+    )
+}
+
+/// The finding on the first row of a document followed by a row whose number cell holds a
+/// spreadsheet error (`error`, `#REF!`): that row may be one of its lines, whatever the mapping's
+/// `continuation`.
+fn error_orphan_issue(bound: &Bound, key: &str, line: u64, error: &str) -> Issue {
+    let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
+    Issue::error(
+        ORPHAN_CODE,
+        column,
+        Some(key.to_string()),
+        format!(
+            "the row after this document's last row (line {line}) has the spreadsheet error {error} for its \
+             document number (a formula that failed) and may be one of its lines: the document is not issued \
+             without it. Correct that cell in the workbook or the ERP and export again"
         ),
     )
 }
@@ -503,8 +521,20 @@ impl Grouper {
             }
         };
         let key = self.bound.key(&row, header);
+        // A number cell holding a spreadsheet error (`#REF!`): no number, and no continuation
+        // of the document above either, though it may be one of its lines.
+        let error_cell = if key.is_empty() {
+            self.bound.key_error(&row, header).map(str::to_string)
+        } else {
+            None
+        };
         let continuation = self.bound.mapping.continuation;
-        let place = block(&key, self.open.as_ref().map(|d| d.key.as_str()), continuation);
+        let place = block(
+            &key,
+            self.open.as_ref().map(|d| d.key.as_str()),
+            continuation,
+            error_cell.is_some(),
+        );
         if let (Block::Same, Some(doc)) = (&place, &mut self.open) {
             doc.rows.push(DraftRow {
                 source: None,
@@ -524,7 +554,27 @@ impl Grouper {
         if let Block::Stray = place {
             let label = self.bound.key_label().filter(|l| !l.is_empty());
             let column = label.unwrap_or("the document number column");
-            let what = if self.bound.mapping.continuation {
+            let what = if let Some(error) = &error_cell {
+                let above = match &mut self.open {
+                    Some(doc) => {
+                        if doc.skip.is_none() && !doc.split {
+                            let line = dr.source().map_or(0, |s| s.line);
+                            let issue = error_orphan_issue(&self.bound, &doc.key, line, error);
+                            doc.rows[0].issues.push(issue);
+                        }
+                        format!(
+                            "; the row above is of {}, which is not issued without this row, if it is one of its \
+                             lines",
+                            doc.key
+                        )
+                    }
+                    None => String::new(),
+                };
+                format!(
+                    "no document number in this row ({column} holds the spreadsheet error {error}, not a number: a \
+                     formula that failed{above}): correct the cell in the workbook or the ERP and export again"
+                )
+            } else if self.bound.mapping.continuation {
                 format!(
                     "a continuation row (its {column} is blank) with no document above it: write the number of \
                      its document in {column}, or move the row under that document's rows"
@@ -548,8 +598,12 @@ impl Grouper {
                      belongs to, or remove the row"
                 )
             };
-            dr.issues
-                .push(Issue::error("INV-MAP-NUMBER", label.map(str::to_string), None, what));
+            dr.issues.push(Issue::error(
+                "INV-MAP-NUMBER",
+                label.map(str::to_string),
+                error_cell,
+                what,
+            ));
             dr.note = Some(RowNote::Broken);
             out.extend(self.close());
             out.push(Unit::Stray(dr));

@@ -1,0 +1,370 @@
+//! Tests of grouping rows into documents: split numbers, rows without a number (or with a
+//! spreadsheet error for one), continuation rows, numbers used by an earlier file.
+
+use super::*;
+
+/// The split keys of rows, by a first pass.
+fn scan(b: &Arc<Bound>, rows: &[Row]) -> SplitKeys {
+    let mut k = KeyScan::new(b.clone());
+    for r in rows {
+        k.push(r);
+    }
+    k.finish()
+}
+
+/// Group rows knowing their split keys, as `run` does.
+fn group_known(b: &Arc<Bound>, rows: Vec<Row>) -> Vec<Unit> {
+    let splits = Some(Arc::new(scan(b, &rows)));
+    let mut g = Grouper::with_splits(b.clone(), splits);
+    let mut out = Vec::new();
+    for r in rows {
+        out.extend(g.push(r));
+    }
+    out.extend(g.finish());
+    out
+}
+
+/// The INV-MAP-SPLIT findings of a document's rows, by row index.
+fn split_findings(d: &DocDraft) -> Vec<(usize, String)> {
+    d.rows
+        .iter()
+        .enumerate()
+        .flat_map(|(n, r)| {
+            r.issues
+                .iter()
+                .filter(|i| i.code == SPLIT_CODE)
+                .map(move |i| (n, i.render()))
+        })
+        .collect()
+}
+
+const SPLIT_ROWS: &str = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+     A1,05/11/2026,X,,Pen,1,1,\nA2,05/11/2026,X,,Pen,1,1,\nA1,05/11/2026,X,,Cup,1,1,\n";
+
+#[test]
+fn a_number_that_reappears_later_is_said_on_every_part_when_known_before() {
+    let (h, rows) = rows_from_csv(SPLIT_ROWS, 1);
+    let b = bound(SIMPLE, &h);
+    let units = group_known(&b, rows);
+    let ds = docs(&units);
+    assert_eq!(ds.len(), 3);
+    let expected = "INV-MAP-SPLIT No \"A1\": this document's rows are not together in the file (its 2 parts \
+                    start at lines 2 and 4): no part of it is issued; put all its rows together, with its \
+                    number on each, and run again";
+    for d in [ds[0], ds[2]] {
+        assert!(d.split);
+        assert_eq!(split_findings(d), [(0, expected.to_string())]);
+        let built = build(d, &b, &seller());
+        let codes: Vec<_> = built.issues.iter().map(|(r, i)| (*r, i.code.as_str())).collect();
+        assert_eq!(codes, [(Some(0), SPLIT_CODE)], "{:?}", built.issues);
+    }
+    assert!(!ds[1].split && split_findings(ds[1]).is_empty());
+}
+
+#[test]
+fn without_the_first_pass_only_the_later_parts_say_it() {
+    let (h, rows) = rows_from_csv(SPLIT_ROWS, 1);
+    let b = bound(SIMPLE, &h);
+    let units = group_all(&b, rows);
+    let ds = docs(&units);
+    assert!(!ds[0].split && split_findings(ds[0]).is_empty());
+    assert!(ds[2].split);
+    let found = split_findings(ds[2]);
+    assert_eq!(found.len(), 1);
+    assert!(found[0].1.contains("a part of it starts at line 2"), "{found:?}");
+}
+
+#[test]
+fn a_row_without_number_inside_a_document_splits_it_unless_rows_continue() {
+    let text = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+                A1,05/11/2026,X,,Pen,1,1,\n,,,,Cup,1,1,\nA1,05/11/2026,X,,Mug,1,1,\nA2,05/11/2026,X,,Pen,1,1,\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    let b = bound(SIMPLE, &h);
+    let splits = scan(&b, &rows);
+    assert_eq!(splits.len(), 1);
+    let units = group_known(&b, rows.clone());
+    let ds = docs(&units);
+    assert_eq!(ds.len(), 3);
+    assert!(ds[0].split && ds[1].split && !ds[2].split);
+    assert!(split_findings(ds[1])[0].1.contains("start at lines 2 and 4"));
+    // With continuation rows, the blank row is a line of A1 and A1 is one block.
+    let m = SIMPLE.replace("[defaults]", "[group]\ncontinuation = true\n[defaults]");
+    let b = bound(&m, &h);
+    assert!(scan(&b, &rows).is_empty());
+    let units = group_known(&b, rows);
+    assert!(docs(&units).iter().all(|d| !d.split));
+}
+
+#[test]
+fn a_row_without_number_after_a_document_holds_the_document_back() {
+    let text = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+                A1,05/11/2026,X,,Pen,1,1,\n,,,,Cup,1,1,\nA2,05/11/2026,X,,Pen,1,1,\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    let b = bound(SIMPLE, &h);
+    let units = group_known(&b, rows.clone());
+    let ds = docs(&units);
+    assert_eq!(ds.len(), 2);
+    let orphan: Vec<_> = ds[0].rows[0]
+        .issues
+        .iter()
+        .filter(|i| i.code == "INV-MAP-ORPHAN")
+        .collect();
+    assert_eq!(orphan.len(), 1, "{:?}", ds[0].rows[0].issues);
+    assert_eq!(orphan[0].column.as_deref(), Some("No"));
+    assert_eq!(orphan[0].value.as_deref(), Some("A1"));
+    assert!(orphan[0].message.contains("(line 3)"), "{}", orphan[0].message);
+    assert!(ds[1].rows[0].issues.is_empty(), "A2 is not concerned");
+    let stray = units
+        .iter()
+        .find_map(|u| match u {
+            Unit::Stray(r) => Some(r),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        stray.issues[0].message.contains("the row above is of A1"),
+        "{:?}",
+        stray.issues
+    );
+    // With continuation rows it is A1's line; a row without number before any document, or
+    // after a document already split, adds nothing to the document.
+    let m = SIMPLE.replace("[defaults]", "[group]\ncontinuation = true\n[defaults]");
+    let units = group_known(&bound(&m, &h), rows);
+    assert!(docs(&units).iter().all(|d| d.rows.iter().all(|r| r.issues.is_empty())));
+    let text = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+                ,,,,Cup,1,1,\nA1,05/11/2026,X,,Pen,1,1,\n,,,,Cup,1,1,\nA1,05/11/2026,X,,Mug,1,1,\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    let units = group_known(&bound(SIMPLE, &h), rows);
+    let ds = docs(&units);
+    assert!(ds.iter().all(|d| d.split));
+    assert!(
+        ds.iter()
+            .all(|d| d.rows[0].issues.iter().all(|i| i.code != "INV-MAP-ORPHAN")),
+        "the split finding says it"
+    );
+}
+
+#[test]
+fn a_row_without_number_names_the_number_column() {
+    let text = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n,05/11/2026,X,,Pen,1,1,\nA1,05/11/2026,X,,Pen,1,1,\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    for (toml, said) in [
+        (
+            SIMPLE.to_string(),
+            "INV-MAP-NUMBER No: no document number in this row (No is blank): write the number of the document \
+             it belongs to, or remove the row",
+        ),
+        (
+            SIMPLE.replace("[defaults]", "[group]\ncontinuation = true\n[defaults]"),
+            "INV-MAP-NUMBER No: a continuation row (its No is blank) with no document above it: write the number \
+             of its document in No, or move the row under that document's rows",
+        ),
+    ] {
+        let units = group_all(&bound(&toml, &h), rows.clone());
+        let Some(Unit::Stray(r)) = units.first() else {
+            panic!("{units:?}")
+        };
+        assert_eq!(r.issues.iter().map(Issue::render).collect::<Vec<_>>(), [said]);
+    }
+}
+
+#[test]
+fn many_parts_are_counted_and_the_first_few_named() {
+    let mut text = String::from("No,Date,Customer,VAT,Item,Qty,Price,Tax\n");
+    for _ in 0..10 {
+        text.push_str("A1,05/11/2026,X,,Pen,1,1,\nB1,05/11/2026,X,,Pen,1,1,\n");
+    }
+    let (h, rows) = rows_from_csv(&text, 1);
+    let b = bound(SIMPLE, &h);
+    assert_eq!(scan(&b, &rows).len(), 2);
+    let units = group_known(&b, rows);
+    let ds = docs(&units);
+    assert_eq!(ds.len(), 20);
+    assert!(ds.iter().all(|d| d.split));
+    let f = &split_findings(ds[0])[0].1;
+    assert!(
+        f.contains("its 10 parts start at lines 2, 4, 6, 8, 10, 12 and 4 more"),
+        "{f}"
+    );
+}
+
+#[test]
+fn contiguous_documents_and_repeated_headers_are_not_split() {
+    let text = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+                A1,05/11/2026,X,,Pen,1,1,\nNo,Date,Customer,VAT,Item,Qty,Price,Tax\nA1,05/11/2026,X,,Cup,1,1,\n\
+                A2,05/11/2026,X,,Pen,1,1,\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    let b = bound(SIMPLE, &h);
+    assert!(scan(&b, &rows).is_empty());
+    let units = group_known(&b, rows);
+    assert!(docs(&units).iter().all(|d| !d.split && split_findings(d).is_empty()));
+}
+
+#[test]
+fn continuation_rows_belong_to_the_document_above() {
+    let m = SIMPLE.replace("[defaults]", "[group]\ncontinuation = true\n[defaults]");
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax\n,,,,Orphan,1,1,\nA1,05/11/2026,X,,Pen,1,1,\n,,,,Cup,2,3,\nA2,06/11/2026,Y,,Mug,1,4,\n",
+        1,
+    );
+    let b = bound(&m, &h);
+    let units = group_all(&b, rows);
+    assert!(matches!(&units[0], Unit::Stray(r) if r.issues[0].code == "INV-MAP-NUMBER"));
+    let ds = docs(&units);
+    assert_eq!(ds.len(), 2);
+    assert_eq!(ds[0].rows.len(), 2);
+    let doc = build(ds[0], &b, &seller()).document.unwrap();
+    assert_eq!(doc.invoice_lines[1].item.name, "Cup");
+}
+
+/// The `INV-NUMBER-USED` findings of each document of `units`, by number.
+fn used_findings(units: &[Unit]) -> Vec<(String, Vec<String>)> {
+    docs(units)
+        .iter()
+        .map(|d| {
+            let found = d
+                .rows
+                .iter()
+                .flat_map(|r| r.issues.iter())
+                .filter(|i| i.code == NUMBER_USED_CODE)
+                .map(Issue::render)
+                .collect();
+            (d.key.clone(), found)
+        })
+        .collect()
+}
+
+#[test]
+fn a_number_an_earlier_file_used_is_said_on_the_later_document_and_not_within_a_file() {
+    let m = format!("{SIMPLE}\n[[skip]]\ncolumn = \"Status\"\nequals = [\"Voided\"]\n");
+    let head = "No,Date,Customer,VAT,Item,Qty,Price,Tax,Status\n";
+    let group = |used: NumbersUsed, file: &str, text: &str| {
+        let (h, rows) = rows_from_csv(&format!("{head}{text}"), 1);
+        let b = bound(&m, &h);
+        let mut g = Grouper::new(b).with_numbers_used(used, file);
+        let mut out = Vec::new();
+        for r in rows {
+            out.extend(g.push(r));
+        }
+        out.extend(g.finish());
+        (out, g.take_numbers_used().unwrap())
+    };
+    // a.csv: A1 (lines 2-3), A2 voided (never issued), A3.
+    let (units, used) = group(
+        NumbersUsed::default(),
+        "a.csv",
+        "A1,05/11/2026,X,,Pen,1,1,,Paid\nA1,05/11/2026,X,,Cup,1,1,,Paid\nA2,05/11/2026,X,,Pen,1,1,,Voided\nA3,05/11/2026,X,,Pen,1,1,,Paid\n",
+    );
+    assert!(used_findings(&units).iter().all(|(_, f)| f.is_empty()));
+    assert_eq!(used.len(), 2, "A1 and A3; the voided A2 is not remembered");
+    // b.csv: B1, A3 again (said on its first row), A2 (voided in a.csv: issued here only).
+    let (units, used) = group(
+        used,
+        "b.csv",
+        "B1,05/11/2026,X,,Pen,1,1,,Paid\nA3,05/11/2026,X,,Pen,1,1,,Paid\nA3,05/11/2026,X,,Mug,1,1,,Paid\nA2,05/11/2026,X,,Pen,1,1,,Paid\n",
+    );
+    assert_eq!(
+        used_findings(&units),
+        [
+            ("B1".to_string(), vec![]),
+            (
+                "A3".to_string(),
+                vec![
+                    "INV-NUMBER-USED No \"A3\": this number is already used by the document at line 5 of a.csv, \
+                      checked before this file: a number is issued once; if this is the same document exported \
+                      twice, remove it from one of the two files, else give this one a number of its own"
+                        .to_string()
+                ]
+            ),
+            ("A2".to_string(), vec![]),
+        ]
+    );
+    // b.csv checked again (check's second pass over a file with a split number): its own
+    // numbers are not "used before"; c.csv names b.csv for B1 and A2.
+    let (units, used) = group(
+        used,
+        "b.csv",
+        "B1,05/11/2026,X,,Pen,1,1,,Paid\nA2,05/11/2026,X,,Pen,1,1,,Paid\n",
+    );
+    assert!(used_findings(&units).iter().all(|(_, f)| f.is_empty()));
+    let (units, _) = group(
+        used,
+        "c.csv",
+        "A2,05/11/2026,X,,Pen,1,1,,Voided\nB1,05/11/2026,X,,Pen,1,1,,Paid\n",
+    );
+    let found = used_findings(&units);
+    assert!(found[0].1.is_empty(), "voided: {found:?}");
+    assert!(found[1].1[0].contains("line 2 of b.csv"), "{found:?}");
+}
+
+/// `text`'s rows, with the number cell of data row `nth` (0-based) a spreadsheet error.
+fn with_error_number(text: &str, nth: usize) -> (Vec<Vec<String>>, Vec<Row>) {
+    let (h, rows) = rows_from_csv(text, 1);
+    let rows = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            if i != nth {
+                return r;
+            }
+            let mut cells: Vec<Cell> = (0..8).map(|c| r.get(c).to_cell()).collect();
+            cells[0] = Cell::Error("#REF!".into());
+            Row::new(r.source.clone(), cells)
+        })
+        .collect();
+    (h, rows)
+}
+
+#[test]
+fn a_number_cell_holding_a_spreadsheet_error_is_no_number_and_the_document_above_waits_for_it() {
+    let text = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+                A1,05/11/2026,X,,Pen,1,1,\nA1,05/11/2026,X,,Cup,1,1,\nA1,05/11/2026,X,,Mug,1,1,\nA2,05/11/2026,X,,Pen,1,1,\n";
+    let continuing = SIMPLE.replace("[defaults]", "[group]\ncontinuation = true\n[defaults]");
+    for mapping in [SIMPLE.to_string(), continuing] {
+        // A1's last line: A1 is held back (it may be missing that line), whatever `continuation`.
+        let (h, rows) = with_error_number(text, 2);
+        let b = bound(&mapping, &h);
+        assert!(scan(&b, &rows).is_empty());
+        let units = group_known(&b, rows);
+        let ds = docs(&units);
+        assert_eq!(
+            ds.iter().map(|d| (d.key.as_str(), d.rows.len())).collect::<Vec<_>>(),
+            [("A1", 2), ("A2", 1)]
+        );
+        let orphan: Vec<_> = ds[0].rows[0].issues.iter().filter(|i| i.code == ORPHAN_CODE).collect();
+        assert_eq!(orphan.len(), 1, "{:?}", ds[0].rows[0].issues);
+        assert!(
+            orphan[0]
+                .message
+                .contains("(line 4) has the spreadsheet error #REF! for its document number"),
+            "{}",
+            orphan[0].message
+        );
+        assert!(ds[1].rows[0].issues.is_empty(), "A2 is not concerned");
+        let stray: Vec<&DraftRow> = units
+            .iter()
+            .filter_map(|u| match u {
+                Unit::Stray(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stray.len(), 1);
+        assert_eq!(stray[0].issues.len(), 1);
+        let said = stray[0].issues[0].render();
+        assert_eq!(
+            said,
+            "INV-MAP-NUMBER No \"#REF!\": no document number in this row (No holds the spreadsheet error #REF!, \
+             not a number: a formula that failed; the row above is of A1, which is not issued without this row, \
+             if it is one of its lines): correct the cell in the workbook or the ERP and export again"
+        );
+
+        // A1's middle line: its two parts are split, neither is issued.
+        let (h, rows) = with_error_number(text, 1);
+        let b = bound(&mapping, &h);
+        assert_eq!(scan(&b, &rows).len(), 1);
+        let units = group_known(&b, rows);
+        let ds = docs(&units);
+        assert_eq!(ds.len(), 3);
+        assert!(ds[0].split && ds[1].split && !ds[2].split);
+    }
+}
