@@ -215,9 +215,35 @@ impl TextCells {
         };
         match self.text.get(start..end as usize) {
             Some("") | None => CellRef::Empty,
+            Some(t) if t.as_bytes()[0] == b'#' && is_spreadsheet_error(t) => CellRef::Error(t),
             Some(t) => CellRef::Text(t),
         }
     }
+}
+
+/// Whether a CSV field is a spreadsheet's error value written as text (`#REF!`, `#N/A`): a
+/// formula that failed in the workbook the export was saved from (Excel writes its errors so).
+/// Such a field is read as that error, as a workbook's error cell is, never as a value.
+pub fn is_spreadsheet_error(text: &str) -> bool {
+    const ERRORS: [&str; 16] = [
+        "#NULL!",
+        "#DIV/0!",
+        "#VALUE!",
+        "#REF!",
+        "#NAME?",
+        "#NUM!",
+        "#N/A",
+        "#GETTING_DATA",
+        "#SPILL!",
+        "#CALC!",
+        "#FIELD!",
+        "#BLOCKED!",
+        "#CONNECT!",
+        "#BUSY!",
+        "#UNKNOWN!",
+        "#PYTHON!",
+    ];
+    ERRORS.iter().any(|e| e.eq_ignore_ascii_case(text))
 }
 
 impl PartialEq for Row {
@@ -420,6 +446,31 @@ mod tests {
         Row::from_text(src(), text, ends, width, 0)
             .map(|r| r.to_cells())
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_spreadsheet_error_written_as_text_is_read_as_that_error() {
+        let row = Row::from_text(
+            src(),
+            "#REF!,#n/a,#REFS,# REF!,#DIV/0!x,#",
+            &[5, 9, 14, 20, 28, 29],
+            6,
+            1,
+        )
+        .unwrap();
+        let cells: Vec<CellRef<'_>> = row.iter().collect();
+        assert_eq!(
+            cells,
+            [
+                CellRef::Error("#REF!"),
+                CellRef::Error("#n/a"),
+                CellRef::Text("#REFS"),
+                CellRef::Text("# REF!"),
+                CellRef::Text("#DIV/0!x"),
+                CellRef::Text("#"),
+            ]
+        );
+        assert_eq!(row.get(0).as_text(), "#REF!", "its text is the field's");
     }
 
     #[test]

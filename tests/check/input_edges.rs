@@ -306,3 +306,71 @@ fn a_header_named_twice_is_an_error_when_the_mapping_reads_it_and_a_note_when_no
         "{notes}"
     );
 }
+
+/// A CSV saved from a spreadsheet whose formulas failed: Excel writes the error as text
+/// (`#REF!`, `#N/A`). Read as the error it is, as in a workbook: a document number that is one
+/// makes the row stand alone and holds the document above back (it may be its line), a
+/// quantity that is one is no quantity. Nothing is issued under the number "#REF!".
+#[test]
+fn a_spreadsheet_error_written_into_a_csv_is_no_value_and_no_document_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(samples().join("xero_sales_invoices.csv")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let header: Vec<&str> = lines[0].trim_start_matches('\u{feff}').split(',').collect();
+    let number = header.iter().position(|h| *h == "InvoiceNumber").unwrap();
+    let quantity = header.iter().position(|h| *h == "Quantity").unwrap();
+    // INV-0101 is lines 2-4; INV-0102 starts on line 5. Its quoted cells, if any, come after
+    // the columns edited here.
+    let edit = |line: &mut String, at: usize, value: &str| {
+        let mut cells: Vec<String> = line.split(',').map(str::to_string).collect();
+        cells[at] = value.to_string();
+        *line = cells.join(",");
+    };
+    assert!(lines[3].split(',').nth(number) == Some("INV-0101"), "{}", lines[3]);
+    assert!(lines[4].split(',').nth(number) == Some("INV-0102"), "{}", lines[4]);
+    edit(&mut lines[3], number, "#REF!");
+    edit(&mut lines[4], quantity, "#N/A");
+    std::fs::write(dir.path().join("x.csv"), lines.join("\n") + "\n").unwrap();
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["check", "x.csv", "--now", NOW, "--results", "r"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = result_rows(&dir.path().join("r/x.result.csv"));
+    let at = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+    let said = |r: usize| {
+        (
+            rows[r][at("result_status")].as_str(),
+            rows[r][at("result_errors")].as_str(),
+        )
+    };
+    assert_eq!(said(1).0, "invalid");
+    assert!(
+        said(1).1.starts_with(
+            "INV-MAP-ORPHAN InvoiceNumber \"INV-0101\": the row after this document's last row (line 4) has the \
+             spreadsheet error #REF! for its document number"
+        ),
+        "{:?}",
+        said(1)
+    );
+    assert_eq!(said(3).0, "invalid");
+    assert!(
+        said(3).1.starts_with(
+            "INV-MAP-NUMBER InvoiceNumber \"#REF!\": no document number in this row (InvoiceNumber holds the \
+             spreadsheet error #REF!, not a number"
+        ),
+        "{:?}",
+        said(3)
+    );
+    assert_eq!(rows[3][at("result_document")], "", "no document named #REF!");
+    assert_eq!(said(4).0, "invalid");
+    assert!(
+        said(4)
+            .1
+            .starts_with("INV-MAP-VALUE Quantity \"#N/A\": the cell holds the spreadsheet error #N/A"),
+        "{:?}",
+        said(4)
+    );
+    assert_eq!(rows[3][at("InvoiceNumber")], "#REF!", "the row as read");
+}
