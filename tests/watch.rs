@@ -800,3 +800,36 @@ fn what_a_killed_process_left_in_the_results_folder_is_removed_and_a_live_one_s_
     assert_eq!(hidden, [live], "{}", w.log());
     assert!(w.log().contains("left by a process that no longer runs"), "{}", w.log());
 }
+
+#[test]
+fn a_workbook_that_cannot_be_read_to_its_end_goes_to_failed_and_dropped_again_whole_sends_only_the_rest() {
+    let (server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    // 30 invoices of three lines; the sheet stops inside row 61 (T-00020's second line is row
+    // 60): T-00020 is read with one line and held back, the 19 before it are sent.
+    xero_export_lines(&d.join("export.csv"), 30, 3);
+    let whole = d.join("whole.xlsx");
+    write_xlsx(&whole, &records(&d.join("export.csv")));
+    let damaged = d.join("damaged.xlsx");
+    std::fs::copy(&whole, &damaged).unwrap();
+    cut_sheet_at_row(&damaged, 61);
+    let w = Watch::start(d, &env, &[]);
+    std::fs::rename(&damaged, d.join("in/book.xlsx")).unwrap();
+    wait_for(LIMIT, "book.xlsx in failed/", || {
+        d.join("in/failed/book.xlsx.error.txt").exists()
+    });
+    let note = std::fs::read_to_string(d.join("in/failed/book.xlsx.error.txt")).unwrap();
+    for part in [
+        "the file could not be read to its end: ",
+        "book.xlsx could not be read as an xlsx workbook (sheet \"Sheet1\" after row 59: ",
+        "Its last document, T-00020 (line 59), which may be incomplete, was not sent (INV-FILE-DAMAGED), and the rows after it were not read",
+        "Drop book.xlsx into the inbox again once it reads to its end: what was accepted is reported from the ledger and only the rest is sent",
+    ] {
+        assert!(note.contains(part), "{part:?} not in {note}");
+    }
+    assert_eq!(server.accepted(), 19, "{note}");
+    std::fs::rename(&whole, d.join("in/book.xlsx")).unwrap();
+    wait_for(LIMIT, "book.xlsx in done/", || !names(&d.join("in/done")).is_empty());
+    assert_eq!(server.accepted(), 30, "only the rest was sent");
+    drop(w);
+}

@@ -7,58 +7,6 @@
 
 use super::support::*;
 use invoicedrop::sandbox::SandboxConfig;
-use std::io::{Read, Write};
-use std::path::Path;
-
-/// The records of a CSV export, header first.
-fn records(path: &Path) -> Vec<Vec<String>> {
-    let mut r = csv::ReaderBuilder::new().has_headers(false).from_path(path).unwrap();
-    r.records()
-        .map(|rec| rec.unwrap().iter().map(str::to_string).collect())
-        .collect()
-}
-
-fn write_xlsx(path: &Path, rows: &[Vec<String>]) {
-    let mut book = rust_xlsxwriter::Workbook::new();
-    let sheet = book.add_worksheet();
-    for (r, row) in rows.iter().enumerate() {
-        for (c, cell) in row.iter().enumerate() {
-            if !cell.is_empty() {
-                sheet.write_string(r as u32, c as u16, cell).unwrap();
-            }
-        }
-    }
-    book.save(path).unwrap();
-}
-
-/// Rewrites the workbook at `path` with its sheet's XML cut 40 bytes into row `row`'s element:
-/// the archive (its directory, the parts' checksums) stays sound; the sheet's text stops there.
-fn cut_sheet_at_row(path: &Path, row: u32) {
-    let bytes = std::fs::read(path).unwrap();
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
-    let mut parts = Vec::new();
-    for i in 0..archive.len() {
-        let mut entry = archive.by_index(i).unwrap();
-        let mut data = Vec::new();
-        entry.read_to_end(&mut data).unwrap();
-        parts.push((entry.name().unwrap().to_string(), data));
-    }
-    let mut out = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
-    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
-    let mut cut = false;
-    for (name, mut data) in parts {
-        if name == "xl/worksheets/sheet1.xml" {
-            let text = String::from_utf8(data.clone()).unwrap();
-            let at = text.find(&format!("<row r=\"{row}\"")).expect("the row in the sheet");
-            data.truncate(at + 40);
-            cut = true;
-        }
-        out.start_file(name, options).unwrap();
-        out.write_all(&data).unwrap();
-    }
-    out.finish().unwrap();
-    assert!(cut, "the workbook has a first sheet");
-}
 
 #[test]
 fn a_workbook_damaged_part_way_has_the_document_read_there_held_back_the_rest_sent_and_exits_2() {

@@ -45,19 +45,6 @@ fn write_csv(path: &Path, rows: &[Vec<String>]) {
     w.flush().unwrap();
 }
 
-fn write_xlsx(path: &Path, rows: &[Vec<String>]) {
-    let mut book = rust_xlsxwriter::Workbook::new();
-    let sheet = book.add_worksheet();
-    for (r, row) in rows.iter().enumerate() {
-        for (c, cell) in row.iter().enumerate() {
-            if !cell.is_empty() {
-                sheet.write_string(r as u32, c as u16, cell).unwrap();
-            }
-        }
-    }
-    book.save(path).unwrap();
-}
-
 fn column(rows: &[Vec<String>], name: &str) -> usize {
     rows[0].iter().position(|h| h == name).unwrap()
 }

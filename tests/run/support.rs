@@ -241,3 +241,54 @@ pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
     }
     true
 }
+
+/// The records of a CSV export, header first.
+pub fn records(path: &Path) -> Vec<Vec<String>> {
+    let mut r = csv::ReaderBuilder::new().has_headers(false).from_path(path).unwrap();
+    r.records()
+        .map(|rec| rec.unwrap().iter().map(str::to_string).collect())
+        .collect()
+}
+
+/// A workbook of one sheet holding `rows` as text cells (blank cells left out).
+pub fn write_xlsx(path: &Path, rows: &[Vec<String>]) {
+    let mut book = rust_xlsxwriter::Workbook::new();
+    let sheet = book.add_worksheet();
+    for (r, row) in rows.iter().enumerate() {
+        for (c, cell) in row.iter().enumerate() {
+            if !cell.is_empty() {
+                sheet.write_string(r as u32, c as u16, cell).unwrap();
+            }
+        }
+    }
+    book.save(path).unwrap();
+}
+
+/// Rewrites the workbook at `path` with its sheet's XML cut 40 bytes into row `row`'s element:
+/// the archive (its directory, the parts' checksums) stays sound; the sheet's text stops there.
+pub fn cut_sheet_at_row(path: &Path, row: u32) {
+    let bytes = std::fs::read(path).unwrap();
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    let mut parts = Vec::new();
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).unwrap();
+        let mut data = Vec::new();
+        std::io::Read::read_to_end(&mut entry, &mut data).unwrap();
+        parts.push((entry.name().unwrap().to_string(), data));
+    }
+    let mut out = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let mut cut = false;
+    for (name, mut data) in parts {
+        if name == "xl/worksheets/sheet1.xml" {
+            let text = String::from_utf8(data.clone()).unwrap();
+            let at = text.find(&format!("<row r=\"{row}\"")).expect("the row in the sheet");
+            data.truncate(at + 40);
+            cut = true;
+        }
+        out.start_file(name, options).unwrap();
+        std::io::Write::write_all(&mut out, &data).unwrap();
+    }
+    out.finish().unwrap();
+    assert!(cut, "the workbook has a first sheet");
+}
