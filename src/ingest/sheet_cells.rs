@@ -45,6 +45,29 @@ fn decimal_from_sheet_float_slow(value: f64) -> Option<Decimal> {
         .map(|d| d.normalize())
 }
 
+/// Whether an Excel number format code shows a number as a percentage (`0%`, `0.00%`,
+/// `#,##0.0%;[Red]-0.0%`): a `%` outside quoted text, escaped characters and brackets. Such a
+/// cell stores the fraction (0.1) and shows the percentage (10%).
+pub(crate) fn is_percent_format(code: &str) -> bool {
+    let mut chars = code.chars();
+    let (mut quoted, mut bracket) = (false, false);
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => quoted = !quoted,
+            _ if quoted => {}
+            '\\' | '_' | '*' => {
+                // An escaped character, a space as wide as the next one, a fill character.
+                chars.next();
+            }
+            '[' => bracket = true,
+            ']' => bracket = false,
+            '%' if !bracket => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// `A`, `B`, ..., `Z`, `AA`, ... for a 0-based column.
 pub(crate) fn column_name(mut col: u32) -> String {
     let mut name = Vec::new();
@@ -90,6 +113,21 @@ impl RawCell {
             DataRef::SharedString(s) => RawCell::Text((*s).into()),
             DataRef::String(s) => RawCell::Text(s.as_str().into()),
             other => RawCell::Data(Data::from(other.clone())),
+        }
+    }
+
+    /// A number cell whose number format shows it as a percentage ([`is_percent_format`]): the
+    /// number as shown, `10%` for the 0.1 stored, so that a percent field reads 10 and an
+    /// amount field refuses it, as it would the text; anything else as [`RawCell::from_ref`].
+    pub(crate) fn percent(value: &DataRef<'_>) -> RawCell {
+        let number = match value {
+            DataRef::Float(f) => decimal_from_sheet_float(*f),
+            DataRef::Int(i) => Some(Decimal::from(*i)),
+            _ => None,
+        };
+        match number.and_then(|d| d.checked_mul(Decimal::ONE_HUNDRED)) {
+            Some(shown) => RawCell::Text(format!("{}%", shown.normalize()).as_str().into()),
+            None => RawCell::from_ref(value),
         }
     }
 
@@ -286,5 +324,53 @@ mod tests {
         assert_eq!(column_name(26), "AA");
         assert_eq!(column_name(701), "ZZ");
         assert_eq!(column_name(702), "AAA");
+    }
+
+    #[test]
+    fn percent_formats_are_those_that_scale_the_number() {
+        for code in [
+            "0%",
+            "0.00%",
+            "#,##0.0%",
+            "0.0%;[Red]-0.0%",
+            "[Blue]0%",
+            "_(0%_)",
+            "0%\" x\"",
+        ] {
+            assert!(is_percent_format(code), "{code}");
+        }
+        for code in [
+            "General",
+            "0.00",
+            "0\\%",
+            "0\"%\"",
+            "[$%-409]0",
+            "_%0",
+            "*%0",
+            "d/m/yyyy",
+            "@",
+            "",
+        ] {
+            assert!(!is_percent_format(code), "{code}");
+        }
+    }
+
+    #[test]
+    fn a_number_shown_as_a_percentage_reads_as_shown() {
+        let text = |c: RawCell| match c {
+            RawCell::Text(t) => t.to_string(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(text(RawCell::percent(&DataRef::Float(0.1))), "10%");
+        assert_eq!(text(RawCell::percent(&DataRef::Float(0.15))), "15%");
+        assert_eq!(text(RawCell::percent(&DataRef::Float(0.125))), "12.5%");
+        assert_eq!(text(RawCell::percent(&DataRef::Float(0.07))), "7%");
+        assert_eq!(text(RawCell::percent(&DataRef::Float(-0.05))), "-5%");
+        assert_eq!(text(RawCell::percent(&DataRef::Int(1))), "100%");
+        assert_eq!(text(RawCell::percent(&DataRef::Float(0.0))), "0%");
+        // Not a number: as any cell.
+        assert_eq!(RawCell::percent(&DataRef::Empty), RawCell::from_ref(&DataRef::Empty));
+        assert_eq!(text(RawCell::percent(&DataRef::SharedString("n/a"))), "n/a");
+        assert!(matches!(RawCell::percent(&DataRef::Float(f64::NAN)), RawCell::Data(Data::Float(f)) if f.is_nan()));
     }
 }

@@ -238,3 +238,84 @@ fn an_error_cell_in_a_mapped_column_is_no_value_and_one_elsewhere_changes_nothin
     assert_eq!(rows[2][at("Voucher Number")], "#REF!");
     assert_eq!(rows[4][at("Cost Centre")], "#N/A");
 }
+
+/// The figures of each document of a `X.documents.csv`: number, status, net, vat, gross.
+fn figures(path: &Path) -> Vec<Vec<String>> {
+    let mut read = csv::ReaderBuilder::new().has_headers(false).from_path(path).unwrap();
+    let rows: Vec<Vec<String>> = read
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    let at = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+    let keep = [at("document"), at("status"), at("net"), at("vat"), at("gross")];
+    rows[1..]
+        .iter()
+        .map(|r| keep.iter().map(|&i| r[i].clone()).collect())
+        .collect()
+}
+
+/// Excel stores a percentage as its fraction (0.1) and shows it as `10%` through the cell's
+/// number format. A discount typed as 10 % into a workbook is 10 %, not 0.1 %: the workbook
+/// with its discounts so gives the documents the CSV export with `10` gives.
+#[test]
+fn a_discount_cell_shown_as_a_percentage_is_read_as_the_percentage_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("xero_sales_invoices.csv"), dir.path().join("x.csv")).unwrap();
+    let text = std::fs::read_to_string(samples().join("xero_sales_invoices.csv")).unwrap();
+    let mut csv = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
+    let records: Vec<Vec<String>> = csv
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    let discount = records[0].iter().position(|h| h == "Discount").unwrap();
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    let whole = rust_xlsxwriter::Format::new().set_num_format("0%");
+    let tenths = rust_xlsxwriter::Format::new().set_num_format("0.0%");
+    let mut shown = 0;
+    for (r, record) in records.iter().enumerate() {
+        for (c, cell) in record.iter().enumerate() {
+            let (r, c16) = (r as u32, c as u16);
+            if r > 0 && c == discount && !cell.trim().is_empty() {
+                let percent: f64 = cell.trim().parse().unwrap();
+                let format = if percent.fract() == 0.0 { &whole } else { &tenths };
+                sheet.write_number_with_format(r, c16, percent / 100.0, format).unwrap();
+                shown += 1;
+            } else if !cell.is_empty() {
+                sheet.write_string(r, c16, cell).unwrap();
+            }
+        }
+    }
+    assert_eq!(shown, 4, "the sample's discounts: 5, 12.5, 2 and 10 %");
+    save(&mut book, dir.path(), "x.xlsx");
+    let check = |name: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_invoicedrop"))
+            .current_dir(dir.path())
+            .args(["check", name, "--now", super::NOW, "--results", "r"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.code().unwrap() < 2,
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    check("x.csv");
+    let from_csv = figures(&dir.path().join("r/x.documents.csv"));
+    assert!(
+        from_csv.iter().any(|d| d[0] == "INV-0107" && d[1] == "valid"),
+        "{from_csv:?}"
+    );
+    // Both write r/x.*: the workbook's set replaces the CSV's, read before.
+    check("x.xlsx");
+    let from_book = figures(&dir.path().join("r/x.documents.csv"));
+    assert_eq!(from_book, from_csv);
+    let rows = super::result_rows(&dir.path().join("r/x.result.csv"));
+    assert_eq!(
+        rows[1][discount], "5%",
+        "the result file shows the cell as the workbook does"
+    );
+    assert_eq!(rows[3][discount], "12.5%");
+}
