@@ -342,12 +342,15 @@ fn a_bad_date_or_number_invalidates_that_document_only() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains(
-            "sage.csv line 2: INV-MAP-VALUE INVOICE_DATE \"31/02/2026\": not a date in the format DD/MM/YYYY"
+            "sage.csv line 2: INV-MAP-VALUE INVOICE_DATE \"31/02/2026\": no such date: written as DD/MM/YYYY but \
+             there is no such day"
         ),
         "{stdout}"
     );
     assert!(
-        stdout.contains("sage.csv line 4: INV-MAP-VALUE UNIT_PRICE \"7.5O\": not a number"),
+        stdout.contains(
+            "sage.csv line 4: INV-MAP-VALUE UNIT_PRICE \"7.5O\": not a number (write it in digits, e.g. 1234.50)"
+        ),
         "{stdout}"
     );
     let rows = result_rows(&dir.path().join("results/sage.result.csv"));

@@ -498,14 +498,25 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
         match (&original, original_date) {
             (Some(n), Some(d)) => Some(Document::billing_reference_for(n, d)),
             (Some(n), None) => {
+                let f = fid!("original_date");
+                let what = if bound.maps(f) {
+                    let column = bound.source_label(f).unwrap_or("original_date");
+                    format!(
+                        "the issue date of the corrected invoice {n} is unknown: {column} is blank and the invoice is \
+                         not in this file, so the billing reference gives its number only; fill in {column}, or \
+                         export the invoice with it"
+                    )
+                } else {
+                    format!(
+                        "the issue date of the corrected invoice {n} is unknown: the invoice is not in this file and \
+                         the mapping reads no original_date, so the billing reference gives its number only; map \
+                         original_date to the column holding it, or export the invoice with it"
+                    )
+                };
+                let column = bound.source_label(fid!("original_number")).map(str::to_string);
                 cx.issues.push((
                     Some(first_idx),
-                    Issue::warning(
-                        "INV-MAP-REFERENCE",
-                        None,
-                        Some(n.clone()),
-                        "the issue date of the corrected invoice is unknown (map original_date, or keep the invoice in the same file)",
-                    ),
+                    Issue::warning("INV-MAP-REFERENCE", column, Some(n.clone()), what),
                 ));
                 Some(format!("Invoice Number: {n}"))
             }

@@ -98,6 +98,8 @@ pub fn parse_date(cell: CellRef<'_>, text: &str, formats: &[String]) -> Result<N
     // A year of fewer than four digits read by `%Y` (`02/11/26` as the year 26): another format
     // may read it; else it is said as such.
     let mut short: Option<(NaiveDate, &str)> = None;
+    // A text in a format's shape whose day does not exist (`31/11/2026`).
+    let mut no_such_day: Option<&str> = None;
     for f in formats {
         if f.eq_ignore_ascii_case(EXCEL) {
             if let Ok(n) = t.parse::<Decimal>()
@@ -107,7 +109,13 @@ pub fn parse_date(cell: CellRef<'_>, text: &str, formats: &[String]) -> Result<N
             }
             continue;
         }
-        if let Ok((d, rest)) = fixed_date(t, f).map_or_else(|| NaiveDate::parse_and_remainder(t, f), Ok) {
+        let parsed = fixed_date(t, f).map_or_else(|| NaiveDate::parse_and_remainder(t, f), Ok);
+        if let Err(e) = &parsed
+            && e.kind() == chrono::format::ParseErrorKind::OutOfRange
+        {
+            no_such_day.get_or_insert(f.as_str());
+        }
+        if let Ok((d, rest)) = parsed {
             // Accept a trailing time (`05/11/2026 00:00:00`, `2026-11-05T10:00:00`).
             let rest = rest.trim_start_matches(['T', ' ']);
             if rest.is_empty() || rest.chars().next().is_some_and(|c| c.is_ascii_digit()) && rest.contains(':') {
@@ -121,6 +129,13 @@ pub fn parse_date(cell: CellRef<'_>, text: &str, formats: &[String]) -> Result<N
     }
     if let Some((d, f)) = short {
         return Err(short_year(d.year(), f));
+    }
+    if let Some(f) = no_such_day {
+        return Err(format!(
+            "no such date: written as {} but there is no such day (a day after the end of its month, or a \
+             month after 12); correct the day or the month",
+            clerk_format(f)
+        ));
     }
     Err(format!("not a date in the format {}", clerk_formats(formats)))
 }
@@ -355,9 +370,12 @@ fn not_exact(plain: &str, why: impl FnOnce(String) -> String) -> String {
     if well_formed {
         "too large or too precise for an amount (at most 28 digits)".into()
     } else {
-        why("not a number".into())
+        why(NOT_A_NUMBER.into())
     }
 }
+
+/// What a cell that holds no number is told: what to write instead.
+const NOT_A_NUMBER: &str = "not a number (write it in digits, e.g. 1234.50)";
 
 /// Parse a decimal number written by an ERP.
 pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Result<Decimal, String> {
@@ -476,7 +494,7 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
         return Err(other_style(if style.decimal_comma {
             "not a number (decimal comma expected, e.g. 1.234,50)".into()
         } else {
-            "not a number".into()
+            NOT_A_NUMBER.into()
         }));
     }
     let value = crate::model::amount::parse_exact(&plain).ok_or_else(|| not_exact(&plain, other_style))?;

@@ -33,9 +33,18 @@ fn a_year_of_fewer_than_four_digits_is_an_error_unless_another_format_reads_it()
     assert_eq!(text("02/11/2026", &["%d/%m/%Y"]), Ok(d(2026, 11, 2)));
     // A date not read: the formats as a clerk reads them.
     assert_eq!(
-        text("31/02/2026", &["%d/%m/%Y", "excel"]).unwrap_err(),
+        text("2026-02-03", &["%d/%m/%Y", "excel"]).unwrap_err(),
         "not a date in the format DD/MM/YYYY or an Excel date number"
     );
+    // In the format's shape, but no such day: said so.
+    for no_day in ["31/02/2026", "31/11/2026", "12/13/2026"] {
+        assert_eq!(
+            text(no_day, &["%d/%m/%Y", "excel"]).unwrap_err(),
+            "no such date: written as DD/MM/YYYY but there is no such day (a day after the end of its month, or a \
+             month after 12); correct the day or the month",
+            "{no_day}"
+        );
+    }
     assert_eq!(
         parse_time(CellRef::Text("9h"), "9h", &f(TIME_FORMATS)).unwrap_err(),
         "not a time in the format hh:mm:ss or hh:mm or hh:mm:ss AM/PM or hh:mm AM/PM"
@@ -247,7 +256,10 @@ fn numbers_in_every_style() {
             Err("too large or too precise for an amount (at most 28 digits)".into())
         );
     }
-    assert_eq!(p("1e", &us), Err("not a number".into()));
+    assert_eq!(
+        p("1e", &us),
+        Err("not a number (write it in digits, e.g. 1234.50)".into())
+    );
 }
 
 #[test]

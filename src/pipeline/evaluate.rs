@@ -95,6 +95,9 @@ fn repeats(issues: &[(Option<usize>, Issue)], read: usize, row: Option<usize>, i
     issues.iter().enumerate().any(|(k, (at, said))| {
         *at == row
             && ((k < read && shifts_cells(said))
+                // A note's billing reference without the invoice's date, already said (and why)
+                // when the reference was made.
+                || (k < read && said.code == "INV-MAP-REFERENCE" && issue.code == "INV-BILLING-REFERENCE-FORM")
                 || said.column == issue.column
                     && ((k < read && said.is_error() && said.column.is_some())
                         || (said.value == issue.value && said.message == issue.message)))

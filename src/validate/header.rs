@@ -134,8 +134,9 @@ fn currencies(doc: &Document, out: &mut Vec<Finding>) {
             "tax_total.tax_amount_in_tax_currency",
             None,
             format!(
-                "The document is in {cur} but its VAT total in SAR is missing; give the exchange rate \
-                 (tax_exchange_rate) so the VAT total in SAR can be computed."
+                "The document is in {cur} but its VAT total in SAR is missing; give the exchange rate to SAR \
+                 (a mapping's exchange_rate field; tax_exchange_rate in the API's document) so the VAT total in \
+                 SAR can be computed."
             ),
         ));
     }

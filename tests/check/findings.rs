@@ -127,7 +127,7 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
     let z = result_rows(&dir.path().join("results/z.result.csv"));
     assert_eq!(
         cell(&z, 2, "result_errors"),
-        "INV-MAP-VALUE Exchange Rate \"abc\": not a number"
+        "INV-MAP-VALUE Exchange Rate \"abc\": not a number (write it in digits, e.g. 1234.50)"
     );
     for line in [2, 3] {
         let w = cell(&z, line, "result_warnings");
@@ -172,7 +172,10 @@ fn an_unreadable_value_is_said_once_without_the_errors_it_would_cause() {
         );
         assert!(!e.contains(" | "), "line {line}: more than the one error: {e}");
     }
-    assert_eq!(errors(10), "INV-MAP-VALUE Quantity \"lots\": not a number");
+    assert_eq!(
+        errors(10),
+        "INV-MAP-VALUE Quantity \"lots\": not a number (write it in digits, e.g. 1234.50)"
+    );
     for line in [11, 12] {
         assert_eq!(
             errors(line),
@@ -252,7 +255,7 @@ fn a_wrong_rate_a_discount_over_the_price_a_dash_and_a_zero_quantity_are_one_fin
     // Not also "no unit price" on the same cell.
     assert_eq!(
         cell(&s, 3, "result_errors"),
-        "INV-MAP-VALUE UNIT_PRICE \"-\": not a number"
+        "INV-MAP-VALUE UNIT_PRICE \"-\": not a number (write it in digits, e.g. 1234.50)"
     );
     // Not also the VAT breakdown that lacks the line (BR-CO-18, BR-S-01).
     assert_eq!(
@@ -484,4 +487,36 @@ fn a_document_held_back_as_incomplete_is_not_also_told_its_totals_differ() {
             "{errors}"
         );
     }
+}
+
+/// A credit note naming an invoice that is in no file checked, with no original date mapped: one
+/// warning, on the reference's column, saying what to do; the rules' reference-form warning,
+/// which it explains, is not said again.
+#[test]
+fn a_credit_note_whose_invoice_date_is_unknown_is_told_once_on_its_reference_column() {
+    let dir = tempfile::tempdir().unwrap();
+    edited(
+        dir.path(),
+        "xero_sales_invoices.csv",
+        "x.csv",
+        &[(13, "Reference", "INV-NOPE")],
+    );
+    let out = run(dir.path(), &["check", "--now", NOW, "x.csv"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let rows = result_rows(&dir.path().join("results/x.result.csv"));
+    assert_eq!(cell(&rows, 13, "result_status"), "valid");
+    let warnings = cell(&rows, 13, "result_warnings");
+    assert!(!warnings.contains("INV-BILLING-REFERENCE-FORM"), "{warnings}");
+    let said: Vec<&str> = warnings
+        .split(" | ")
+        .filter(|w| w.starts_with("INV-MAP-REFERENCE"))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "INV-MAP-REFERENCE Reference \"INV-NOPE\": the issue date of the corrected invoice INV-NOPE is unknown: the \
+         invoice is not in this file and the mapping reads no original_date, so the billing reference gives its \
+         number only; map original_date to the column holding it, or export the invoice with it"
+        ]
+    );
 }
