@@ -5,7 +5,8 @@
 //! again by its successor (run/device_change.rs), a file cut while it is read
 //! (run/changed_file.rs) or whose last line was cut before it was read (run/cut_file.rs), reruns as
 //! `report` counts them (run/reconcile.rs), no part of a document whose rows are apart in the
-//! export sent (run/split.rs), issued documents the export now marks voided or draft still
+//! export sent (run/split.rs), unless issued earlier: then reported issued once
+//! (run/split_issued.rs), issued documents the export now marks voided or draft still
 //! reported issued (run/voided.rs), and the configuration
 //! failures, each with a message that says what to do.
 
@@ -29,6 +30,8 @@ mod leftovers;
 mod reconcile;
 #[path = "run/split.rs"]
 mod split;
+#[path = "run/split_issued.rs"]
+mod split_issued;
 #[path = "run/support.rs"]
 mod support;
 #[path = "run/voided.rs"]

@@ -186,6 +186,17 @@ impl Dispatch for RunDispatch<'_> {
         self.look_up_withdrawn(skipped)
     }
 
+    fn holds(&mut self, numbers: &[String], seller_vat: Option<&str>) -> Vec<bool> {
+        match self.rt.block_on(self.submitter.holds(numbers, seller_vat)) {
+            Ok(held) => held,
+            Err(e) => {
+                // None held: such documents stay invalid (sending stops on the same ledger).
+                tracing::warn!(error = %e, "the ledger could not be read for the documents whose rows are apart");
+                Vec::new()
+            }
+        }
+    }
+
     fn not_sent(&mut self, invalid_simplified: Vec<Unsent>) {
         for u in invalid_simplified {
             self.simplified.push(Tracked {

@@ -160,9 +160,14 @@ pub(super) fn stopped_verdict(reason: &str) -> Verdict {
 
 /// The verdict of an invalid document (not sent) whose number the ledger holds: the outcome's,
 /// saying that the export's content also fails the checks (`failing`) and what that means.
+///
+/// With nothing `failing` (a document that passes the checks but is not sent all the same: its
+/// rows apart in the export), the outcome's verdict as a rerun gives it for a document sent
+/// again: accepted from the ledger, a conflict, or `failed` (maybe issued).
 pub(super) fn held_verdict(outcome: Outcome, export: Option<&Totals>, failing: &[String]) -> Verdict {
     let listed = failing.join(", ");
     let mut v = match &outcome {
+        _ if failing.is_empty() => verdict(outcome, export),
         Outcome::Conflict { .. } => {
             let mut v = verdict(outcome, export);
             if let Some(e) = v.errors.first_mut() {
@@ -271,6 +276,44 @@ mod tests {
             "{}",
             v.errors[0]
         );
+    }
+
+    #[test]
+    fn a_document_that_passes_the_checks_found_in_the_ledger_is_what_a_rerun_says() {
+        // Not sent all the same (its rows apart in the export): nothing said of failing checks.
+        let conflict = Outcome::Conflict {
+            tag: 0,
+            message: "invoice T-2 is issued".into(),
+            response: SubmissionResponse::from_value(&serde_json::Value::Null),
+            raw: Vec::new(),
+            issued: None,
+            attempts: 1,
+        };
+        let v = held_verdict(conflict, None, &[]);
+        assert_eq!((v.status, v.conflict), (Some(RowStatus::Accepted), true));
+        assert_eq!(v.errors, vec!["INV-LEDGER-CONFLICT: invoice T-2 is issued"]);
+        let failed = Outcome::Failed {
+            tag: 0,
+            reason: "not sent: invoice T-2 was sent earlier".into(),
+            attempts: 3,
+        };
+        let v = held_verdict(failed, None, &[]);
+        assert_eq!(v.status, Some(RowStatus::Failed));
+        assert_eq!(
+            v.errors,
+            vec!["INV-SUBMIT-UNKNOWN: not sent: invoice T-2 was sent earlier"]
+        );
+        let accepted = Outcome::Accepted {
+            tag: 0,
+            response: SubmissionResponse::from_value(&serde_json::json!({"id": "u-2"})),
+            raw: Vec::new(),
+            attempts: 1,
+            from_ledger: true,
+            accepted_at: Some("2026-11-01T10:00:01.123Z".into()),
+        };
+        let v = held_verdict(accepted, None, &[]);
+        assert_eq!((v.status, v.errors.len()), (Some(RowStatus::Accepted), 0));
+        assert_eq!(v.accepted_at.as_deref(), Some("2026-11-01T10:00:01Z"));
     }
 
     #[test]

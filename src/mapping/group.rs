@@ -9,11 +9,11 @@
 //! A key whose rows are in more than one block of the file (another document's rows, or a row
 //! without a number, between them) is a document split in parts: no part of it may be issued,
 //! since the first part, complete in appearance, would be sent before the rest is read. A first
-//! pass over the file ([`KeyScan`], the same block logic as the grouper, a hash per document)
-//! finds those keys ([`SplitKeys`]) before any document is evaluated; the grouper given them
-//! puts `INV-MAP-SPLIT` on the first row of every part. Without them (`check`'s first pass) a
-//! key that reappears is found only on its later parts, which get the same code: `check` then
-//! checks the file again with the keys known (see `commands/check.rs`).
+//! pass over the file ([`KeyScan`], `splits.rs`: the same block logic as the grouper, a hash per
+//! document) finds those keys ([`SplitKeys`]) before any document is evaluated; the grouper
+//! given them puts `INV-MAP-SPLIT` on the first row of every part. Without them (`check`'s first
+//! pass) a key that reappears is found only on its later parts, which get the same code: `check`
+//! then checks the file again with the keys known (see `commands/check.rs`).
 //!
 //! Rows that belong to no document (a continuation row before any document, a row without a
 //! number, an unreadable record between documents) are emitted as stray rows, in place.
@@ -22,6 +22,7 @@ use super::Issue;
 use super::apply::{Bound, Value};
 use super::fields::fid;
 use super::headers::RepeatMemo;
+use super::splits::{SplitKeys, split_issue};
 use crate::ingest::{Row, SourceRef};
 use chrono::NaiveDate;
 use std::collections::HashMap;
@@ -142,63 +143,16 @@ struct UsedHere {
     file: u32,
 }
 
-/// The first lines kept of a split key's parts (the message names them, then how many more).
-const PART_LINES: usize = 6;
-
-/// Where one split key's parts start.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct Parts {
-    /// The first lines of its first parts, in file order (at most [`PART_LINES`]).
-    lines: Vec<u64>,
-    /// How many parts.
-    count: u64,
-}
-
-/// The document keys whose rows are in more than one block of a file, each with the first lines
-/// of its parts: a hash per key, as the grouper keeps per document, never the rows.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SplitKeys {
-    parts: HashMap<u64, Parts>,
-}
-
-impl SplitKeys {
-    /// No key is split.
-    pub fn is_empty(&self) -> bool {
-        self.parts.is_empty()
-    }
-
-    /// How many keys are split.
-    pub fn len(&self) -> usize {
-        self.parts.len()
-    }
-
-    /// A key seen first at `first` opens another part at `line`.
-    fn add(&mut self, h: u64, first: u64, line: u64) {
-        let p = self.parts.entry(h).or_insert_with(|| Parts {
-            lines: vec![first],
-            count: 1,
-        });
-        if p.lines.len() < PART_LINES {
-            p.lines.push(line);
-        }
-        p.count += 1;
-    }
-
-    fn get(&self, h: u64) -> Option<&Parts> {
-        self.parts.get(&h)
-    }
-}
-
 /// Where a row goes, given the open document's key: the same block (a line of the open
 /// document, or a continuation row), no document (a row without a number), or a new block.
 /// The one rule of blocks, for the grouper and for [`KeyScan`] alike.
-enum Block {
+pub(super) enum Block {
     Same,
     Stray,
     New,
 }
 
-fn block(key: &str, open: Option<&str>, continuation: bool, unreadable: bool) -> Block {
+pub(super) fn block(key: &str, open: Option<&str>, continuation: bool, unreadable: bool) -> Block {
     if key.is_empty() {
         if continuation && open.is_some() && !unreadable {
             Block::Same
@@ -209,68 +163,6 @@ fn block(key: &str, open: Option<&str>, continuation: bool, unreadable: bool) ->
         Block::Same
     } else {
         Block::New
-    }
-}
-
-/// The first pass over a file: the keys whose rows are in more than one block ([`SplitKeys`]),
-/// by the grouper's own rules (a repeated header line or an unreadable record stays in the
-/// open block; a row without a number, unless it continues one, ends it). Keeps the open key
-/// and a hash and first line per key; reads no field but the key.
-#[derive(Debug)]
-pub struct KeyScan {
-    bound: Arc<Bound>,
-    open: Option<String>,
-    first: HashMap<u64, u64>,
-    splits: SplitKeys,
-    repeat_memo: RepeatMemo,
-}
-
-impl KeyScan {
-    /// A scan for rows of a bound mapping.
-    pub fn new(bound: Arc<Bound>) -> Self {
-        KeyScan {
-            bound,
-            open: None,
-            first: HashMap::new(),
-            splits: SplitKeys::default(),
-            repeat_memo: RepeatMemo::default(),
-        }
-    }
-
-    /// One row.
-    pub fn push(&mut self, row: &Row) {
-        if self.bound.headers.is_header_repeat(row, &mut self.repeat_memo) {
-            return;
-        }
-        let header = self.bound.header_row(row).ok().flatten();
-        let key = self.bound.key(row, header);
-        let unreadable = key.is_empty() && self.bound.key_error(row, header).is_some();
-        match block(&key, self.open.as_deref(), self.bound.mapping.continuation, unreadable) {
-            Block::Same => {}
-            Block::Stray => self.open = None,
-            Block::New => {
-                let line = row.source.line;
-                let h = hash(&key);
-                match self.first.entry(h) {
-                    Entry::Vacant(e) => {
-                        e.insert(line);
-                    }
-                    Entry::Occupied(e) => self.splits.add(h, *e.get(), line),
-                }
-                let open = self.open.get_or_insert_with(String::new);
-                open.clear();
-                open.push_str(&key);
-            }
-        }
-    }
-
-    /// A record the reader could not read: it stays in the open block (see
-    /// [`Grouper::push_error`]).
-    pub fn push_error(&mut self) {}
-
-    /// The split keys.
-    pub fn finish(self) -> SplitKeys {
-        self.splits
     }
 }
 
@@ -309,39 +201,6 @@ fn error_orphan_issue(bound: &Bound, key: &str, line: u64, error: &str) -> Issue
     )
 }
 
-/// The finding on the first row of each part of a split document.
-fn split_issue(bound: &Bound, key: &str, parts: Option<&Parts>, earlier: Option<u64>) -> Issue {
-    let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
-    let message = match parts {
-        Some(p) => {
-            let mut lines: Vec<String> = p.lines.iter().map(u64::to_string).collect();
-            let more = p.count.saturating_sub(p.lines.len() as u64);
-            let list = if more > 0 {
-                format!("{} and {more} more", lines.join(", "))
-            } else {
-                let last = lines.pop().unwrap_or_default();
-                if lines.is_empty() {
-                    last
-                } else {
-                    format!("{} and {last}", lines.join(", "))
-                }
-            };
-            format!(
-                "this document's rows are not together in the file (its {} parts start at lines {list}): \
-                 no part of it is issued; put all its rows together, with its number on each, and run again",
-                p.count
-            )
-        }
-        // Found only here: this is a later part (the keys were not known before the rows).
-        None => format!(
-            "this document's rows are not together in the file (a part of it starts at line {}): no \
-             part of it is issued; put all its rows together, with its number on each, and run again",
-            earlier.unwrap_or(0)
-        ),
-    };
-    Issue::error(SPLIT_CODE, column, Some(key.to_string()), message)
-}
-
 #[derive(Debug, Clone, Copy)]
 struct Seen {
     line: u64,
@@ -362,7 +221,7 @@ pub struct Grouper {
     used: Option<UsedHere>,
 }
 
-fn hash(key: &str) -> u64 {
+pub(super) fn hash(key: &str) -> u64 {
     let mut h = DefaultHasher::new();
     key.hash(&mut h);
     h.finish()

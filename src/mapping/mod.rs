@@ -29,15 +29,14 @@ pub mod headers;
 mod load;
 pub mod lookup;
 pub mod spec;
+mod splits;
 pub mod transform;
 
 pub use apply::{Bound, JoinRows, LookupMiss, SideFile, SideUse, Value};
 pub use build::{Built, ErpTotals, Provenance, build, field_of};
-pub use group::{
-    DocDraft, DraftRow, Grouper, KeyScan, NUMBER_USED_CODE, NumbersUsed, ORPHAN_CODE, RowNote, SPLIT_CODE, SplitKeys,
-    Unit,
-};
+pub use group::{DocDraft, DraftRow, Grouper, NUMBER_USED_CODE, NumbersUsed, ORPHAN_CODE, RowNote, SPLIT_CODE, Unit};
 pub use load::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule, parse_template};
+pub use splits::{KeyScan, SplitKeys};
 
 use crate::validate::Severity;
 
@@ -187,4 +186,4 @@ impl std::fmt::Display for Issue {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

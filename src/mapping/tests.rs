@@ -70,7 +70,7 @@ fn docs(units: &[Unit]) -> Vec<&DocDraft> {
         .collect()
 }
 
-const SIMPLE: &str = r#"
+pub(crate) const SIMPLE: &str = r#"
 [defaults]
 date_format = "%d/%m/%Y"
 [fields]

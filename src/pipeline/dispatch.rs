@@ -7,8 +7,20 @@ use super::*;
 /// outcome each verdict belongs to, and the verdicts.
 pub(super) struct Dispatched {
     outcomes: Vec<Outcome>,
-    at: Vec<usize>,
+    /// The outcomes that have a verdict.
+    pub(super) at: Vec<usize>,
     verdicts: Vec<Verdict>,
+}
+
+/// Ask `d` what the ledger holds under the numbers of documents that are not sent (kept to be
+/// asked: [`Outcome::held`], [`Outcome::skipped`]); their verdicts are applied by
+/// [`finish_batch`]. Nothing is sent, and nothing is said to be checked or not sent.
+pub(super) fn look_up(mut outcomes: Vec<Outcome>, d: &mut (dyn Dispatch + '_)) -> Dispatched {
+    let mut found = issued_before(&mut outcomes, d);
+    found.extend(withdrawn_before(&mut outcomes, d));
+    found.sort_by_key(|(i, _)| *i);
+    let (at, verdicts) = found.into_iter().unzip();
+    Dispatched { outcomes, at, verdicts }
 }
 
 /// Hand a batch's valid documents to `dispatch`, after asking it whether the invalid ones were

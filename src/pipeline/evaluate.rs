@@ -287,7 +287,8 @@ fn evaluate_document(
     });
     // An invalid document is kept for `run` to ask whether its number was issued before
     // (never sent); unless it may be incomplete (a file still being written) or is one part of
-    // several (each part would count the issued document again).
+    // several (each part would count the issued document again: `run` asks about its parts read
+    // together instead, `parts.rs`).
     let failing = (invalid && keep && built.document.is_some() && !issues.iter().any(|(_, i)| in_part(i)))
         .then(|| failing(&issues, &draft.rows));
     let row_count = draft.rows.len() as u64;
@@ -400,7 +401,7 @@ fn evaluate_document(
 
 /// A finding that says the document as read may not be all of it (its file changed while read,
 /// or was cut short), or is one of its parts: such a document is not compared with what was
-/// issued under its number.
+/// issued under its number (a part's whole document is, its parts read together: `parts.rs`).
 fn in_part(issue: &Issue) -> bool {
     [
         crate::mapping::SPLIT_CODE,

@@ -4,13 +4,16 @@
 //! result file once, in input order, with its document's status.
 //!
 //! Memory holds the rows of the open document, of the last closed one (released only once the
-//! next is closed, see `local.rs`) and of one batch of closed documents, never the file.
+//! next is closed, see `local.rs`) and of one batch of closed documents, never the file; in
+//! `run`, also the results of the documents in parts whose number the ledger holds, read
+//! together before the file's pass (`parts.rs`).
 
 mod dispatch;
 mod evaluate;
 mod local;
 pub mod open;
 mod outcome;
+mod parts;
 mod skipped;
 pub mod stamp;
 
@@ -18,6 +21,7 @@ use dispatch::{Dispatched, dispatch_batch, finish_batch};
 use evaluate::evaluate;
 pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options, split_keys};
 use outcome::{Outcome, RowOutcome};
+pub use parts::{Assembled, assemble};
 pub use stamp::{FILE_CHANGED_CODE, FILE_CUT_CODE, FILE_DAMAGED_CODE, FileChanged, FileStamp, HeldBack, HeldFrom};
 
 use crate::compute::compute_document_totals;
@@ -75,9 +79,14 @@ pub struct Input {
     pub last_line: crate::ingest::LastLine,
     /// The document numbers whose rows are not together in the file, when a first pass over it
     /// found them ([`split_keys`]): every part of such a document is invalid (`INV-MAP-SPLIT`),
-    /// none is dispatched. `None`: not known, a number that reappears is said on its later
-    /// parts only (the first was checked before it was found).
+    /// none is dispatched (unless its parts were read together: [`Input::assembled`]). `None`:
+    /// not known, a number that reappears is said on its later parts only (the first was
+    /// checked before it was found).
     pub splits: Option<Arc<crate::mapping::SplitKeys>>,
+    /// The documents among those whose parts were read together ([`assemble`], `run` only: their
+    /// numbers are in the ledger), each part's results ready: they take the place of the
+    /// parts' own evaluation.
+    pub assembled: Option<Arc<Assembled>>,
 }
 
 /// Settings of a check.
@@ -250,6 +259,14 @@ pub trait Dispatch {
     fn withdrawn(&mut self, _skipped: Vec<Skipped>) -> Vec<Option<Verdict>> {
         Vec::new()
     }
+
+    /// Which of these document numbers (of documents whose rows are apart in the export) were
+    /// issued, or maybe issued, before, under any kind (through a device of `seller_vat`), in
+    /// their order: their parts are read together and asked about ([`assemble`]). Nothing may
+    /// be sent. None by default (`check`).
+    fn holds(&mut self, _numbers: &[String], _seller_vat: Option<&str>) -> Vec<bool> {
+        Vec::new()
+    }
 }
 
 /// A document a skip rule keeps from being issued, kept (by `run`) to ask whether its number
@@ -276,7 +293,8 @@ pub struct Skipped {
 pub struct Held {
     /// The document as the export gives it now.
     pub document: Document,
-    /// Its errors, each `CODE on line N` (or `CODE`), once each, in order.
+    /// Its errors, each `CODE on line N` (or `CODE`), once each, in order; none for a document
+    /// that passes them but is not sent all the same (its rows apart in the export).
     pub failing: Vec<String>,
     /// Whether its amounts were read and computed (when not, they are not compared).
     pub amounts_known: bool,
@@ -501,6 +519,8 @@ pub fn check_stream(
     let Some(d) = dispatch else {
         return local::check_local(input, bound, opts, writer, summary);
     };
+    let mut input = input;
+    let assembled = input.assembled.take();
     let time = opts.now.to_rfc3339_opts(SecondsFormat::Secs, true);
     let file = input.path.display().to_string();
     let per_batch = opts.batch.max(1);
@@ -523,11 +543,12 @@ pub fn check_stream(
         });
         let time = &time;
         let side = &side;
+        let assembled = assembled.as_deref();
         let evaluator = scope.spawn(move || {
             for units in batch_rx {
                 let outcomes: Vec<Outcome> = units
                     .into_par_iter()
-                    .map(|u| evaluate(u, &bound, opts, time, true, side))
+                    .map(|u| parts::outcome(assembled, u, |u| evaluate(u, &bound, opts, time, true, side)))
                     .collect();
                 if out_tx.send(outcomes).is_err() {
                     // The writer stopped; dropping `batch_rx` stops the reader.

@@ -241,6 +241,7 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
             opened,
             last_line,
             splits: None,
+            assembled: None,
         },
         bound: Arc::new(bound),
         notes,

@@ -12,8 +12,8 @@ use super::*;
 pub(super) fn skipped(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: &str, keep: bool) -> Outcome {
     let first_line = draft.rows.first().and_then(DraftRow::source).map_or(0, |s| s.line);
     let (reason, column, value) = draft.skip.clone().unwrap_or_default();
-    // Not looked up: a document whose rows are apart in the export (each part would count the
-    // issued document again), like an invalid one.
+    // Not looked up here: a document whose rows are apart in the export (each part would count
+    // the issued document again); `run` looks its parts up read together (`parts.rs`).
     let kept = (keep && !draft.split && !draft.key.trim().is_empty()).then(|| {
         let built = build(&draft, bound, &opts.seller);
         let doc = built.document.as_ref();

@@ -18,10 +18,13 @@
 //! - documents that are not sent (`issued.rs`): what the ledger holds under their numbers, so
 //!   that a number already issued is reported issued whatever its export says now; and
 //!   documents a skip rule keeps from being issued (`withdrawn.rs`), so that an issued number
-//!   marked `Voided` or `Draft` in the ERP is still reported issued.
+//!   marked `Voided` or `Draft` in the ERP is still reported issued; and which numbers the ledger
+//!   holds at all ([`Submitter::holds`], `withdrawn.rs`), so that only the parts of those a
+//!   document in parts has are kept to be read together.
 //!
 //! Entry points: [`Submitter::connect`], [`Submitter::submit_all`], [`Submitter::resume_unresolved`],
-//! [`Submitter::issued_before`], [`Submitter::withdrawn_before`] and [`onboard`].
+//! [`Submitter::issued_before`], [`Submitter::withdrawn_before`], [`Submitter::holds`] and
+//! [`onboard`].
 
 mod client;
 mod credentials;

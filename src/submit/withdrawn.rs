@@ -60,40 +60,10 @@ impl Submitter {
     ///
     /// `Err` only when the ledger cannot be read.
     pub async fn withdrawn_before(&self, docs: Vec<Withdrawn>) -> Result<Vec<Standing>, SubmitError> {
-        let mut items = Vec::new();
-        // For each item, the document it is asked for (by index in `docs`).
-        let mut of = Vec::new();
-        for (i, w) in docs.iter().enumerate() {
-            if w.number.trim().is_empty() {
-                continue;
-            }
-            let kinds = w.kind.map_or(DocumentKind::ALL.to_vec(), |k| vec![k]);
-            for kind in kinds {
-                let key = DocumentKey {
-                    onboard_id: self.onboard_id().to_string(),
-                    kind,
-                    number: w.number.clone(),
-                };
-                items.push(BeginItem {
-                    idempotency_key: idempotency_key(&key),
-                    content_hash: content_hash(b""),
-                    key,
-                    body: Vec::new(),
-                    seller_vat: w.seller_vat.clone(),
-                });
-                of.push(i);
-            }
-        }
-        if items.is_empty() {
-            return Ok(Vec::new());
-        }
-        let found = self.ledger().peek(items).await?;
-        let mut held: Vec<Vec<LedgerEntry>> = vec![Vec::new(); docs.len()];
-        for (i, e) in of.into_iter().zip(found) {
-            if let Some(e) = e {
-                held[i].push(e);
-            }
-        }
+        let asked = docs
+            .iter()
+            .map(|w| (w.number.as_str(), w.kind, w.seller_vat.as_deref()));
+        let held = self.held_under(asked, docs.len()).await?;
         Ok(docs
             .into_iter()
             .zip(held)
@@ -108,6 +78,61 @@ impl Submitter {
                 }),
             })
             .collect())
+    }
+
+    /// Which of these numbers the ledger holds issued or maybe issued, under any kind (through
+    /// this device or another of the same seller, `seller_vat`), in their order. Nothing is sent
+    /// and nothing is registered. `Err` only when the ledger cannot be read.
+    pub async fn holds(&self, numbers: &[String], seller_vat: Option<&str>) -> Result<Vec<bool>, SubmitError> {
+        let asked = numbers.iter().map(|n| (n.as_str(), None, seller_vat));
+        let held = self.held_under(asked, numbers.len()).await?;
+        Ok(held.iter().map(|h| !h.is_empty()).collect())
+    }
+
+    /// What the ledger holds (issued or maybe issued) under each of `n` numbers, each asked as
+    /// (number, kind, seller VAT number): under that kind, or every kind when it is not known.
+    async fn held_under<'a>(
+        &self,
+        asked: impl Iterator<Item = (&'a str, Option<DocumentKind>, Option<&'a str>)>,
+        n: usize,
+    ) -> Result<Vec<Vec<LedgerEntry>>, SubmitError> {
+        let mut items = Vec::new();
+        // For each item, the number it is asked for (by index).
+        let mut of = Vec::new();
+        for (i, (number, kind, seller_vat)) in asked.enumerate() {
+            if number.trim().is_empty() {
+                continue;
+            }
+            let kinds = kind.map_or(DocumentKind::ALL.to_vec(), |k| vec![k]);
+            for kind in kinds {
+                let key = DocumentKey {
+                    onboard_id: self.onboard_id().to_string(),
+                    kind,
+                    number: number.to_string(),
+                };
+                items.push(BeginItem {
+                    idempotency_key: idempotency_key(&key),
+                    content_hash: content_hash(b""),
+                    key,
+                    body: Vec::new(),
+                    seller_vat: seller_vat.map(str::to_string),
+                });
+                of.push(i);
+            }
+        }
+        let mut held: Vec<Vec<LedgerEntry>> = vec![Vec::new(); n];
+        if items.is_empty() {
+            return Ok(held);
+        }
+        let found = self.ledger().peek(items).await?;
+        for (i, e) in of.into_iter().zip(found) {
+            if let Some(e) = e
+                && let Some(h) = held.get_mut(i)
+            {
+                h.push(e);
+            }
+        }
+        Ok(held)
     }
 }
 
