@@ -833,3 +833,43 @@ fn a_workbook_that_cannot_be_read_to_its_end_goes_to_failed_and_dropped_again_wh
     assert_eq!(server.accepted(), 30, "only the rest was sent");
     drop(w);
 }
+
+/// The two files of a two-file export (SAP Business One DTW) dropped into the inbox: each goes to
+/// `failed/`, and each error says what is wrong and what to do instead (`run` them together),
+/// not that a path or a permission is wrong.
+#[test]
+fn the_two_files_of_a_two_file_export_fail_saying_to_run_them_together() {
+    let (_server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    let w = Watch::start(d, &env, &[]);
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    for name in ["SAP_B1_OINV_Document_Lines.txt", "SAP_B1_OINV_Documents.txt"] {
+        std::fs::copy(samples.join(name), d.join(name)).unwrap();
+        std::fs::rename(d.join(name), d.join("in").join(name)).unwrap();
+    }
+    let error = |name: &str| d.join("in/failed").join(format!("{name}.error.txt"));
+    wait_for(LIMIT, "both files in failed/", || {
+        error("SAP_B1_OINV_Document_Lines.txt").exists() && error("SAP_B1_OINV_Documents.txt").exists()
+    });
+    let lines = std::fs::read_to_string(error("SAP_B1_OINV_Document_Lines.txt")).unwrap();
+    assert!(
+        lines.contains(
+            "this is the lines file of a sap-b1-dtw export, read with its header file SAP_B1_OINV_Documents.txt, \
+             which is not beside it: put the two files side by side and give them together to `invoicedrop \
+             check` or `invoicedrop run` (`invoicedrop watch` takes files one at a time and cannot pair the two \
+             files of such an export)"
+        ),
+        "{lines}"
+    );
+    assert!(!lines.contains("check that the path is right"), "{lines}");
+    let header = std::fs::read_to_string(error("SAP_B1_OINV_Documents.txt")).unwrap();
+    assert!(
+        header.contains("this is the header file of a sap-b1-dtw export; check or run its lines file"),
+        "{header}"
+    );
+    assert!(
+        header.contains("cannot pair the two files of such an export"),
+        "{header}"
+    );
+    drop(w);
+}

@@ -190,10 +190,11 @@ fn check_one(
                 return match partner {
                     Some(p) if all_files.iter().any(|f| crate::mapping::lookup::same_file(f, &p)) => Ok(None),
                     _ => Err(format!(
-                        "this is the header file of a {} export; check its lines file (the same name with {:?} in place of {:?}), which reads this one",
+                        "this is the header file of a {} export; check or run its lines file (the same name with {:?} in place of {:?}), which reads this one, with it beside it ({})",
                         m.name,
                         m.join.as_ref().map(|j| j.file_replace[0].clone()).unwrap_or_default(),
-                        m.join.as_ref().map(|j| j.file_replace[1].clone()).unwrap_or_default()
+                        m.join.as_ref().map(|j| j.file_replace[1].clone()).unwrap_or_default(),
+                        pipeline::open::PAIR_NOT_IN_WATCH
                     )),
                 };
             }

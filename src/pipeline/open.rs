@@ -110,6 +110,10 @@ pub fn lookup_file_names(mappings: &[Mapping]) -> Vec<String> {
     names
 }
 
+/// Why the two files of a two-file export fail in a drop folder, as their errors say it.
+pub const PAIR_NOT_IN_WATCH: &str =
+    "`invoicedrop watch` takes files one at a time and cannot pair the two files of such an export";
+
 /// The header file of a lines file, by the join's file-name replacement.
 pub fn join_partner(m: &Mapping, lines: &Path) -> Option<PathBuf> {
     let j = m.join.as_ref()?;
@@ -161,6 +165,20 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
                     mapping.name, j.file_replace[1], j.file_replace[0], j.file_replace[0]
                 ),
             })?;
+            if !hp.is_file() {
+                return Err(MappingError::Lookup {
+                    path: path.display().to_string(),
+                    message: format!(
+                        "this is the lines file of a {} export, read with its header file {}, which is not beside it: \
+                         put the two files side by side and give them together to `invoicedrop check` or \
+                         `invoicedrop run` ({PAIR_NOT_IN_WATCH})",
+                        mapping.name,
+                        hp.file_name()
+                            .map_or_else(|| hp.display().to_string(), |n| n.to_string_lossy().into_owned())
+                    ),
+                }
+                .into());
+            }
             let hopts = ReadOptions {
                 header_rows: j.header_rows.unwrap_or(opts.header_rows),
                 ..opts.clone()
