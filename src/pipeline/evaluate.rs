@@ -238,17 +238,29 @@ fn evaluate_document(
         }
     }
     let mut payable = None;
+    // The amount due could not be rounded to the export's total (amounts too large): said once
+    // the document is no longer borrowed.
+    let mut unrounded = None;
     // When no line could be read (each row says why), the rules would only repeat it: no lines,
     // no VAT breakdown, totals that differ from the export's.
     let no_lines_read =
         built.document.as_ref().is_some_and(|d| d.invoice_lines.is_empty()) && issues.iter().any(|(_, i)| i.is_error());
     if let Some(doc) = built.document.as_mut() {
         match compute_document_totals(doc) {
-            Ok(totals) => {
+            Ok(mut totals) => {
+                let incomplete = issues.iter().any(|(_, i)| INCOMPLETE.contains(&i.code.as_str()));
+                // The export's total with VAT is what the buyer was charged: when per-line rounding
+                // alone separates it from the computed one (beyond what the comparison lets
+                // pass), it is the amount due, with a rounding amount (BT-114).
+                if let Some(stated) = built.erp.tax_inclusive.filter(|_| !incomplete && !no_lines_read)
+                    && let Err(e) =
+                        crate::compute::round_payable_to(doc, &mut totals, stated, crate::validate::ERP_TOLERANCE)
+                {
+                    unrounded = Some(Finding::error("INV-COMPUTE", compute_path(&e), None, e.to_string()));
+                }
                 payable = Some(doc.legal_monitory_total.payable_amount);
                 if !no_lines_read {
                     let read = issues.len();
-                    let incomplete = issues.iter().any(|(_, i)| INCOMPLETE.contains(&i.code.as_str()));
                     for f in rules(doc, totals, &built.erp, opts, incomplete) {
                         let (row, issue) = locate_in(&f, &built, bound, &draft.rows);
                         if !repeats(&issues, read, row, &issue) {
@@ -262,6 +274,9 @@ fn evaluate_document(
                 issues.push(locate(&f, &built));
             }
         }
+    }
+    if let Some(f) = unrounded {
+        issues.push(locate(&f, &built));
     }
     let invalid = built.document.is_none() || issues.iter().any(|(_, i)| i.is_error());
     let status = if invalid { RowStatus::Invalid } else { RowStatus::Valid };

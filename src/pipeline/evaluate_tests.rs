@@ -138,3 +138,93 @@ fn the_other_rows_are_named_once_each_in_order() {
         "the document has errors (see its other rows)"
     );
 }
+
+/// Documents of a Zoho export at tax-inclusive prices, each three lines sold at 10.00 with 15 %
+/// VAT (net 8.70 and VAT 1.30 each; 30.02 with VAT on the category), the export's Total of
+/// each given; evaluated as `run` evaluates them, numbered Z-0, Z-1...
+fn zoho_inclusive(totals: &[&str]) -> Vec<super::Outcome> {
+    use crate::pipeline::local::Reading;
+    let dir = tempfile::tempdir().unwrap();
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    std::fs::copy(samples.join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    let mut csv = String::from(
+        "Invoice Number,Invoice Date,Invoice Status,Customer Name,Is Inclusive Tax,Currency Code,Item Tax,Quantity,\
+         Item Price,Item Name,Item Tax Amount,Item Total,Total,Billing Address,Billing City,Billing Country,Billing Code\n",
+    );
+    for (i, total) in totals.iter().enumerate() {
+        for item in ["Gloves", "Masks", "Soap"] {
+            csv.push_str(&format!(
+                "Z-{i},2026-11-04,Sent,Gulf Medical Supplies LLC,true,SAR,VAT 15,1,10.00,{item},1.30,10.00,{total},\
+                 Prince Mohammed bin Fahd Road,Dammam,Saudi Arabia,32272\n"
+            ));
+        }
+    }
+    let path = dir.path().join("zoho.csv");
+    std::fs::write(&path, csv).unwrap();
+    let mapping = crate::mapping::bundled::get("zoho-books").unwrap().unwrap();
+    let config = crate::config::Config::default();
+    let prepared = super::prepare(&path, std::sync::Arc::new(mapping), &config).unwrap();
+    let bound = prepared.bound.clone();
+    let now = chrono::DateTime::parse_from_rfc3339("2026-11-21T09:00:00Z")
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    let opts = super::CheckOptions::new(now, config.seller().0);
+    let mut reading = Reading::new(prepared.input, prepared.bound, 10, true, None);
+    let side = super::SideWatch::new(&bound, true);
+    let mut out = Vec::new();
+    while let Some((_, batch)) = reading.batch(10) {
+        out.extend(
+            batch
+                .into_iter()
+                .map(|u| super::evaluate(u, &bound, &opts, "t", true, &side)),
+        );
+    }
+    out
+}
+
+#[test]
+fn a_total_of_inclusive_line_totals_is_issued_as_the_amount_due() {
+    use rust_decimal_macros::dec;
+    let out = zoho_inclusive(&["30.00", "30.05", "30.01"]);
+    assert_eq!(out.len(), 3);
+    // Per-line rounding only: valid, the computed VAT, the export's total due.
+    let o = &out[0];
+    let doc = o.document.as_deref().expect("kept for sending");
+    let t = &doc.legal_monitory_total;
+    assert_eq!(
+        (
+            doc.tax_total.tax_amount,
+            t.tax_inclusive_amount,
+            t.payable_rounding_amount,
+            t.payable_amount
+        ),
+        (dec!(3.92), dec!(30.02), Some(dec!(-0.02)), dec!(30.00))
+    );
+    let r = o.record.as_ref().unwrap();
+    assert_eq!((r.gross, r.payable), (Some(dec!(30.02)), Some(dec!(30.00))));
+    assert_eq!(o.brief.as_ref().and_then(|b| b.payable), Some(dec!(30.00)));
+    assert_eq!(r.warnings, ["INV-ERP-TOTAL-ROUNDING"], "{:?}", r.errors);
+    let first = &o.rows[0].result;
+    assert_eq!(first.status, crate::results::RowStatus::Valid);
+    assert!(first.errors.is_empty(), "{:?}", first.errors);
+    assert!(
+        first.warnings[0].starts_with("INV-ERP-TOTAL-ROUNDING Total \"30.00\": ")
+            && first.warnings[0]
+                .contains("the payable amount is 30.00 as the export says, with a rounding amount of -0.02 (BT-114)"),
+        "{:?}",
+        first.warnings
+    );
+    // Not rounding: invalid, as before, and nothing rounded.
+    let o = &out[1];
+    assert!(o.document.is_none());
+    let r = o.record.as_ref().unwrap();
+    assert_eq!(
+        (r.errors.as_slice(), r.payable),
+        (["INV-ERP-TOTAL".to_string()].as_slice(), Some(dec!(30.02)))
+    );
+    // Within the tolerance: issued as computed, nothing said (as documents issued before were).
+    let o = &out[2];
+    let t = &o.document.as_deref().expect("valid").legal_monitory_total;
+    assert_eq!((t.payable_rounding_amount, t.payable_amount), (None, dec!(30.02)));
+    assert!(o.record.as_ref().unwrap().warnings.is_empty());
+}
