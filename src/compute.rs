@@ -15,6 +15,10 @@
 //!   BT-112 = BT-109 + BT-110; BT-115 = BT-112 − prepaid + payable rounding.
 //! - A foreign document currency gets BT-111 = round2(BT-110 × exchange rate) in SAR.
 //!
+//! - The export's total with VAT, when it is the lines' own amounts with VAT added up and differs
+//!   from BT-112 by per-line rounding only, becomes the amount due through a payable rounding
+//!   amount (BT-114): [`round_payable_to`] (`compute/payable.rs`).
+//!
 //! Rounding is half away from zero to 2 decimals ([`round2`]), which is the authority's half-up
 //! for the positive amounts invoices carry. All arithmetic is checked: an overflow is an error
 //! naming the field, never a panic.
@@ -22,6 +26,9 @@
 use crate::model::{Document, Line, TaxCategory, TaxSubtotal};
 use rayon::prelude::*;
 use rust_decimal::{Decimal, RoundingStrategy};
+
+mod payable;
+pub use payable::{ROUNDING_PER_LINE, round_payable_to, rounding_bound, total_rounding, vat_rounding};
 
 /// Why totals could not be computed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

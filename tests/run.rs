@@ -7,8 +7,9 @@
 //! `report` counts them (run/reconcile.rs), no part of a document whose rows are apart in the
 //! export sent (run/split.rs), unless issued earlier: then reported issued once
 //! (run/split_issued.rs), issued documents the export now marks voided or draft still
-//! reported issued (run/voided.rs), and the configuration
-//! failures, each with a message that says what to do.
+//! reported issued (run/voided.rs), a workbook damaged part-way (run/damaged_book.rs),
+//! tax-inclusive totals rounded per line issued as the amount due (run/inclusive.rs), and the
+//! configuration failures, each with a message that says what to do.
 
 #[path = "run/changed_file.rs"]
 mod changed_file;
@@ -22,6 +23,8 @@ mod device_change;
 mod device_checks;
 #[path = "run/exactly_once.rs"]
 mod exactly_once;
+#[path = "run/inclusive.rs"]
+mod inclusive;
 #[path = "run/issued.rs"]
 mod issued;
 #[path = "run/leftovers.rs"]

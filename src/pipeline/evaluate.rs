@@ -241,17 +241,29 @@ fn evaluate_document(
         }
     }
     let mut payable = None;
+    // The amount due could not be rounded to the export's total (amounts too large): said once
+    // the document is no longer borrowed.
+    let mut unrounded = None;
     // When no line could be read (each row says why), the rules would only repeat it: no lines,
     // no VAT breakdown, totals that differ from the export's.
     let no_lines_read =
         built.document.as_ref().is_some_and(|d| d.invoice_lines.is_empty()) && issues.iter().any(|(_, i)| i.is_error());
     if let Some(doc) = built.document.as_mut() {
         match compute_document_totals(doc) {
-            Ok(totals) => {
+            Ok(mut totals) => {
+                let incomplete = issues.iter().any(|(_, i)| INCOMPLETE.contains(&i.code.as_str()));
+                // The export's total with VAT is what the buyer was charged: when per-line rounding
+                // alone separates it from the computed one (beyond what the comparison lets
+                // pass), it is the amount due, with a rounding amount (BT-114).
+                if let Some(stated) = built.erp.tax_inclusive.filter(|_| !incomplete && !no_lines_read)
+                    && let Err(e) =
+                        crate::compute::round_payable_to(doc, &mut totals, stated, crate::validate::ERP_TOLERANCE)
+                {
+                    unrounded = Some(Finding::error("INV-COMPUTE", compute_path(&e), None, e.to_string()));
+                }
                 payable = Some(doc.legal_monitory_total.payable_amount);
                 if !no_lines_read {
                     let read = issues.len();
-                    let incomplete = issues.iter().any(|(_, i)| INCOMPLETE.contains(&i.code.as_str()));
                     for f in rules(doc, totals, &built.erp, opts, incomplete) {
                         let (row, issue) = locate_in(&f, &built, bound, &draft.rows);
                         if !repeats(&issues, read, row, &issue) {
@@ -265,6 +277,9 @@ fn evaluate_document(
                 issues.push(locate(&f, &built));
             }
         }
+    }
+    if let Some(f) = unrounded {
+        issues.push(locate(&f, &built));
     }
     let invalid = built.document.is_none() || issues.iter().any(|(_, i)| i.is_error());
     let status = if invalid { RowStatus::Invalid } else { RowStatus::Valid };
@@ -483,142 +498,5 @@ pub(super) fn evaluate(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{DraftRow, Issue, failing, fallback_label, other_rows_message, repeats};
-
-    #[test]
-    fn a_path_no_column_gives_names_the_mapping_field_that_would() {
-        assert_eq!(
-            fallback_label(
-                "tax_total.tax_amount_in_tax_currency",
-                crate::mapping::field_of("tax_total.tax_amount_in_tax_currency").map(|(_, f)| f)
-            ),
-            "[tax_total.tax_amount_in_tax_currency] (no column gives exchange_rate)"
-        );
-        assert_eq!(
-            fallback_label(
-                "invoice_lines[3].item.name",
-                crate::mapping::field_of("invoice_lines[3].item.name").map(|(_, f)| f)
-            ),
-            "[invoice_lines[3].item.name] (no column gives line.item_name)"
-        );
-        assert_eq!(
-            fallback_label(
-                "billing_reference",
-                crate::mapping::field_of("billing_reference").map(|(_, f)| f)
-            ),
-            "[billing_reference] (no column gives original_number)"
-        );
-        // Computed figures and the seller's profile have no mapping field.
-        assert_eq!(
-            fallback_label(
-                "legal_monitory_total.payable_amount",
-                crate::mapping::field_of("legal_monitory_total.payable_amount").map(|(_, f)| f)
-            ),
-            "[legal_monitory_total.payable_amount]"
-        );
-        assert_eq!(
-            fallback_label(
-                "supplier_info.vat_number",
-                crate::mapping::field_of("supplier_info.vat_number").map(|(_, f)| f)
-            ),
-            "(seller profile)"
-        );
-    }
-
-    #[test]
-    fn a_rule_finding_on_a_cell_already_said_to_be_wrong_repeats_it() {
-        let read = vec![
-            (
-                Some(0),
-                Issue::error("INV-MAP-VALUE", Some("Rate".into()), Some("abc".into()), "not a number"),
-            ),
-            (Some(1), Issue::error("INV-MAP-MISSING", None, None, "no unit price")),
-        ];
-        let rule = |column: &str, message: &str| Issue::error("BR-X", Some(column.into()), None, message);
-        // The cell that could not be read: the rule only sees the value missing.
-        assert!(repeats(&read, 2, Some(0), &rule("Rate", "give the rate")));
-        // Another row, another column, or a read error that names no column: not a repeat.
-        assert!(!repeats(&read, 2, Some(1), &rule("Rate", "give the rate")));
-        assert!(!repeats(&read, 2, Some(0), &rule("Currency", "give the rate")));
-        assert!(!repeats(&read, 2, Some(1), &rule("Price", "no unit price")));
-        // A rule finding after the reading: repeated only with the same value and message.
-        let mut all = read.clone();
-        all.push((Some(0), rule("Currency", "not ISO 4217")));
-        assert!(repeats(&all, 2, Some(0), &rule("Currency", "not ISO 4217")));
-        assert!(!repeats(&all, 2, Some(0), &rule("Currency", "not a code")));
-        // A row whose cells may be shifted: every rule finding on it, on any column.
-        let shifted = vec![(
-            Some(3),
-            Issue::error("INV-ROW-CELLS", None, Some("345.00".into()), "14 cells"),
-        )];
-        assert!(repeats(&shifted, 1, Some(3), &rule("Amount", "differs")));
-        assert!(!repeats(&shifted, 1, Some(2), &rule("Amount", "differs")));
-    }
-
-    #[test]
-    fn an_invalid_documents_errors_are_named_once_each_with_their_lines() {
-        let rows: Vec<DraftRow> = Vec::new();
-        let e = |code: &str| Issue::error(code, None, None, "x");
-        let mut issues = vec![
-            (None, e("BR-1")),
-            (None, e("BR-1")),
-            (None, Issue::warning("BR-W", None, None, "w".to_string())),
-        ];
-        assert_eq!(failing(&issues, &rows), vec!["BR-1"]);
-        issues.extend((2..9).map(|k| (None, e(&format!("BR-{k}")))));
-        assert_eq!(
-            failing(&issues, &rows),
-            vec!["BR-1", "BR-2", "BR-3", "BR-4", "BR-5", "3 more"]
-        );
-    }
-
-    #[test]
-    fn a_document_perhaps_incomplete_or_in_parts_is_not_compared_with_what_was_issued() {
-        let e = |code: &str| Issue::error(code, None, None, "x");
-        for code in [
-            crate::mapping::SPLIT_CODE,
-            crate::pipeline::FILE_CHANGED_CODE,
-            crate::pipeline::FILE_CUT_CODE,
-        ] {
-            assert!(super::in_part(&e(code)), "{code}");
-        }
-        assert!(!super::in_part(&e("BR-KSA-F-04")));
-    }
-
-    #[test]
-    fn a_row_whose_cells_may_be_shifted_keeps_its_documents_file_finding() {
-        let quote = Issue::error("INV-ROW-QUOTE", Some("Description".into()), None, "never closed");
-        let mut issues = vec![
-            (Some(0), quote.clone()),
-            (Some(0), Issue::error("INV-MAP-MISSING", None, None, "no unit price")),
-            (
-                Some(0),
-                Issue::error(crate::pipeline::FILE_CUT_CODE, None, None, "cut short"),
-            ),
-            (
-                Some(0),
-                Issue::error(crate::pipeline::FILE_CHANGED_CODE, None, None, "changed"),
-            ),
-        ];
-        super::drop_read_repeats(&mut issues);
-        let codes: Vec<&str> = issues.iter().map(|(_, i)| i.code.as_str()).collect();
-        assert_eq!(codes, ["INV-ROW-QUOTE", "INV-FILE-CUT", "INV-FILE-CHANGED"]);
-    }
-
-    #[test]
-    fn the_other_rows_are_named_once_each_in_order() {
-        assert_eq!(
-            other_rows_message([54, 54, 54].into_iter()),
-            "the document has errors on another row (line 54)"
-        );
-        assert_eq!(
-            other_rows_message([60, 54, 60, 12].into_iter()),
-            "the document has errors on other rows (lines 12, 54, 60)"
-        );
-        assert_eq!(
-            other_rows_message(std::iter::empty()),
-            "the document has errors (see its other rows)"
-        );
-    }
-}
+#[path = "evaluate_tests.rs"]
+mod tests;

@@ -39,6 +39,7 @@
 //! | `INV-TAX-TYPE` | error | a tax category whose `tax_type` is not `VAT` |
 //! | `INV-AMOUNT-TOO-LARGE` | error | amounts too large for exact arithmetic |
 //! | `INV-ERP-LINE-NET`, `-LINE-VAT`, `-LINE-GROSS`, `-TAX-EXCLUSIVE`, `-TAX-TOTAL`, `INV-ERP-TOTAL` | error | the export's own figure differs from the computed one by more than 0.01 |
+//! | `INV-ERP-TAX-TOTAL-ROUNDING`, `INV-ERP-TOTAL-ROUNDING` | warning | the export's VAT total (total with VAT) differs by more than 0.01, but only because it adds up its lines' VAT (amounts with VAT) rounded one by one: at most 0.01 per line with VAT, no document discount, charge or prepaid amount. The computed VAT is issued; the amount due is the export's total, with a rounding amount (BT-114) set by the pipeline ([`crate::compute::round_payable_to`]) |
 //! | `certificate-permissions` | error | the seller's VAT number is not the device's (D21) |
 //! | `DEVICE-TYPE-NOT-ALLOWED` | error | the device was not onboarded for this document type (D7) |
 
@@ -64,6 +65,7 @@ mod proptests;
 mod testkit;
 
 pub use device::{DeviceMismatch, TYPE_NOT_ALLOWED_CODE as DEVICE_TYPE_NOT_ALLOWED_CODE, mismatches};
+pub use erp::ERP_TOLERANCE;
 pub use finding::{Finding, Severity};
 pub use rules::{RuleInfo, rule, rules};
 

@@ -228,6 +228,8 @@ rule_table! {
     INV_ERP_TAX_EXCLUSIVE = "INV-ERP-TAX-EXCLUSIVE", Error, "The export's total without VAT agrees with the computed one (±0.01).";
     INV_ERP_TAX_TOTAL = "INV-ERP-TAX-TOTAL", Error, "The export's VAT total agrees with the computed one (±0.01).";
     INV_ERP_TOTAL = "INV-ERP-TOTAL", Error, "The export's total with VAT agrees with the computed one (±0.01).";
+    INV_ERP_TAX_TOTAL_ROUNDING = "INV-ERP-TAX-TOTAL-ROUNDING", Warning, "The export's VAT total differs from the computed one by per-line rounding only (at most 0.01 per line with VAT): the computed VAT is issued.";
+    INV_ERP_TOTAL_ROUNDING = "INV-ERP-TOTAL-ROUNDING", Warning, "The export's total with VAT differs from the computed one by per-line rounding only (at most 0.01 per line with VAT): the amount due is the export's, with a rounding amount (BT-114).";
     // The device (D7, D21).
     CERTIFICATE_PERMISSIONS = "certificate-permissions", Error, "The seller's VAT number is the device's (D21).";
     DEVICE_TYPE_NOT_ALLOWED = "DEVICE-TYPE-NOT-ALLOWED", Error, "The device was onboarded for this document type (D7).";
