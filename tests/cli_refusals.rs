@@ -1,0 +1,105 @@
+//! Command lines refused before anything starts, through the real binary (and the real sandbox on
+//! loopback where the API is involved): paths that are not there or hold no export (`run`,
+//! `check`, `report`). Each says once what is wrong and what to do, exits 2, prints no total, and
+//! sends nothing.
+
+#[allow(dead_code)]
+#[path = "run/support.rs"]
+mod support;
+
+use invoicedrop::sandbox::SandboxConfig;
+use std::process::Output;
+use support::*;
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The one `error: ` line of stderr; fails when there is none or more than one.
+fn one_error(o: &Output) -> String {
+    let errors: Vec<String> = stderr(o)
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(errors.len(), 1, "one error: {}", text(o));
+    errors.into_iter().next().unwrap()
+}
+
+#[test]
+fn a_path_that_is_not_there_is_said_once_and_nothing_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // No API configured: `run` would start (and onboard with) the built-in sandbox.
+    let o = run(d, &[], &["run", "/nonexistent", "--results", "r", "--state", "s"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let e = one_error(&o);
+    assert!(
+        e.starts_with("error: /nonexistent: no such file or folder. Give the export files")
+            && e.ends_with("nothing was started or sent")
+            && !e.contains("to check"),
+        "{e}"
+    );
+    assert!(!text(&o).contains("built-in sandbox"), "{}", text(&o));
+    assert!(stdout(&o).is_empty(), "no total: {}", stdout(&o));
+    assert!(!d.join("s").exists() && !d.join("r").exists(), "nothing was made");
+
+    let o = run(d, &[], &["--json", "run", "/nonexistent", "--state", "s"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "usage", "{v:#}");
+    assert!(!d.join("s").exists());
+
+    let o = run(d, &[], &["check", "missing.csv", "/nonexistent"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let e = one_error(&o);
+    assert!(
+        e.contains("none of the 2 paths given can be used: missing.csv: no such file or folder; /nonexistent")
+            && e.contains(&format!("relative paths are read from {}", d.display()))
+            && e.ends_with("nothing was checked"),
+        "{e}"
+    );
+    assert!(stdout(&o).is_empty(), "no total: {}", stdout(&o));
+
+    // A folder without an export: said in run's own words, before the sandbox starts.
+    std::fs::create_dir(d.join("empty")).unwrap();
+    let o = run(d, &[], &["run", "empty", "--state", "s"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let e = one_error(&o);
+    assert!(e.starts_with("error: no export to issue in empty: "), "{e}");
+    assert!(!d.join("s").exists() && stdout(&o).is_empty(), "{}", text(&o));
+
+    let o = run(d, &[], &["report", "/nonexistent"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        one_error(&o).starts_with("error: /nonexistent: no such folder: "),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn with_a_path_not_there_run_sends_nothing_even_of_the_paths_that_are() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    onboard(d, &env);
+    xero_export(&d.join("a.csv"), 2);
+    let o = run(d, &env, &["run", "a.csv", "b.csv"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        one_error(&o).starts_with("error: b.csv: no such file or folder. "),
+        "{}",
+        text(&o)
+    );
+    assert!(!d.join("results").exists(), "{}", text(&o));
+    assert_eq!(server.accepted(), 0);
+    let o = run(d, &env, &["run", "a.csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(server.accepted(), 2);
+}
