@@ -1,7 +1,7 @@
 //! Command lines refused before anything starts, through the real binary (and the real sandbox on
 //! loopback where the API is involved): paths that are not there or hold no export (`run`,
-//! `check`, `report`). Each says once what is wrong and what to do, exits 2, prints no total, and
-//! sends nothing.
+//! `check`, `report`), and an unknown mapping, named as the command line gave it. Each says once
+//! what is wrong and what to do, exits 2, prints no total, and sends nothing.
 
 #[allow(dead_code)]
 #[path = "run/support.rs"]
@@ -102,4 +102,22 @@ fn with_a_path_not_there_run_sends_nothing_even_of_the_paths_that_are() {
     let o = run(d, &env, &["run", "a.csv"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(server.accepted(), 2);
+}
+
+#[test]
+fn an_unknown_mapping_is_named_as_it_was_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = run(d, &[], &["mappings", "show", "nope"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let e = one_error(&o);
+    assert!(
+        e.starts_with("error: mappings show \"nope\": no bundled mapping has this name") && !e.contains("--mapping"),
+        "{e}"
+    );
+    xero_export(&d.join("a.csv"), 1);
+    let o = run(d, &[], &["run", "a.csv", "--mapping", "nope", "--state", "s"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(one_error(&o).starts_with("error: --mapping \"nope\": "), "{}", text(&o));
+    assert!(!d.join("s").exists(), "the sandbox was not started: {}", text(&o));
 }
