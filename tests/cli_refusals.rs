@@ -1,7 +1,8 @@
 //! Command lines refused before anything starts, through the real binary (and the real sandbox on
 //! loopback where the API is involved): paths that are not there or hold no export (`run`,
-//! `check`, `report`), and an unknown mapping, named as the command line gave it. Each says once
-//! what is wrong and what to do, exits 2, prints no total, and sends nothing.
+//! `check`, `report`), an unknown mapping, named as the command line gave it, and `--rate 0`,
+//! `--concurrency 0`, `--timeout 0` (no limit is `--rate unlimited`). Each says once what is wrong
+//! and what to do, exits 2, prints no total, and sends nothing.
 
 #[allow(dead_code)]
 #[path = "run/support.rs"]
@@ -120,4 +121,39 @@ fn an_unknown_mapping_is_named_as_it_was_given() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(one_error(&o).starts_with("error: --mapping \"nope\": "), "{}", text(&o));
     assert!(!d.join("s").exists(), "the sandbox was not started: {}", text(&o));
+}
+
+#[test]
+fn zero_rate_concurrency_or_timeout_is_refused_and_no_limit_is_asked_for_in_words() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    onboard(d, &env);
+    xero_export(&d.join("a.csv"), 2);
+    for (flag, range) in [
+        ("--rate", "give 1 to 10000, or `unlimited`"),
+        ("--concurrency", "expected 1 to 256 requests in flight at once"),
+        ("--timeout", "expected 1 to 3600 seconds"),
+    ] {
+        for command in ["run", "watch"] {
+            let target = if command == "run" { "a.csv" } else { "." };
+            let o = run(d, &env, &[command, target, flag, "0"]);
+            assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+            let e = one_error(&o);
+            assert!(
+                e.contains(&format!("invalid value '0' for '{flag}")) && e.contains(range),
+                "{e}"
+            );
+        }
+    }
+    assert_eq!(server.accepted(), 0);
+    let help = stdout(&run(d, &[], &["run", "--help"]));
+    assert!(
+        help.contains("--rate <N|unlimited>") && help.contains("0 is refused") && help.contains("1 to 256"),
+        "{help}"
+    );
+    let o = run(d, &env, &["run", "a.csv", "--rate", "unlimited"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(server.accepted(), 2);
 }
