@@ -1,6 +1,7 @@
 //! The command line (design.md "The command line"): commands and flags, clap derive.
 
 use clap::{Args, Parser, Subcommand};
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 
 /// invoicedrop: ERP invoice exports in, legally issued e-invoices out.
@@ -190,19 +191,86 @@ pub struct ApiArgs {
     /// state.
     #[arg(long, default_value = ".invoicedrop")]
     pub state: PathBuf,
-    /// Documents per second sent to the API (default: 5 for a real API, no limit for the
-    /// built-in sandbox).
-    #[arg(long)]
-    pub rate: Option<u32>,
-    /// Requests in flight at once (default: 8 for a real API, 16 for the built-in sandbox).
-    #[arg(long)]
+    /// Documents per second sent to the API: 1 to 10000, or `unlimited` (default: 5 for a real
+    /// API, unlimited for the built-in sandbox). 0 is refused: no limit is asked for in words, so
+    /// that a slip of the finger cannot flood the authority.
+    #[arg(long, value_name = "N|unlimited", value_parser = parse_rate)]
+    pub rate: Option<Rate>,
+    /// Requests in flight at once: 1 to 256 (default: 8 for a real API, 16 for the built-in
+    /// sandbox).
+    #[arg(long, value_name = "N", value_parser = parse_concurrency)]
     pub concurrency: Option<usize>,
-    /// Seconds to wait for an answer before the outcome counts as unknown (and is repeated).
-    #[arg(long, default_value_t = 60)]
+    /// Seconds to wait for an answer, 1 to 3600, before the outcome counts as unknown (and is
+    /// repeated).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = parse_timeout)]
     pub timeout: u64,
     /// Allow plain http:// to a host other than loopback (D3). Never for production.
     #[arg(long)]
     pub insecure: bool,
+}
+
+/// `--rate`: documents per second, or no limit, asked for in words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rate {
+    /// At most this many documents per second.
+    PerSecond(NonZeroU32),
+    /// No limit: `--rate unlimited`.
+    Unlimited,
+}
+
+impl Rate {
+    /// Documents per second; `None` for no limit.
+    pub fn per_second(self) -> Option<u32> {
+        match self {
+            Rate::PerSecond(n) => Some(n.get()),
+            Rate::Unlimited => None,
+        }
+    }
+}
+
+/// The most documents per second `--rate` takes.
+pub const MAX_RATE: u32 = 10_000;
+/// The most requests in flight `--concurrency` takes.
+pub const MAX_CONCURRENCY: usize = 256;
+/// The longest `--timeout`, in seconds.
+pub const MAX_TIMEOUT_SECONDS: u64 = 3600;
+
+/// `--rate N|unlimited`: 0 is refused, saying how to ask for no limit.
+fn parse_rate(text: &str) -> Result<Rate, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("unlimited") {
+        return Ok(Rate::Unlimited);
+    }
+    match text.parse::<u64>() {
+        Ok(0) => Err(format!(
+            "0 documents per second is refused: give 1 to {MAX_RATE}, or `unlimited` to send as fast as the API \
+             answers (only where the API allows it)"
+        )),
+        Ok(n) if n <= u64::from(MAX_RATE) => Ok(Rate::PerSecond(
+            NonZeroU32::new(n as u32).ok_or("0 documents per second is refused")?,
+        )),
+        _ => Err(format!(
+            "expected documents per second, 1 to {MAX_RATE}, or `unlimited`"
+        )),
+    }
+}
+
+/// A whole number from 1 to `max` of `what`, or a message saying the allowed range.
+fn in_range(text: &str, max: u64, what: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("expected 1 to {max} {what}")),
+    }
+}
+
+/// `--concurrency N`: 1 to [`MAX_CONCURRENCY`].
+fn parse_concurrency(text: &str) -> Result<usize, String> {
+    in_range(text, MAX_CONCURRENCY as u64, "requests in flight at once").map(|n| n as usize)
+}
+
+/// `--timeout SECONDS`: 1 to [`MAX_TIMEOUT_SECONDS`].
+fn parse_timeout(text: &str) -> Result<u64, String> {
+    in_range(text, MAX_TIMEOUT_SECONDS, "seconds")
 }
 
 /// `invoicedrop run PATH...`
@@ -307,4 +375,61 @@ pub struct GenerateArgs {
     /// Date the documents in the 20 days before this day (YYYY-MM-DD); default today.
     #[arg(long)]
     pub today: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api_args(args: &[&str]) -> Result<ApiArgs, String> {
+        let mut all = vec!["invoicedrop", "run", "a.csv"];
+        all.extend_from_slice(args);
+        match Cli::try_parse_from(all) {
+            Ok(Cli {
+                command: Command::Run(r),
+                ..
+            }) => Ok(r.api),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    #[test]
+    fn no_limit_is_asked_for_in_words_and_zero_is_refused() {
+        assert_eq!(api_args(&["--rate", "unlimited"]).unwrap().rate, Some(Rate::Unlimited));
+        assert_eq!(
+            api_args(&["--rate", "7"]).unwrap().rate.and_then(Rate::per_second),
+            Some(7)
+        );
+        assert_eq!(api_args(&[]).unwrap().rate, None);
+        let e = api_args(&["--rate", "0"]).unwrap_err();
+        assert!(
+            e.contains("'0' for '--rate <N|unlimited>'") && e.contains("1 to 10000, or `unlimited`"),
+            "{e}"
+        );
+        for bad in ["-1", "10001", "fast", "2.5"] {
+            let e = api_args(&[&format!("--rate={bad}")]).unwrap_err();
+            assert!(e.contains("1 to 10000, or `unlimited`"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn concurrency_and_timeout_outside_their_range_are_refused_saying_it() {
+        for (flag, bad, range) in [
+            ("--concurrency", "0", "1 to 256 requests in flight"),
+            ("--concurrency", "257", "1 to 256 requests in flight"),
+            ("--timeout", "0", "1 to 3600 seconds"),
+            ("--timeout", "3601", "1 to 3600 seconds"),
+            ("--timeout", "-5", "1 to 3600 seconds"),
+        ] {
+            let e = api_args(&[&format!("{flag}={bad}")]).unwrap_err();
+            assert!(
+                e.contains(&format!("'{bad}' for '{flag}")) && e.contains(range),
+                "{flag} {bad}: {e}"
+            );
+        }
+        let a = api_args(&["--concurrency", "256", "--timeout", "1"]).unwrap();
+        assert_eq!((a.concurrency, a.timeout), (Some(256), 1));
+        assert_eq!(api_args(&[]).unwrap().timeout, 60);
+    }
 }

@@ -36,7 +36,16 @@ impl Watch {
             .count();
         let log = dir.join(format!("watch-{n}.log"));
         // No pacing: the sandbox's delay sets the speed.
-        let mut args = vec!["watch", "in", "--quiet-period", quiet, "--rescan", "1", "--rate", "0"];
+        let mut args = vec![
+            "watch",
+            "in",
+            "--quiet-period",
+            quiet,
+            "--rescan",
+            "1",
+            "--rate",
+            "unlimited",
+        ];
         args.extend_from_slice(extra);
         let child = command(dir, env, &args)
             .stdout(Stdio::null())

@@ -81,13 +81,14 @@ pub(super) fn connect(rt: &Runtime, api: &ApiArgs, seller: &Party) -> anyhow::Re
             sandbox: None,
         }
     };
+    // The flags' ranges are checked when they are parsed (cli.rs): no limit is `--rate unlimited`.
     if let Some(rate) = api.rate {
-        conn.settings.rate_per_second = (rate > 0).then_some(rate);
+        conn.settings.rate_per_second = rate.per_second();
     }
     if let Some(c) = api.concurrency {
-        conn.settings.concurrency = c.max(1);
+        conn.settings.concurrency = c;
     }
-    conn.settings.timeout = Duration::from_secs(api.timeout.max(1));
+    conn.settings.timeout = Duration::from_secs(api.timeout);
     conn.settings.allow_insecure_http = api.insecure;
     Ok(conn)
 }

@@ -2,6 +2,7 @@
 //! result file per input and a summary.
 
 use super::Status;
+use super::inputs::{Purpose, expand, no_export_text, preflight, whole_file_error};
 use super::json::{ErrorDoc, ErrorKind};
 use crate::cli::*;
 use crate::config::Config;
@@ -18,9 +19,6 @@ use std::sync::Arc;
 mod print;
 
 pub(super) use print::{accepted_text, print};
-
-/// Extensions read from folders.
-const EXTENSIONS: &[&str] = &["csv", "tsv", "txt", "xlsx", "xlsm", "xls", "xlsb", "ods"];
 
 /// What a `check` or `run` over several files gave: the `--json` document.
 #[derive(Serialize)]
@@ -46,7 +44,7 @@ pub(super) struct Report {
     /// Why the exit code is 2: files that could not be processed as a whole, no export, or a
     /// run that had to stop. Null otherwise.
     error: Option<ErrorDoc>,
-    /// No export was found in the paths: the paths, as given.
+    /// No export was found in the paths: `no export to check in PATHS`.
     #[serde(skip)]
     no_exports: Option<String>,
     /// Documents are sent (`run`): the counts say accepted, rejected and failed even when none
@@ -89,66 +87,6 @@ fn files_json<S: serde::Serializer>(files: &[FileSummary], s: S) -> Result<S::Ok
         summary,
         document_list_truncated: list_truncated(summary),
     }))
-}
-
-/// Files to check: files as given, folders' exports (non-recursive), without our own result
-/// files and the side files (lookups) the mappings declare.
-fn expand(
-    paths: &[PathBuf],
-    side_files: &[String],
-    skipped: &mut Vec<String>,
-    errors: &mut Vec<FileSummary>,
-) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut entries: Vec<PathBuf> = match std::fs::read_dir(p) {
-                Ok(rd) => rd
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.is_file())
-                    .collect(),
-                Err(e) => {
-                    errors.push(whole_file_error(p, format!("cannot list the folder: {e}")));
-                    continue;
-                }
-            };
-            entries.sort();
-            for f in entries {
-                let name = f
-                    .file_name()
-                    .map(|n| n.to_string_lossy().to_lowercase())
-                    .unwrap_or_default();
-                let ext = f
-                    .extension()
-                    .map(|e| e.to_string_lossy().to_lowercase())
-                    .unwrap_or_default();
-                if name.starts_with('.') || !EXTENSIONS.contains(&ext.as_str()) {
-                    continue;
-                }
-                if name.contains(".result.") || name.ends_with(".documents.csv") {
-                    continue;
-                }
-                if side_files.contains(&name) {
-                    skipped.push(format!("{}: a lookup table of a mapping, not an export", f.display()));
-                    continue;
-                }
-                out.push(f);
-            }
-        } else if p.is_file() {
-            out.push(p.clone());
-        } else {
-            errors.push(whole_file_error(p, "no such file or folder".into()));
-        }
-    }
-    out
-}
-
-fn whole_file_error(p: &Path, message: String) -> FileSummary {
-    FileSummary {
-        file: p.display().to_string(),
-        error: Some(message),
-        ..Default::default()
-    }
 }
 
 pub(super) fn parse_now(now: &Option<String>) -> anyhow::Result<DateTime<Utc>> {
@@ -310,6 +248,7 @@ fn sent_note(sending: bool) -> &'static str {
 
 /// Run `invoicedrop check`.
 pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
+    preflight(&args.paths, &args.input, Purpose::Check)?;
     let config = Config::load(args.input.config.as_deref())?;
     let now = parse_now(&args.now)?;
     super::folder::no_file_in_the_way(&args.input.results)?;
@@ -469,7 +408,7 @@ pub(super) fn evaluate(
         document_list_note: None,
         exit_code: 0,
         error: None,
-        no_exports: files.is_empty().then(|| paths_text(args.paths)),
+        no_exports: files.is_empty().then(|| no_export_text(args.paths, dispatch.is_some())),
         sending: dispatch.is_some(),
     };
     for f in &report.files {
@@ -493,15 +432,6 @@ pub(super) fn evaluate(
     Ok((report, status))
 }
 
-/// `a, b`: the paths as given.
-fn paths_text(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// The `error` of a report with exit code 2 for its files: how many could not be processed as
 /// a whole (each file's own `error` says why), or no export at all.
 fn whole_file_error_doc(r: &Report, paths: &[PathBuf]) -> ErrorDoc {
@@ -515,7 +445,7 @@ fn whole_file_error_doc(r: &Report, paths: &[PathBuf]) -> ErrorDoc {
             first.file,
             first.error.as_deref().unwrap_or_default()
         ),
-        None => format!("no export to check in {}", paths_text(paths)),
+        None => no_export_text(paths, r.sending),
     };
     ErrorDoc::new(ErrorKind::File, message)
 }

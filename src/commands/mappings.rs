@@ -40,7 +40,7 @@ pub fn mappings(args: MappingsArgs, cli: &Cli) -> anyhow::Result<Status> {
             let text = match bundled::text(&name) {
                 Some(t) => t.to_string(),
                 None => {
-                    let m = pipeline::load_mapping(&name)?;
+                    let m = pipeline::load_mapping_given_as(&name, "mappings show")?;
                     match &m.origin {
                         crate::mapping::Origin::File(p) => std::fs::read_to_string(p)?,
                         crate::mapping::Origin::Bundled(_) => String::new(),

@@ -4,6 +4,7 @@ mod api;
 mod check;
 mod folder;
 mod generate;
+mod inputs;
 pub mod json;
 mod mappings;
 mod onboard;

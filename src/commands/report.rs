@@ -15,9 +15,13 @@ use std::fmt::Write as _;
 pub fn report(args: ReportArgs, cli: &Cli) -> anyhow::Result<Status> {
     let dir = &args.results_dir;
     if !dir.is_dir() {
+        let what = if dir.exists() {
+            "a file, not a folder of result files"
+        } else {
+            "no such folder"
+        };
         return Err(Fatal::usage(format!(
-            "{}: not a folder of result files: give report the folder that check or run wrote (their --results, \
-             ./results by default)",
+            "{}: {what}: give report the folder that check or run wrote (their --results, ./results by default)",
             dir.display()
         ))
         .into());

@@ -64,6 +64,19 @@ pub enum MappingError {
         /// What was expected.
         expected: String,
     },
+    /// No bundled mapping has this name, and it is no mapping file.
+    #[error(
+        "{given_as} {name:?}: no bundled mapping has this name, and it is not a mapping file: give one of \
+         {bundled}, or a mapping file ending .toml (`invoicedrop mappings list` describes the bundled ones)"
+    )]
+    Unknown {
+        /// How the command line gave it: `--mapping`, `mappings show`.
+        given_as: String,
+        /// The name given.
+        name: String,
+        /// The bundled mappings' names, `a, b, c`.
+        bundled: String,
+    },
     /// A column the mapping reads is not in the file.
     #[error(
         "{input}: no column {column:?} (needed by {key} of mapping {mapping}){}{}",

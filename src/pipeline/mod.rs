@@ -19,7 +19,10 @@ pub mod stamp;
 
 use dispatch::{Dispatched, dispatch_batch, finish_batch};
 use evaluate::evaluate;
-pub use open::{FileError, Prepared, detect, load_mapping, lookup_file_names, prepare, read_options, split_keys};
+pub use open::{
+    FileError, Prepared, detect, load_mapping, load_mapping_given_as, lookup_file_names, prepare, read_options,
+    split_keys,
+};
 use outcome::{Outcome, RowOutcome};
 pub use parts::{Assembled, assemble};
 pub use stamp::{FILE_CHANGED_CODE, FILE_CUT_CODE, FILE_DAMAGED_CODE, FileChanged, FileStamp, HeldBack, HeldFrom};

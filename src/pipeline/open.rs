@@ -22,18 +22,24 @@ pub enum FileError {
     Mapping(#[from] MappingError),
 }
 
-/// A mapping by bundled name, or from a TOML file.
+/// A mapping by bundled name, or from a TOML file, given as `--mapping NAME|FILE`.
 pub fn load_mapping(spec: &str) -> Result<Mapping, MappingError> {
+    load_mapping_given_as(spec, "--mapping")
+}
+
+/// A mapping by bundled name, or from a TOML file; `given_as` is how the command line gave it,
+/// for the message when there is no such mapping (`--mapping`, `mappings show`).
+pub fn load_mapping_given_as(spec: &str, given_as: &str) -> Result<Mapping, MappingError> {
     let p = Path::new(spec);
     if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) || p.is_file() {
         return Mapping::from_file(p);
     }
     match bundled::get(spec) {
         Some(m) => m,
-        None => Err(MappingError::Invalid {
-            mapping: spec.to_string(),
-            key: "--mapping".into(),
-            expected: format!("a bundled mapping ({}) or a .toml file", bundled::names().join(", ")),
+        None => Err(MappingError::Unknown {
+            given_as: given_as.to_string(),
+            name: spec.to_string(),
+            bundled: bundled::names().join(", "),
         }),
     }
 }
@@ -443,4 +449,25 @@ pub fn split_keys(path: &Path, bound: &Arc<Bound>) -> Result<SplitKeys, FileErro
         }
     }
     Ok(scan.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_mapping_is_named_as_the_command_line_gave_it() {
+        for (given_as, starts) in [
+            ("--mapping", "--mapping \"nope\": "),
+            ("mappings show", "mappings show \"nope\": "),
+        ] {
+            let e = load_mapping_given_as("nope", given_as).unwrap_err().to_string();
+            assert!(
+                e.starts_with(starts) && e.contains("xero, ") && e.contains("invoicedrop mappings list"),
+                "{e}"
+            );
+            assert!(given_as == "--mapping" || !e.contains("--mapping"), "{e}");
+        }
+        assert_eq!(load_mapping("xero").unwrap().name, "xero");
+    }
 }

@@ -3,6 +3,7 @@
 //! body, a token or the secret.
 
 use super::settings::{ApiSettings, ONBOARD_ID_PLACEHOLDER, encode_segment, is_loopback};
+use super::url::{ApiUrl, scrub_user_info};
 use super::{DUPLICATE_CODE, SubmitError};
 use crate::model::{Credentials, DocumentKind, FailureBody, Message, Messages, Secret, SubmissionResponse, Token};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
@@ -71,10 +72,11 @@ struct Transport {
     not_sent: bool,
 }
 
-/// The API client: URLs, credentials and the connection pool.
+/// The API client: URLs, credentials and the connection pool. Its URLs are [`ApiUrl`]s: shown
+/// (messages, logs) without the user-info the configured URL may carry.
 pub(crate) struct ApiClient {
     http: reqwest::Client,
-    base: String,
+    base: ApiUrl,
     settings: ApiSettings,
 }
 
@@ -93,7 +95,7 @@ impl ApiClient {
             .connect_timeout(settings.connect_timeout)
             .pool_max_idle_per_host(settings.concurrency.max(1))
             .user_agent(concat!("invoicedrop/", env!("CARGO_PKG_VERSION")));
-        if Url::parse(&base).is_ok_and(|u| is_loopback(&u)) {
+        if Url::parse(base.to_send()).is_ok_and(|u| is_loopback(&u)) {
             builder = builder.no_proxy();
         }
         let http = builder
@@ -111,24 +113,25 @@ impl ApiClient {
         &self.settings
     }
 
+    /// The URL of the endpoint at `path` (relative to the base URL).
+    fn endpoint(&self, path: &str) -> ApiUrl {
+        ApiUrl::new(format!("{}{path}", self.base.to_send()))
+    }
+
     /// The auth endpoint's URL.
-    pub(crate) fn auth_url(&self) -> String {
-        format!("{}{}", self.base, self.settings.paths.auth)
+    pub(crate) fn auth_url(&self) -> ApiUrl {
+        self.endpoint(&self.settings.paths.auth)
     }
 
     /// The onboarding endpoint's URL.
-    pub(crate) fn onboarding_url(&self) -> String {
-        format!("{}{}", self.base, self.settings.paths.onboarding)
+    pub(crate) fn onboarding_url(&self) -> ApiUrl {
+        self.endpoint(&self.settings.paths.onboarding)
     }
 
     /// A document endpoint's URL, with the onboard_id percent-encoded as one segment (D2).
-    pub(crate) fn document_url(&self, onboard_id: &str, kind: DocumentKind) -> String {
+    pub(crate) fn document_url(&self, onboard_id: &str, kind: DocumentKind) -> ApiUrl {
         let template = self.settings.paths.document(kind);
-        format!(
-            "{}{}",
-            self.base,
-            template.replacen(ONBOARD_ID_PLACEHOLDER, &encode_segment(onboard_id), 1)
-        )
+        self.endpoint(&template.replacen(ONBOARD_ID_PLACEHOLDER, &encode_segment(onboard_id), 1))
     }
 
     /// Exchange the credentials for a token (api.md 4.1).
@@ -168,7 +171,7 @@ impl ApiClient {
     /// Send a document body (the identical bytes on every repeat) and classify the answer.
     pub(crate) async fn post_document(
         &self,
-        url: &str,
+        url: &ApiUrl,
         bearer: &HeaderValue,
         idempotency_key: &str,
         body: Vec<u8>,
@@ -187,7 +190,7 @@ impl ApiClient {
     /// Send a JSON body to `url` with the bearer token; the status and raw answer, or why none came.
     pub(crate) async fn post_raw(
         &self,
-        url: &str,
+        url: &ApiUrl,
         bearer: &HeaderValue,
         body: Vec<u8>,
     ) -> Result<(u16, Vec<u8>), String> {
@@ -199,13 +202,17 @@ impl ApiClient {
 
     async fn send(
         &self,
-        url: &str,
+        url: &ApiUrl,
         bearer: Option<&HeaderValue>,
         idempotency_key: Option<&str>,
         body: Vec<u8>,
     ) -> Result<RawReply, Transport> {
         let started = Instant::now();
-        let mut request = self.http.post(url).header(CONTENT_TYPE, "application/json").body(body);
+        let mut request = self
+            .http
+            .post(url.to_send())
+            .header(CONTENT_TYPE, "application/json")
+            .body(body);
         if let Some(b) = bearer {
             request = request.header(AUTHORIZATION, b.clone());
         }
@@ -213,7 +220,7 @@ impl ApiClient {
             request = request.header("Idempotency-Key", k);
         }
         let response = request.send().await.map_err(|e| {
-            tracing::trace!(url, error = %error_text(&e), "request failed");
+            tracing::trace!(url = %url, error = %error_text(&e), "request failed");
             Transport {
                 reason: error_text(&e),
                 not_sent: e.is_connect(),
@@ -229,7 +236,7 @@ impl ApiClient {
             reason: format!("HTTP {status}, then the answer broke off: {}", error_text(&e)),
             not_sent: false,
         })?;
-        tracing::trace!(url, status, elapsed_ms = started.elapsed().as_millis() as u64, "answer");
+        tracing::trace!(url = %url, status, elapsed_ms = started.elapsed().as_millis() as u64, "answer");
         Ok(RawReply {
             status,
             retry_after,
@@ -386,7 +393,8 @@ pub(crate) fn parse_retry_after(text: &str) -> Option<Duration> {
     Some(wait.min(MAX_RETRY_AFTER))
 }
 
-/// An error and its causes in one line (reqwest's top level alone says little).
+/// An error and its causes in one line (reqwest's top level alone says little), any URL in it
+/// without its user-info (reqwest drops the API URL's; a proxy's may be quoted).
 pub(crate) fn error_text(e: &(dyn std::error::Error + 'static)) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
@@ -398,7 +406,7 @@ pub(crate) fn error_text(e: &(dyn std::error::Error + 'static)) -> String {
         }
         source = s.source();
     }
-    text
+    scrub_user_info(&text).into_owned()
 }
 
 #[cfg(test)]
@@ -505,9 +513,31 @@ mod tests {
         let s = ApiSettings::new("http://127.0.0.1:9/base/", "v", "u", Secret::new("s"));
         let c = ApiClient::new(&s).unwrap();
         assert_eq!(
-            c.document_url("ab/c+d==", DocumentKind::CreditNote),
+            c.document_url("ab/c+d==", DocumentKind::CreditNote).to_send(),
             "http://127.0.0.1:9/base/v1/e-invoicing/ab%2Fc%2Bd%3D%3D/credit-notes"
         );
-        assert_eq!(c.auth_url(), "http://127.0.0.1:9/base/v1/e-invoicing/auth");
+        assert_eq!(c.auth_url().to_send(), "http://127.0.0.1:9/base/v1/e-invoicing/auth");
+    }
+
+    #[test]
+    fn endpoint_urls_are_sent_with_the_user_info_and_shown_without_it() {
+        let s = ApiSettings::new("http://svc:TopSecretPw@127.0.0.1:9", "v", "u", Secret::new("s"));
+        let c = ApiClient::new(&s).unwrap();
+        for url in [
+            c.auth_url(),
+            c.onboarding_url(),
+            c.document_url("id", DocumentKind::Invoice),
+        ] {
+            assert!(
+                url.to_send().starts_with("http://svc:TopSecretPw@127.0.0.1:9/v1/"),
+                "{}",
+                url.to_send()
+            );
+            let shown = format!("{url} {url:?}");
+            assert!(
+                !shown.contains("TopSecretPw") && shown.contains("http://***@127.0.0.1:9/v1/"),
+                "{shown}"
+            );
+        }
     }
 }

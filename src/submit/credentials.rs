@@ -3,7 +3,7 @@
 //! `INVOICEDROP_API_URL`, `INVOICEDROP_VAT_NUMBER`, `INVOICEDROP_USERNAME`, `INVOICEDROP_SECRET`
 //! or `INVOICEDROP_SECRET_FILE`, `INVOICEDROP_ONBOARD_ID`.
 
-use super::ApiSettings;
+use super::{ApiSettings, ApiUrl};
 use crate::model::Secret;
 use std::path::{Path, PathBuf};
 
@@ -52,11 +52,11 @@ pub enum CredentialsError {
 }
 
 /// What the environment says about the API. Every field is optional here; no API URL means the
-/// built-in sandbox. `Debug` never shows the secret.
+/// built-in sandbox. `Debug` never shows the secret, nor the user-info of the URL.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EnvCredentials {
     /// `INVOICEDROP_API_URL`.
-    pub api_url: Option<String>,
+    pub api_url: Option<ApiUrl>,
     /// `INVOICEDROP_VAT_NUMBER`.
     pub vat_number: Option<String>,
     /// `INVOICEDROP_USERNAME`.
@@ -83,7 +83,7 @@ impl EnvCredentials {
             (None, None) => None,
         };
         Ok(EnvCredentials {
-            api_url: get(ENV_API_URL),
+            api_url: get(ENV_API_URL).map(ApiUrl::new),
             vat_number: get(ENV_VAT_NUMBER),
             username: get(ENV_USERNAME),
             secret,
@@ -151,6 +151,12 @@ mod tests {
         .unwrap();
         assert_eq!(env.onboard_id.as_deref(), Some("abc=="));
         assert!(!format!("{env:?}").contains("hunter2-secret"));
+        let with_password = EnvCredentials::from_lookup(lookup(&[(ENV_API_URL, "https://svc:pw-in-url@h")])).unwrap();
+        let debug = format!("{with_password:?}");
+        assert!(
+            !debug.contains("pw-in-url") && debug.contains("https://***@h"),
+            "{debug}"
+        );
         let settings = env.into_settings().unwrap();
         assert_eq!(settings.secret.expose(), "hunter2-secret");
         assert!(!format!("{settings:?}").contains("hunter2-secret"));

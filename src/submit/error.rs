@@ -2,12 +2,14 @@
 //! [`Outcome`](super::Outcome), never one of these.
 
 use super::LedgerError;
+use super::url::ApiUrl;
 
 /// Where the onboard_id comes from, for messages.
 const ONBOARD_ID_SOURCES: &str = "INVOICEDROP_ONBOARD_ID, or the onboard_id that `invoicedrop onboard` saved in the \
                                   state folder";
 
-/// A condition that stops the whole run; every message says what to check or do.
+/// A condition that stops the whole run; every message says what to check or do. URLs are
+/// [`ApiUrl`]s: shown without the user-info of `INVOICEDROP_API_URL`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SubmitError {
@@ -22,7 +24,7 @@ pub enum SubmitError {
     )]
     CredentialsRejected {
         /// The auth URL.
-        url: String,
+        url: ApiUrl,
         /// What the API said, if anything.
         detail: String,
     },
@@ -37,7 +39,7 @@ pub enum SubmitError {
         /// The onboard_id used.
         onboard_id: String,
         /// The URL that answered 404.
-        url: String,
+        url: ApiUrl,
     },
 
     /// The API could not be reached when starting (connection refused, DNS, TLS, timeout).
@@ -47,7 +49,7 @@ pub enum SubmitError {
     )]
     Unreachable {
         /// The URL tried.
-        url: String,
+        url: ApiUrl,
         /// The transport error, without secrets.
         detail: String,
     },
@@ -57,7 +59,7 @@ pub enum SubmitError {
     #[error("the API at {url} refused the {what} request with HTTP {status}: {message}")]
     Api {
         /// The URL.
-        url: String,
+        url: ApiUrl,
         /// `auth`, `onboarding`.
         what: &'static str,
         /// The HTTP status.
@@ -79,5 +81,43 @@ impl SubmitError {
             self,
             SubmitError::Config(_) | SubmitError::CredentialsRejected { .. } | SubmitError::UnknownDevice { .. }
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_message_shows_the_password_of_the_api_url() {
+        let url = "http://svc:TopSecretPw@127.0.0.1:19999/v1/e-invoicing/auth";
+        let errors = [
+            SubmitError::Unreachable {
+                url: url.into(),
+                detail: "connection refused".into(),
+            },
+            SubmitError::CredentialsRejected {
+                url: url.into(),
+                detail: "401".into(),
+            },
+            SubmitError::UnknownDevice {
+                onboard_id: "abc".into(),
+                url: url.into(),
+            },
+            SubmitError::Api {
+                url: url.into(),
+                what: "onboarding",
+                status: 400,
+                message: "bad OTP".into(),
+            },
+        ];
+        for e in errors {
+            let text = format!("{e} {e:?}");
+            assert!(!text.contains("TopSecretPw"), "{text}");
+            assert!(
+                text.contains("http://***@127.0.0.1:19999/v1/e-invoicing/auth"),
+                "{text}"
+            );
+        }
     }
 }

@@ -2,6 +2,8 @@
 //!
 //! The pieces, each in its own file:
 //! - [`ApiSettings`] (`settings.rs`): where the API is, who we are, how fast we may go.
+//! - [`ApiUrl`] (`url.rs`): a URL of the API, sent as configured and shown everywhere without the
+//!   user name and password `INVOICEDROP_API_URL` may carry.
 //! - the HTTP client (`client.rs`): auth, onboarding and the three document endpoints, with every
 //!   answer classified per D16 and its raw bytes kept.
 //! - the token (`token.rs`): one bearer token shared by every request, refreshed before it expires
@@ -38,6 +40,7 @@ mod schedule;
 mod settings;
 mod submitter;
 mod token;
+mod url;
 mod withdrawn;
 
 pub use credentials::{CredentialsError, EnvCredentials, read_secret_file};
@@ -49,4 +52,5 @@ pub use ledger::{
 pub use outcome::{CONFLICT_CODE, DUPLICATE_CODE, Outcome, Outgoing, SubmitEvent};
 pub use settings::{ApiSettings, Backoff, EndpointPaths};
 pub use submitter::{Submitter, onboard};
+pub use url::{ApiUrl, HIDDEN_USER_INFO};
 pub use withdrawn::{Standing, Withdrawn};

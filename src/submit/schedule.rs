@@ -5,6 +5,7 @@ use super::client::{AuthFailure, Reply};
 use super::ledger::{Decision, LedgerEntry, LedgerState, RecordAck, Replacement};
 use super::retry::{self, Probe, Transition};
 use super::submitter::Shared;
+use super::url::ApiUrl;
 use super::{Outcome, SubmitError, SubmitEvent};
 use crate::model::{Document, DocumentKind, InvoiceType, SubmissionResponse};
 use chrono::{NaiveDate, NaiveTime};
@@ -532,7 +533,7 @@ struct Doc {
     kind: DocumentKind,
     number: String,
     idempotency_key: String,
-    url: String,
+    url: ApiUrl,
 }
 
 impl Doc {

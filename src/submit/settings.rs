@@ -1,6 +1,7 @@
 //! What the submitter needs to know: the API's address and paths, the account, and the limits.
 
 use super::SubmitError;
+use super::url::ApiUrl;
 use crate::model::{DocumentKind, Secret};
 use reqwest::Url;
 use std::fmt;
@@ -77,8 +78,8 @@ impl Default for Backoff {
 #[derive(Clone)]
 pub struct ApiSettings {
     /// `https://host[:port]` (D1); plain `http://` only for loopback unless
-    /// `allow_insecure_http` (D3).
-    pub base_url: String,
+    /// `allow_insecure_http` (D3). Shown everywhere without its user-info.
+    pub base_url: ApiUrl,
     /// The organisation's VAT number (auth).
     pub vat_number: String,
     /// The API user name (auth).
@@ -107,7 +108,7 @@ pub struct ApiSettings {
 impl ApiSettings {
     /// Settings with the defaults above.
     pub fn new(
-        base_url: impl Into<String>,
+        base_url: impl Into<ApiUrl>,
         vat_number: impl Into<String>,
         username: impl Into<String>,
         secret: Secret,
@@ -134,11 +135,11 @@ impl ApiSettings {
     }
 
     /// Check the URL (D3) and paths; the base URL without a trailing slash.
-    pub(crate) fn checked_base(&self) -> Result<String, SubmitError> {
-        let url = Url::parse(self.base_url.trim()).map_err(|e| {
+    pub(crate) fn checked_base(&self) -> Result<ApiUrl, SubmitError> {
+        let url = Url::parse(self.base_url.to_send().trim()).map_err(|e| {
             SubmitError::Config(format!(
                 "the API URL `{}` is not a valid URL ({e}); set INVOICEDROP_API_URL to https://host[:port]",
-                redact_url(&self.base_url)
+                self.base_url
             ))
         })?;
         match url.scheme() {
@@ -154,14 +155,14 @@ impl ApiSettings {
             other => {
                 return Err(SubmitError::Config(format!(
                     "the API URL `{}` has scheme `{other}`; use https://host[:port]",
-                    redact_url(&self.base_url)
+                    self.base_url
                 )));
             }
         }
         if url.query().is_some() || url.fragment().is_some() {
             return Err(SubmitError::Config(format!(
                 "the API URL `{}` must not carry a query or fragment",
-                redact_url(&self.base_url)
+                self.base_url
             )));
         }
         for (name, path) in [
@@ -182,14 +183,14 @@ impl ApiSettings {
                 )));
             }
         }
-        Ok(url.as_str().trim_end_matches('/').to_string())
+        Ok(ApiUrl::new(url.as_str().trim_end_matches('/')))
     }
 }
 
 impl fmt::Debug for ApiSettings {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ApiSettings")
-            .field("base_url", &redact_url(&self.base_url))
+            .field("base_url", &self.base_url)
             .field("vat_number", &self.vat_number)
             .field("username", &self.username)
             .field("secret", &self.secret)
@@ -202,20 +203,6 @@ impl fmt::Debug for ApiSettings {
             .field("allow_insecure_http", &self.allow_insecure_http)
             .field("paths", &self.paths)
             .finish()
-    }
-}
-
-/// A URL for messages and logs: any user name and password in it replaced.
-pub(crate) fn redact_url(text: &str) -> String {
-    match Url::parse(text.trim()) {
-        Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
-            let _ = url.set_username("redacted");
-            let _ = url.set_password(None);
-            url.to_string()
-        }
-        Ok(_) => text.trim().to_string(),
-        Err(_) if text.contains('@') => "[unparseable URL, redacted]".to_string(),
-        Err(_) => text.to_string(),
     }
 }
 
@@ -251,14 +238,14 @@ mod tests {
     #[test]
     fn https_and_loopback_http_are_allowed() {
         assert_eq!(
-            settings("https://api.example.com/").checked_base().unwrap(),
+            settings("https://api.example.com/").checked_base().unwrap().to_send(),
             "https://api.example.com"
         );
         assert!(settings("http://127.0.0.1:9090").checked_base().is_ok());
         assert!(settings("http://localhost:9090").checked_base().is_ok());
         assert!(settings("http://[::1]:9090").checked_base().is_ok());
         assert_eq!(
-            settings("https://h/prefix/").checked_base().unwrap(),
+            settings("https://h/prefix/").checked_base().unwrap().to_send(),
             "https://h/prefix"
         );
     }
@@ -295,6 +282,14 @@ mod tests {
         let text = format!("{s:?}");
         assert!(!text.contains("s3cr3t-value"), "{text}");
         assert!(!text.contains("pw123"), "{text}");
-        assert!(text.contains("[redacted]"));
+        assert!(
+            text.contains("[redacted]") && text.contains("https://***@api.example.com"),
+            "{text}"
+        );
+        // Nor does any error about the URL.
+        for url in ["ftp://user:pw123@h", "https://user:pw123@h/?q", "not a url:pw123@h"] {
+            let e = settings(url).checked_base().unwrap_err().to_string();
+            assert!(!e.contains("pw123") && e.contains("***@h"), "{e}");
+        }
     }
 }

@@ -31,7 +31,7 @@ fn a_file_truncated_while_run_reads_it_has_every_document_from_the_batch_where_t
     xero_export(&path, n);
     let full = std::fs::read(&path).unwrap();
     let out = d.join("run.out");
-    let mut child = command(d, &env, &["run", "backlog.csv", "--rate", "0"])
+    let mut child = command(d, &env, &["run", "backlog.csv", "--rate", "unlimited"])
         .stdout(std::fs::File::create(&out).unwrap())
         .stderr(Stdio::from(std::fs::File::create(d.join("run.err")).unwrap()))
         .spawn()
@@ -190,7 +190,7 @@ fn a_file_cut_inside_the_number_of_its_next_line_holds_back_the_document_above_t
     assert_eq!(&full[cell..cut], b"T-07");
 
     let out = d.join("run.out");
-    let mut child = command(d, &env, &["run", "backlog.csv", "--rate", "0"])
+    let mut child = command(d, &env, &["run", "backlog.csv", "--rate", "unlimited"])
         .stdout(std::fs::File::create(&out).unwrap())
         .stderr(Stdio::from(std::fs::File::create(d.join("run.err")).unwrap()))
         .spawn()
@@ -256,7 +256,7 @@ fn a_file_cut_inside_the_number_of_its_next_line_holds_back_the_document_above_t
     // Once the file is complete, run again: the accepted invoices are reported from the ledger,
     // the rest is sent, T-07500 with its three lines.
     std::fs::write(&path, &full).unwrap();
-    let o = run(d, &env, &["run", "backlog.csv", "--rate", "0"]);
+    let o = run(d, &env, &["run", "backlog.csv", "--rate", "unlimited"]);
     assert_eq!(o.status.code(), Some(0), "{}", super::support::text(&o));
     assert_eq!(server.accepted(), n as u64);
     let stats = server.stats_json();
@@ -331,7 +331,7 @@ fn a_header_file_still_being_written_when_run_reads_it_holds_back_the_document_o
     let number = String::from_utf8_lossy(row.split(|b| *b == b'\t').nth(1).unwrap()).into_owned();
 
     let out = d.join("run.out");
-    let mut child = command(d, &env, &["run", "OINV_Document_Lines.txt", "--rate", "0"])
+    let mut child = command(d, &env, &["run", "OINV_Document_Lines.txt", "--rate", "unlimited"])
         .stdout(std::fs::File::create(&out).unwrap())
         .stderr(Stdio::from(std::fs::File::create(d.join("run.err")).unwrap()))
         .spawn()
@@ -404,7 +404,7 @@ fn a_header_file_still_being_written_when_run_reads_it_holds_back_the_document_o
 
     // Complete now: run again; what was accepted is reported from the ledger, the rest is sent,
     // invoice K with its buyer's VAT number (a standard invoice).
-    let o = run(d, &env, &["run", "OINV_Document_Lines.txt", "--rate", "0"]);
+    let o = run(d, &env, &["run", "OINV_Document_Lines.txt", "--rate", "unlimited"]);
     assert_eq!(o.status.code(), Some(0), "{}", super::support::text(&o));
     assert_eq!(server.accepted(), documents as u64);
     let documents_csv = std::fs::read_to_string(d.join("results/OINV_Document_Lines.documents.csv")).unwrap();
@@ -440,7 +440,7 @@ fn a_file_rewritten_in_place_while_run_reads_it_sends_nothing_read_after_the_rew
     let old = std::fs::read_to_string(&path).unwrap();
     let new = format!(" {old}");
     let out = d.join("run.out");
-    let mut child = command(d, &env, &["run", "backlog.csv", "--rate", "0"])
+    let mut child = command(d, &env, &["run", "backlog.csv", "--rate", "unlimited"])
         .stdout(std::fs::File::create(&out).unwrap())
         .stderr(Stdio::from(std::fs::File::create(d.join("run.err")).unwrap()))
         .spawn()
@@ -496,7 +496,7 @@ fn a_file_rewritten_in_place_while_run_reads_it_sends_nothing_read_after_the_rew
 
     // Run again once it is complete: what was accepted is reported from the ledger, the rest is
     // sent, nothing twice.
-    let o = run(d, &env, &["run", "backlog.csv", "--rate", "0"]);
+    let o = run(d, &env, &["run", "backlog.csv", "--rate", "unlimited"]);
     assert_eq!(o.status.code(), Some(0), "{}", super::support::text(&o));
     assert_eq!(server.accepted(), n as u64);
     let stats = server.stats_json();

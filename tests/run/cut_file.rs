@@ -29,7 +29,7 @@ fn a_file_whose_last_line_was_cut_before_run_read_it_has_its_last_two_documents_
     std::fs::write(&path, &full[..cell + 4]).unwrap();
     let stub_line = 3 * n + 1;
 
-    let o = run(d, &env, &["run", "backlog.csv", "--rate", "0"]);
+    let o = run(d, &env, &["run", "backlog.csv", "--rate", "unlimited"]);
     let text = text(&o);
     assert_eq!(o.status.code(), Some(2), "{text}");
     let rows = results(&d.join("results/backlog.result.csv"));
@@ -92,7 +92,7 @@ fn a_file_whose_last_line_was_cut_before_run_read_it_has_its_last_two_documents_
     // Once the file is complete, run again: the accepted invoices are reported from the ledger,
     // the rest is sent, T-00030 with its three lines.
     std::fs::write(&path, &full).unwrap();
-    let o = run(d, &env, &["run", "backlog.csv", "--rate", "0"]);
+    let o = run(d, &env, &["run", "backlog.csv", "--rate", "unlimited"]);
     assert_eq!(o.status.code(), Some(0), "{}", super::support::text(&o));
     assert_eq!(server.accepted(), n as u64);
     let stats = server.stats_json();
@@ -115,7 +115,7 @@ fn a_last_line_with_all_its_cells_and_no_line_end_is_sent_as_any_other() {
     std::fs::write(&path, full.trim_end_matches('\n')).unwrap();
     let o = run(d, &env, &["check", "day.csv", "--results", "checked"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let o = run(d, &env, &["run", "day.csv", "--rate", "0"]);
+    let o = run(d, &env, &["run", "day.csv", "--rate", "unlimited"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(server.accepted(), 4);
     let rows = results(&d.join("results/day.result.csv"));

@@ -28,7 +28,7 @@ fn a_workbook_damaged_part_way_has_the_document_read_there_held_back_the_rest_se
     std::fs::copy(&whole, &book).unwrap();
     cut_sheet_at_row(&book, 121);
 
-    let o = run(d, &env, &["run", "backlog.xlsx", "--rate", "0"]);
+    let o = run(d, &env, &["run", "backlog.xlsx", "--rate", "unlimited"]);
     let said = text(&o);
     assert_eq!(o.status.code(), Some(2), "{said}");
     let read = results(&d.join("results/backlog.result.csv"));
@@ -78,7 +78,7 @@ fn a_workbook_damaged_part_way_has_the_document_read_there_held_back_the_rest_se
 
     // The workbook whole again: the rest is sent, what was sent is reported from the ledger.
     std::fs::copy(&whole, &book).unwrap();
-    let o = run(d, &env, &["run", "backlog.xlsx", "--rate", "0"]);
+    let o = run(d, &env, &["run", "backlog.xlsx", "--rate", "unlimited"]);
     let said = text(&o);
     assert_eq!(o.status.code(), Some(0), "{said}");
     let read = results(&d.join("results/backlog.result.csv"));

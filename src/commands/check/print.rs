@@ -38,8 +38,11 @@ fn print_errors(r: &Report) {
             );
         }
     }
-    if let Some(paths) = &r.no_exports {
-        eprintln!("error: no export to check in {paths}");
+    // Once: a path whose own error was said above is no second error.
+    if let Some(text) = &r.no_exports
+        && !r.files.iter().any(|f| f.error.is_some())
+    {
+        eprintln!("error: {text}");
     }
 }
 

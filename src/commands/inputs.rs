@@ -1,0 +1,271 @@
+//! The paths given to `check` and `run`: looked at before anything starts (the built-in sandbox,
+//! a connection, a ledger, the results folder), so that a mistyped path is said once, with what
+//! to do, and nothing else happens; then the exports they hold, for each run.
+
+use super::json::{ErrorKind, Fatal};
+use crate::cli::InputArgs;
+use crate::mapping::{Mapping, bundled};
+use crate::pipeline::{self, FileSummary};
+use std::path::{Path, PathBuf};
+
+/// Extensions read from folders.
+const EXTENSIONS: &[&str] = &["csv", "tsv", "txt", "xlsx", "xlsm", "xls", "xlsb", "ods"];
+
+/// What is done with the exports, for the words of the messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Purpose {
+    /// `check`: nothing is sent.
+    Check,
+    /// `run`: the documents are issued.
+    Issue,
+}
+
+impl Purpose {
+    fn verb(self) -> &'static str {
+        match self {
+            Purpose::Check => "check",
+            Purpose::Issue => "issue",
+        }
+    }
+
+    fn nothing_done(self) -> &'static str {
+        match self {
+            Purpose::Check => "nothing was checked",
+            Purpose::Issue => "nothing was started or sent",
+        }
+    }
+}
+
+/// What is wrong with a path given on the command line, if anything: it must be a file, or a
+/// folder that can be listed.
+fn path_problem(p: &Path) -> Option<String> {
+    match std::fs::metadata(p) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("no such file or folder".into()),
+        Err(e) => Some(format!("cannot be read ({e})")),
+        Ok(m) if m.is_dir() => std::fs::read_dir(p)
+            .err()
+            .map(|e| format!("cannot list this folder ({e})")),
+        Ok(m) if m.is_file() => None,
+        Ok(_) => Some("neither a file nor a folder".into()),
+    }
+}
+
+/// Refuse, before anything starts, paths that are not there (or cannot be listed), a mapping that
+/// cannot be loaded, and paths that hold no export: one message naming each path at fault and
+/// what to do, exit 2.
+pub(super) fn preflight(paths: &[PathBuf], input: &InputArgs, purpose: Purpose) -> anyhow::Result<()> {
+    let at_fault: Vec<(&PathBuf, String)> = paths
+        .iter()
+        .filter_map(|p| path_problem(p).map(|why| (p, why)))
+        .collect();
+    if !at_fault.is_empty() {
+        let problems: Vec<String> = at_fault
+            .iter()
+            .map(|(p, why)| format!("{}: {why}", p.display()))
+            .collect();
+        // Where a relative path was looked for, when one is at fault.
+        let here = match std::env::current_dir() {
+            Ok(d) if at_fault.iter().any(|(p, _)| p.is_relative()) => {
+                format!(" (relative paths are read from {})", d.display())
+            }
+            _ => String::new(),
+        };
+        let head = match problems.as_slice() {
+            [one] => one.clone(),
+            many if many.len() == paths.len() => {
+                format!(
+                    "none of the {} paths given can be used: {}",
+                    many.len(),
+                    many.join("; ")
+                )
+            }
+            many => format!(
+                "{} of the {} paths given cannot be used: {}",
+                many.len(),
+                paths.len(),
+                many.join("; ")
+            ),
+        };
+        return Err(Fatal::usage(format!(
+            "{head}. Give the export files, or the folders that hold them{here}; {}",
+            purpose.nothing_done()
+        ))
+        .into());
+    }
+    let explicit = match &input.mapping {
+        Some(spec) => Some(pipeline::load_mapping(spec)?),
+        None => None,
+    };
+    let mut side: Vec<Mapping> = bundled::all()?;
+    side.extend(explicit);
+    let (mut skipped, mut errors) = (Vec::new(), Vec::new());
+    let files = expand(paths, &pipeline::lookup_file_names(&side), &mut skipped, &mut errors);
+    if files.is_empty() && errors.is_empty() {
+        let passed = if skipped.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", skipped.join("; "))
+        };
+        return Err(Fatal::new(
+            ErrorKind::File,
+            format!(
+                "{}{passed}: a folder's files ending {} are read (not its sub-folders, hidden files or result \
+                 files); give the export files, or the folder that holds them; {}",
+                no_export_text(paths, purpose == Purpose::Issue),
+                EXTENSIONS
+                    .iter()
+                    .map(|e| format!(".{e}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                purpose.nothing_done()
+            ),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// `no export to check in a, b` (`issue` when `sending`).
+pub(super) fn no_export_text(paths: &[PathBuf], sending: bool) -> String {
+    let purpose = if sending { Purpose::Issue } else { Purpose::Check };
+    format!("no export to {} in {}", purpose.verb(), paths_text(paths))
+}
+
+/// `a, b`: the paths as given.
+fn paths_text(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Files to check: files as given, folders' exports (non-recursive), without our own result
+/// files and the side files (lookups) the mappings declare.
+pub(super) fn expand(
+    paths: &[PathBuf],
+    side_files: &[String],
+    skipped: &mut Vec<String>,
+    errors: &mut Vec<FileSummary>,
+) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut entries: Vec<PathBuf> = match std::fs::read_dir(p) {
+                Ok(rd) => rd
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.is_file())
+                    .collect(),
+                Err(e) => {
+                    errors.push(whole_file_error(p, format!("cannot list the folder: {e}")));
+                    continue;
+                }
+            };
+            entries.sort();
+            for f in entries {
+                let name = f
+                    .file_name()
+                    .map(|n| n.to_string_lossy().to_lowercase())
+                    .unwrap_or_default();
+                let ext = f
+                    .extension()
+                    .map(|e| e.to_string_lossy().to_lowercase())
+                    .unwrap_or_default();
+                if name.starts_with('.') || !EXTENSIONS.contains(&ext.as_str()) {
+                    continue;
+                }
+                if name.contains(".result.") || name.ends_with(".documents.csv") {
+                    continue;
+                }
+                if side_files.contains(&name) {
+                    skipped.push(format!("{}: a lookup table of a mapping, not an export", f.display()));
+                    continue;
+                }
+                out.push(f);
+            }
+        } else if p.is_file() {
+            out.push(p.clone());
+        } else {
+            errors.push(whole_file_error(p, "no such file or folder".into()));
+        }
+    }
+    out
+}
+
+/// The summary of an input that could not be processed as a whole.
+pub(super) fn whole_file_error(p: &Path, message: String) -> FileSummary {
+    FileSummary {
+        file: p.display().to_string(),
+        error: Some(message),
+        ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input() -> InputArgs {
+        InputArgs {
+            mapping: None,
+            config: None,
+            results: PathBuf::from("results"),
+        }
+    }
+
+    fn refused(paths: &[PathBuf], input: &InputArgs, purpose: Purpose) -> (ErrorKind, String) {
+        let e = preflight(paths, input, purpose).expect_err("refused");
+        (super::super::json::ErrorDoc::of(&e).kind, format!("{e:#}"))
+    }
+
+    #[test]
+    fn a_missing_path_is_said_once_with_what_to_do_before_anything_starts() {
+        let dir = tempfile::tempdir().unwrap();
+        let export = dir.path().join("a.csv");
+        std::fs::write(&export, "x\n").unwrap();
+        let missing = dir.path().join("nope.csv");
+        let (kind, e) = refused(std::slice::from_ref(&missing), &input(), Purpose::Issue);
+        assert_eq!(kind, ErrorKind::Usage);
+        assert!(
+            e.starts_with(&format!(
+                "{}: no such file or folder. Give the export files",
+                missing.display()
+            )) && e.contains("nothing was started or sent")
+                && !e.contains("to check"),
+            "{e}"
+        );
+        // Among other paths: each at fault is named; the good one does not make it go.
+        let (_, e) = refused(
+            &[export.clone(), missing.clone(), "/nonexistent".into()],
+            &input(),
+            Purpose::Check,
+        );
+        assert!(
+            e.starts_with("2 of the 3 paths given cannot be used: ")
+                && e.contains("nope.csv: no such file or folder; /nonexistent: no such file or folder")
+                && e.ends_with("nothing was checked"),
+            "{e}"
+        );
+        preflight(&[export, dir.path().to_path_buf()], &input(), Purpose::Issue).unwrap();
+    }
+
+    #[test]
+    fn a_folder_without_an_export_and_an_unknown_mapping_are_refused_before_anything_starts() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.pdf"), "x").unwrap();
+        std::fs::write(dir.path().join("customers.csv"), "x").unwrap();
+        let (kind, e) = refused(&[dir.path().to_path_buf()], &input(), Purpose::Issue);
+        assert_eq!(kind, ErrorKind::File);
+        assert!(
+            e.starts_with(&format!("no export to issue in {}", dir.path().display()))
+                && e.contains("customers.csv: a lookup table of a mapping, not an export")
+                && e.contains(".csv, .tsv, .txt, .xlsx"),
+            "{e}"
+        );
+        std::fs::write(dir.path().join("a.csv"), "x\n").unwrap();
+        let mut with_mapping = input();
+        with_mapping.mapping = Some("nope".into());
+        let (kind, _) = refused(&[dir.path().to_path_buf()], &with_mapping, Purpose::Check);
+        assert_eq!(kind, ErrorKind::Mapping);
+    }
+}
