@@ -159,6 +159,14 @@ impl ApiSettings {
                 )));
             }
         }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(SubmitError::Config(format!(
+                "the API URL `{}` carries a user name or password (before the @): the API is signed into with \
+                 INVOICEDROP_USERNAME and the secret, and a user-info would be sent as a second login with every \
+                 request (which the API refuses); remove it from INVOICEDROP_API_URL",
+                self.base_url
+            )));
+        }
         if url.query().is_some() || url.fragment().is_some() {
             return Err(SubmitError::Config(format!(
                 "the API URL `{}` must not carry a query or fragment",
