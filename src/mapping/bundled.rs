@@ -37,12 +37,17 @@ pub fn get(name: &str) -> Option<Result<Mapping, MappingError>> {
     Some(Mapping::from_toml(t, Origin::Bundled((*n).to_string())))
 }
 
-/// Load every bundled mapping.
+/// Load every bundled mapping. Parsed once per process (a command may need them more than
+/// once: `run` looks at its paths, then detects each file's mapping), then cloned.
 pub fn all() -> Result<Vec<Mapping>, MappingError> {
-    BUNDLED
-        .iter()
-        .map(|(n, t)| Mapping::from_toml(t, Origin::Bundled((*n).to_string())))
-        .collect()
+    static ALL: std::sync::OnceLock<Result<Vec<Mapping>, MappingError>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        BUNDLED
+            .iter()
+            .map(|(n, t)| Mapping::from_toml(t, Origin::Bundled((*n).to_string())))
+            .collect()
+    })
+    .clone()
 }
 
 #[cfg(test)]
