@@ -7,7 +7,8 @@
 //! `report` counts them (run/reconcile.rs), no part of a document whose rows are apart in the
 //! export sent (run/split.rs), unless issued earlier: then reported issued once
 //! (run/split_issued.rs), issued documents the export now marks voided or draft still
-//! reported issued (run/voided.rs), and the configuration
+//! reported issued (run/voided.rs), a Tally register's Sales 1 and Credit Note 1 each issued
+//! once (run/tally.rs), and the configuration
 //! failures, each with a message that says what to do.
 
 #[path = "run/changed_file.rs"]
@@ -34,6 +35,8 @@ mod split;
 mod split_issued;
 #[path = "run/support.rs"]
 mod support;
+#[path = "run/tally.rs"]
+mod tally;
 #[path = "run/voided.rs"]
 mod voided;
 
