@@ -8,8 +8,9 @@
 //! export sent (run/split.rs), unless issued earlier: then reported issued once
 //! (run/split_issued.rs), issued documents the export now marks voided or draft still
 //! reported issued (run/voided.rs), a workbook damaged part-way (run/damaged_book.rs),
-//! tax-inclusive totals rounded per line issued as the amount due (run/inclusive.rs), and the
-//! configuration failures, each with a message that says what to do.
+//! tax-inclusive totals rounded per line issued as the amount due (run/inclusive.rs), a Tally
+//! register's Sales 1 and Credit Note 1 each issued once (run/tally.rs), and the configuration
+//! failures, each with a message that says what to do.
 
 #[path = "run/changed_file.rs"]
 mod changed_file;
@@ -37,6 +38,8 @@ mod split;
 mod split_issued;
 #[path = "run/support.rs"]
 mod support;
+#[path = "run/tally.rs"]
+mod tally;
 #[path = "run/voided.rs"]
 mod voided;
 

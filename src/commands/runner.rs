@@ -186,7 +186,7 @@ impl Dispatch for RunDispatch<'_> {
         self.look_up_withdrawn(skipped)
     }
 
-    fn holds(&mut self, numbers: &[String], seller_vat: Option<&str>) -> Vec<bool> {
+    fn holds(&mut self, numbers: &[(String, Option<DocumentKind>)], seller_vat: Option<&str>) -> Vec<bool> {
         match self.rt.block_on(self.submitter.holds(numbers, seller_vat)) {
             Ok(held) => held,
             Err(e) => {

@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 mod bind;
+mod kind;
 mod side;
 
 pub use side::{LookupMiss, SideFile, SideUse};
@@ -113,6 +114,8 @@ pub struct Bound {
     fields: Vec<Option<RSource>>,
     skip: Vec<Option<usize>>,
     group_key: Option<usize>,
+    /// The column the document kind is read from, when one is ([`Bound::kind_column`]).
+    kind_column: Option<usize>,
     tables: Vec<Table>,
     /// The label of every column (the file's, then the joined header file's), made once.
     labels: Vec<Box<str>>,

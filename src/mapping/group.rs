@@ -1,9 +1,11 @@
 //! Rows into documents, streaming.
 //!
 //! Rows sharing a document key (the `number` field, or `[group] key`) form one document; they must
-//! be contiguous. Only the rows of the open document are held; a closed document's number is
-//! remembered as a 64-bit hash with its first line and issue date (a few dozen bytes per document,
-//! never the rows). The issue dates let a credit note find the date of the invoice it corrects
+//! be contiguous. When the mapping reads the document kind from a column, rows of one key but of
+//! two kinds (Tally's Sales 1 and Credit Note 1) are two documents (see `doc_key.rs`). Only the
+//! rows of the open document are held; a closed document's number (and kind) is remembered as a
+//! 64-bit hash with its first line and issue date (a few dozen bytes per document, never the
+//! rows). The issue dates let a credit note find the date of the invoice it corrects
 //! when that invoice is in the same file.
 //!
 //! A key whose rows are in more than one block of the file (another document's rows, or a row
@@ -20,14 +22,15 @@
 
 use super::Issue;
 use super::apply::{Bound, Value};
+use super::doc_key::{KindMemo, hash, named, other_kinds};
 use super::fields::fid;
 use super::headers::RepeatMemo;
+use super::numbers_used::{NUMBER_USED_CODE, NumbersUsed};
 use super::splits::{SplitKeys, split_issue};
 use crate::ingest::{Row, SourceRef};
+use crate::model::DocumentKind;
 use chrono::NaiveDate;
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 /// Why a row is not a line of its document.
@@ -71,6 +74,9 @@ impl DraftRow {
 pub struct DocDraft {
     /// The document key.
     pub key: String,
+    /// Its kind, when the mapping reads the kind from a column ([`Bound::kind_column`]): the
+    /// document is known by its key and kind. `None`: by its key alone.
+    pub kind: Option<DocumentKind>,
     /// Its rows, in input order.
     pub rows: Vec<DraftRow>,
     /// Set when a skip rule matched the first row: (reason, column, value).
@@ -97,44 +103,6 @@ pub const SPLIT_CODE: &str = "INV-MAP-SPLIT";
 /// lines: it is not issued without that row.
 pub const ORPHAN_CODE: &str = "INV-MAP-ORPHAN";
 
-/// The code of a document whose number a document of an earlier file of the same check has.
-pub const NUMBER_USED_CODE: &str = "INV-NUMBER-USED";
-
-/// The document numbers of the files checked so far in one run of `check`, to find a number
-/// that a later file uses again: a 64-bit hash per number (as the grouper keeps per document)
-/// with the file and line of its first document, never the rows. It grows with the documents
-/// checked, a few dozen bytes each, not with the rows.
-#[derive(Debug, Default)]
-pub struct NumbersUsed {
-    /// Number hash → (file, first line).
-    first: HashMap<u64, (u32, u64)>,
-    /// The files, as messages name them.
-    files: Vec<String>,
-}
-
-impl NumbersUsed {
-    /// The index of `file` (added when new).
-    fn file(&mut self, file: &str) -> u32 {
-        match self.files.iter().position(|f| f == file) {
-            Some(i) => i as u32,
-            None => {
-                self.files.push(file.to_string());
-                (self.files.len() - 1) as u32
-            }
-        }
-    }
-
-    /// How many numbers are remembered.
-    pub fn len(&self) -> usize {
-        self.first.len()
-    }
-
-    /// True when none is.
-    pub fn is_empty(&self) -> bool {
-        self.first.is_empty()
-    }
-}
-
 /// [`NumbersUsed`] while one file is read.
 #[derive(Debug)]
 struct UsedHere {
@@ -145,21 +113,29 @@ struct UsedHere {
 
 /// Where a row goes, given the open document's key: the same block (a line of the open
 /// document, or a continuation row), no document (a row without a number), or a new block.
-/// The one rule of blocks, for the grouper and for [`KeyScan`] alike.
+/// The one rule of blocks, for the grouper and for [`KeyScan`] alike. `same_kind`, asked only of
+/// a row of the open document's key: whether it is of the open document's kind
+/// ([`KindMemo::same`]); a row of another kind opens a new block.
 pub(super) enum Block {
     Same,
     Stray,
     New,
 }
 
-pub(super) fn block(key: &str, open: Option<&str>, continuation: bool, unreadable: bool) -> Block {
+pub(super) fn block(
+    key: &str,
+    open: Option<&str>,
+    continuation: bool,
+    unreadable: bool,
+    same_kind: impl FnOnce() -> bool,
+) -> Block {
     if key.is_empty() {
         if continuation && open.is_some() && !unreadable {
             Block::Same
         } else {
             Block::Stray
         }
-    } else if open == Some(key) {
+    } else if open == Some(key) && same_kind() {
         Block::Same
     } else {
         Block::New
@@ -213,18 +189,14 @@ pub struct Grouper {
     bound: Arc<Bound>,
     open: Option<DocDraft>,
     open_date: Option<NaiveDate>,
+    /// The documents closed, by the hash of their key (and kind).
     seen: HashMap<u64, Seen>,
+    kinds: KindMemo,
     repeat_memo: RepeatMemo,
     /// The split keys, when a first pass found them ([`KeyScan`]).
     splits: Option<Arc<SplitKeys>>,
     /// The numbers of the files checked before this one (`check` of several files).
     used: Option<UsedHere>,
-}
-
-pub(super) fn hash(key: &str) -> u64 {
-    let mut h = DefaultHasher::new();
-    key.hash(&mut h);
-    h.finish()
 }
 
 impl Grouper {
@@ -242,6 +214,7 @@ impl Grouper {
             open: None,
             open_date: None,
             seen: HashMap::new(),
+            kinds: KindMemo::default(),
             repeat_memo: RepeatMemo::default(),
             splits,
             used: None,
@@ -261,7 +234,7 @@ impl Grouper {
         self.used.take().map(|u| u.used)
     }
 
-    /// Documents closed so far (distinct numbers).
+    /// Documents closed so far (distinct keys, or keys and kinds).
     pub fn documents_seen(&self) -> usize {
         self.seen.len()
     }
@@ -269,16 +242,18 @@ impl Grouper {
     fn close(&mut self) -> Option<Unit> {
         let mut doc = self.open.take()?;
         let line = doc.rows.first().and_then(DraftRow::source).map_or(0, |s| s.line);
-        let h = hash(&doc.key);
+        let h = hash(&doc.key, doc.kind);
         self.seen.entry(h).or_insert(Seen {
             line,
             date: self.open_date.take(),
         });
-        // A note whose corrected invoice is earlier in this file takes that invoice's date.
+        // A note whose corrected invoice is earlier in this file takes that invoice's date (where
+        // documents are known by kind too, the invoice of that number).
         if let Some(first) = doc.rows.iter().find(|r| r.is_line()).and_then(|r| r.row.as_ref()) {
             let header = self.bound.header_row(first).ok().flatten();
+            let invoice = doc.kind.map(|_| DocumentKind::Invoice);
             if let Some(orig) = self.bound.text(fid!("original_number"), first, header)
-                && let Some(s) = self.seen.get(&hash(orig.trim()))
+                && let Some(s) = self.seen.get(&hash(orig.trim(), invoice))
             {
                 doc.original_date = s.date;
             }
@@ -286,7 +261,22 @@ impl Grouper {
         Some(Unit::Document(doc))
     }
 
-    fn open(&mut self, key: String, mut row: DraftRow) {
+    /// True when a document closed before has `key` under another kind than `kind`: messages
+    /// then name the kind (`credit note 1`). False where documents are not known by kind.
+    fn shared(&self, key: &str, kind: Option<DocumentKind>) -> bool {
+        kind.is_some_and(|kind| other_kinds(kind).any(|o| self.seen.contains_key(&hash(key, Some(o)))))
+    }
+
+    /// The open document as messages name it: its number, or its kind and number when a
+    /// document closed before has its number.
+    fn open_name(&self) -> String {
+        match &self.open {
+            Some(d) => named(&d.key, d.kind, self.shared(&d.key, d.kind)).unwrap_or_else(|| d.key.clone()),
+            None => String::new(),
+        }
+    }
+
+    fn open(&mut self, key: String, kind: Option<DocumentKind>, mut row: DraftRow) {
         let (skip, date) = match &row.row {
             Some(r) => {
                 let header = self.bound.header_row(r).ok().flatten();
@@ -301,42 +291,38 @@ impl Grouper {
             }
             None => (None, None),
         };
-        let h = hash(&key);
+        let h = hash(&key, kind);
         let parts = self.splits.as_deref().and_then(|s| s.get(h));
         let earlier = self.seen.get(&h).map(|s| s.line);
         let split = parts.is_some() || earlier.is_some();
         if split {
-            row.issues.push(split_issue(&self.bound, &key, parts, earlier));
+            let shared = parts.is_some_and(|p| p.shared()) || self.shared(&key, kind);
+            let name = named(&key, kind, shared);
+            row.issues
+                .push(split_issue(&self.bound, &key, name.as_deref(), parts, earlier));
         }
         if skip.is_none()
             && let Some(here) = &mut self.used
         {
             let line = row.source().map_or(0, |s| s.line);
-            match here.used.first.entry(h) {
-                Entry::Vacant(e) => {
-                    e.insert((here.file, line));
-                }
-                Entry::Occupied(e) => {
-                    let (file, first) = *e.get();
-                    if file != here.file {
-                        let name = here.used.files.get(file as usize).map_or("", String::as_str);
-                        row.issues.push(Issue::error(
-                            NUMBER_USED_CODE,
-                            self.bound.key_label().filter(|l| !l.is_empty()).map(str::to_string),
-                            Some(key.clone()),
-                            format!(
-                                "this number is already used by the document at line {first} of {name}, checked \
-                                 before this file: a number is issued once; if this is the same document exported \
-                                 twice, remove it from one of the two files, else give this one a number of its own"
-                            ),
-                        ));
-                    }
-                }
+            if let Some((file, first)) = here.used.note(&key, kind, here.file, line) {
+                let name = here.used.file_name(file);
+                row.issues.push(Issue::error(
+                    NUMBER_USED_CODE,
+                    self.bound.key_label().filter(|l| !l.is_empty()).map(str::to_string),
+                    Some(key.clone()),
+                    format!(
+                        "this number is already used by the document at line {first} of {name}, checked before \
+                         this file: a number is issued once; if this is the same document exported twice, remove it \
+                         from one of the two files, else give this one a number of its own"
+                    ),
+                ));
             }
         }
         self.open_date = date;
         self.open = Some(DocDraft {
             key,
+            kind,
             rows: vec![row],
             skip,
             split,
@@ -388,11 +374,13 @@ impl Grouper {
             None
         };
         let continuation = self.bound.mapping.continuation;
+        let open_kind = self.open.as_ref().and_then(|d| d.kind);
         let place = block(
             &key,
             self.open.as_ref().map(|d| d.key.as_str()),
             continuation,
             error_cell.is_some(),
+            || self.kinds.same(open_kind, &self.bound, &row, header),
         );
         if let (Block::Same, Some(doc)) = (&place, &mut self.open) {
             doc.rows.push(DraftRow {
@@ -403,6 +391,10 @@ impl Grouper {
             });
             return out;
         }
+        let kind = match place {
+            Block::New => self.kinds.opening(&self.bound, &row, header),
+            _ => None,
+        };
         let key = key.into_owned();
         let mut dr = DraftRow {
             source: None,
@@ -411,6 +403,7 @@ impl Grouper {
             note: None,
         };
         if let Block::Stray = place {
+            let name_above = self.open_name();
             let label = self.bound.key_label().filter(|l| !l.is_empty());
             let column = label.unwrap_or("the document number column");
             let what = if let Some(error) = &error_cell {
@@ -422,9 +415,8 @@ impl Grouper {
                             doc.rows[0].issues.push(issue);
                         }
                         format!(
-                            "; the row above is of {}, which is not issued without this row, if it is one of its \
-                             lines",
-                            doc.key
+                            "; the row above is of {name_above}, which is not issued without this row, if it is \
+                             one of its lines"
                         )
                     }
                     None => String::new(),
@@ -446,10 +438,9 @@ impl Grouper {
                     doc.rows[0].issues.push(issue);
                 }
                 format!(
-                    "no document number in this row ({column} is blank; the row above is of {}: if this row is one \
-                     of its lines, put its number here): write the number of the document it belongs to, or remove \
-                     the row (a total, a note, a footer)",
-                    doc.key
+                    "no document number in this row ({column} is blank; the row above is of {name_above}: if this \
+                     row is one of its lines, put its number here): write the number of the document it belongs \
+                     to, or remove the row (a total, a note, a footer)"
                 )
             } else {
                 format!(
@@ -469,7 +460,7 @@ impl Grouper {
             return out;
         }
         out.extend(self.close());
-        self.open(key, dr);
+        self.open(key, kind, dr);
         out
     }
 

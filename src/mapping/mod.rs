@@ -8,9 +8,10 @@
 //! 2. [`Bound::new`] binds it to the file's headers before any row is read (an unknown column is an
 //!    error naming it and the closest header), loads its lookup tables and its joined header file;
 //! 3. [`Grouper`] turns the stream of rows into [`Unit`]s: documents (rows sharing a number,
-//!    contiguous) and stray rows, keeping only the rows of the open document in memory; a
-//!    [`KeyScan`] of the rows before finds the numbers whose rows are not together
-//!    ([`SplitKeys`]), so that no part of such a document is issued;
+//!    and a kind where the mapping reads it from a column; contiguous) and stray rows, keeping
+//!    only the rows of the open document in memory; a [`KeyScan`] of the rows before finds the
+//!    numbers whose rows are not together ([`SplitKeys`]), so that no part of such a document is
+//!    issued;
 //! 4. [`build`] turns a document's rows into a [`Document`](crate::model::Document), with the
 //!    export's own totals ([`ErpTotals`]) and a [`Provenance`] that maps a finding's JSON path back
 //!    to the source row and column.
@@ -23,20 +24,23 @@ mod build;
 pub mod bundled;
 mod compiled;
 pub mod detect;
+mod doc_key;
 pub mod fields;
 mod group;
 pub mod headers;
 mod load;
 pub mod lookup;
+mod numbers_used;
 pub mod spec;
 mod splits;
 pub mod transform;
 
 pub use apply::{Bound, JoinRows, LookupMiss, SideFile, SideUse, Value};
 pub use build::{Built, ErpTotals, Provenance, build, field_of};
-pub use group::{DocDraft, DraftRow, Grouper, NUMBER_USED_CODE, NumbersUsed, ORPHAN_CODE, RowNote, SPLIT_CODE, Unit};
+pub use group::{DocDraft, DraftRow, Grouper, ORPHAN_CODE, RowNote, SPLIT_CODE, Unit};
 pub use load::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule, parse_template};
-pub use splits::{KeyScan, SplitKeys};
+pub use numbers_used::{NUMBER_USED_CODE, NumbersUsed};
+pub use splits::{KeyScan, SplitKeys, whose_rows};
 
 use crate::validate::Severity;
 

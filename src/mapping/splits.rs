@@ -4,13 +4,18 @@
 //! ([`SplitKeys`]) before any document is evaluated, with where their parts start and, for
 //! `run`, the document number each gives (to ask the ledger whether it is issued); the
 //! grouper given them puts `INV-MAP-SPLIT` on the first row of every part ([`split_issue`]).
+//! Where the mapping reads the document kind from a column, a key is split only when its rows
+//! of one kind are apart: the rows of invoice 1 and of credit note 1 are two documents
+//! (`doc_key.rs`).
 
 use super::Issue;
 use super::apply::Bound;
+use super::doc_key::{KindMemo, hash, other_kinds};
 use super::fields::fid;
-use super::group::{Block, SPLIT_CODE, block, hash};
+use super::group::{Block, SPLIT_CODE, block};
 use super::headers::RepeatMemo;
 use crate::ingest::Row;
+use crate::model::DocumentKind;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
@@ -30,6 +35,10 @@ pub(super) struct Parts {
     /// whether that number is issued.
     key: String,
     number: String,
+    /// Its kind, where documents are known by kind too.
+    kind: Option<DocumentKind>,
+    /// Another document of the file has its key (under another kind): messages name its kind.
+    shared: bool,
 }
 
 impl Parts {
@@ -48,6 +57,11 @@ impl Parts {
             }
         };
         format!("its {} parts start at lines {list}", self.count)
+    }
+
+    /// True when another document of the file has its key, under another kind.
+    pub(super) fn shared(&self) -> bool {
+        self.shared
     }
 }
 
@@ -69,9 +83,16 @@ impl SplitKeys {
         self.parts.len()
     }
 
-    /// A key seen first at `first` opens another part at `line`; `named`: the key and the
-    /// document number, asked for only when the key is found split.
-    fn add(&mut self, h: u64, first: u64, line: u64, named: impl FnOnce() -> (String, String)) {
+    /// A key (of `kind`) seen first at `first` opens another part at `line`; `named`: the key
+    /// and the document number, asked for only when the key is found split.
+    fn add(
+        &mut self,
+        h: u64,
+        kind: Option<DocumentKind>,
+        first: u64,
+        line: u64,
+        named: impl FnOnce() -> (String, String),
+    ) {
         let p = self.parts.entry(h).or_insert_with(|| {
             let (key, number) = named();
             Parts {
@@ -79,6 +100,8 @@ impl SplitKeys {
                 count: 1,
                 key,
                 number,
+                kind,
+                shared: false,
             }
         });
         if p.lines.len() < PART_LINES {
@@ -91,31 +114,46 @@ impl SplitKeys {
         self.parts.get(&h)
     }
 
-    /// The split keys, each with the document number its rows give, in no particular order.
-    pub fn numbers(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.parts.values().map(|p| (p.key.as_str(), p.number.as_str()))
+    /// The split keys, each with the document number its rows give and its kind (where
+    /// documents are known by kind too), in no particular order.
+    pub fn numbers(&self) -> impl Iterator<Item = (&str, &str, Option<DocumentKind>)> {
+        self.parts.values().map(|p| (p.key.as_str(), p.number.as_str(), p.kind))
     }
 
-    /// How many parts the key has (0: not split).
-    pub fn part_count(&self, key: &str) -> u64 {
-        self.get(hash(key)).filter(|p| p.key == key).map_or(0, |p| p.count)
+    /// The parts of a key of `kind` (as [`DocDraft::kind`](super::DocDraft::kind) gives it).
+    fn of(&self, key: &str, kind: Option<DocumentKind>) -> Option<&Parts> {
+        self.get(hash(key, kind)).filter(|p| p.key == key && p.kind == kind)
     }
 
-    /// Where the key's parts start, as findings say it (`its 2 parts start at lines 2 and 5`).
-    pub fn starts(&self, key: &str) -> Option<String> {
-        self.get(hash(key)).filter(|p| p.key == key).map(Parts::starts)
+    /// How many parts the key of `kind` has (0: not split).
+    pub fn part_count(&self, key: &str, kind: Option<DocumentKind>) -> u64 {
+        self.of(key, kind).map_or(0, |p| p.count)
+    }
+
+    /// Where the parts of the key of `kind` start, as findings say it (`its 2 parts start at
+    /// lines 2 and 5`).
+    pub fn starts(&self, key: &str, kind: Option<DocumentKind>) -> Option<String> {
+        self.of(key, kind).map(Parts::starts)
+    }
+
+    /// The key of `kind` as messages name it: `credit note 1` when another document of the file
+    /// has its key under another kind, else `None` (its number says which it is).
+    pub fn name(&self, key: &str, kind: Option<DocumentKind>) -> Option<String> {
+        super::doc_key::named(key, kind, self.of(key, kind).is_some_and(|p| p.shared))
     }
 }
 
 /// The first pass over a file: the keys whose rows are in more than one block ([`SplitKeys`]),
 /// by the grouper's own rules (a repeated header line or an unreadable record stays in the
 /// open block; a row without a number, unless it continues one, ends it). Keeps the open key
-/// and a hash and first line per key; reads no field but the key, and the number of a key
-/// found split (once).
+/// and a hash and first line per key; reads no field but the key (and the kind cell, where
+/// documents are known by kind too), and the number of a key found split (once).
 #[derive(Debug)]
 pub struct KeyScan {
     bound: Arc<Bound>,
     open: Option<String>,
+    open_kind: Option<DocumentKind>,
+    kinds: KindMemo,
     first: HashMap<u64, u64>,
     splits: SplitKeys,
     repeat_memo: RepeatMemo,
@@ -127,6 +165,8 @@ impl KeyScan {
         KeyScan {
             bound,
             open: None,
+            open_kind: None,
+            kinds: KindMemo::default(),
             first: HashMap::new(),
             splits: SplitKeys::default(),
             repeat_memo: RepeatMemo::default(),
@@ -141,19 +181,29 @@ impl KeyScan {
         let header = self.bound.header_row(row).ok().flatten();
         let key = self.bound.key(row, header);
         let unreadable = key.is_empty() && self.bound.key_error(row, header).is_some();
-        match block(&key, self.open.as_deref(), self.bound.mapping.continuation, unreadable) {
+        let kinds = &self.kinds;
+        let same_kind = || kinds.same(self.open_kind, &self.bound, row, header);
+        match block(
+            &key,
+            self.open.as_deref(),
+            self.bound.mapping.continuation,
+            unreadable,
+            same_kind,
+        ) {
             Block::Same => {}
             Block::Stray => self.open = None,
             Block::New => {
                 let line = row.source.line;
-                let h = hash(&key);
+                let kind = self.kinds.opening(&self.bound, row, header);
+                self.open_kind = kind;
+                let h = hash(&key, kind);
                 match self.first.entry(h) {
                     Entry::Vacant(e) => {
                         e.insert(line);
                     }
                     Entry::Occupied(e) => {
                         let bound = &self.bound;
-                        self.splits.add(h, *e.get(), line, || {
+                        self.splits.add(h, kind, *e.get(), line, || {
                             let number = bound.text(fid!("number"), row, header);
                             let number = number.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
                             let number = number.unwrap_or_else(|| key.to_string());
@@ -173,25 +223,48 @@ impl KeyScan {
     pub fn push_error(&mut self) {}
 
     /// The split keys.
-    pub fn finish(self) -> SplitKeys {
+    pub fn finish(mut self) -> SplitKeys {
+        // Where documents are known by kind too: which split keys another kind has.
+        for p in self.splits.parts.values_mut() {
+            if let Some(kind) = p.kind {
+                p.shared = other_kinds(kind).any(|o| self.first.contains_key(&hash(&p.key, Some(o))));
+            }
+        }
         self.splits
     }
 }
 
+/// `this document's rows`, or `the rows of credit note 1` when `name`d (another document of
+/// the file has its number).
+pub fn whose_rows(name: Option<&str>) -> String {
+    match name {
+        Some(name) => format!("the rows of {name}"),
+        None => "this document's rows".to_string(),
+    }
+}
+
 /// The finding on the first row of each part of a split document: `parts`, where they start,
-/// when the first pass found them; otherwise `earlier`, the line of an earlier part.
-pub(super) fn split_issue(bound: &Bound, key: &str, parts: Option<&Parts>, earlier: Option<u64>) -> Issue {
+/// when the first pass found them; otherwise `earlier`, the line of an earlier part. `name`:
+/// the document's kind and number, when another document of the file has its number.
+pub(super) fn split_issue(
+    bound: &Bound,
+    key: &str,
+    name: Option<&str>,
+    parts: Option<&Parts>,
+    earlier: Option<u64>,
+) -> Issue {
     let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
+    let rows = whose_rows(name);
     let message = match parts {
         Some(p) => format!(
-            "this document's rows are not together in the file ({}): no part of it is issued; put all its \
-             rows together, with its number on each, and run again",
+            "{rows} are not together in the file ({}): no part of it is issued; put all its rows together, with \
+             its number on each, and run again",
             p.starts()
         ),
         // Found only here: this is a later part (the keys were not known before the rows).
         None => format!(
-            "this document's rows are not together in the file (a part of it starts at line {}): no \
-             part of it is issued; put all its rows together, with its number on each, and run again",
+            "{rows} are not together in the file (a part of it starts at line {}): no part of it is issued; put \
+             all its rows together, with its number on each, and run again",
             earlier.unwrap_or(0)
         ),
     };
@@ -219,14 +292,17 @@ mod tests {
         let (h, rows) = rows_from_csv(csv, 1);
         let splits = scan(&bound(SIMPLE, &h), &rows);
         assert_eq!(splits.len(), 1);
-        assert_eq!(splits.numbers().collect::<Vec<_>>(), [("A1", "A1")]);
-        assert_eq!(splits.part_count("A1"), 3, "rows 6 and 7 are one part");
+        assert_eq!(splits.numbers().collect::<Vec<_>>(), [("A1", "A1", None)]);
+        assert_eq!(splits.part_count("A1", None), 3, "rows 6 and 7 are one part");
         assert_eq!(
-            splits.starts("A1").as_deref(),
+            splits.starts("A1", None).as_deref(),
             Some("its 3 parts start at lines 2, 4 and 6")
         );
         for together in ["A2", "A3", "A9"] {
-            assert_eq!((splits.part_count(together), splits.starts(together)), (0, None));
+            assert_eq!(
+                (splits.part_count(together, None), splits.starts(together, None)),
+                (0, None)
+            );
         }
     }
 
@@ -237,8 +313,8 @@ mod tests {
                    7,INV-7,05/11/2026,X,,Pen,1,1,\n8,INV-8,05/11/2026,X,,Pen,1,1,\n7,INV-7,05/11/2026,X,,Cup,1,1,\n";
         let (h, rows) = rows_from_csv(csv, 1);
         let splits = scan(&bound(&mapping, &h), &rows);
-        assert_eq!(splits.numbers().collect::<Vec<_>>(), [("7", "INV-7")]);
-        assert_eq!(splits.part_count("7"), 2);
-        assert_eq!(splits.part_count("INV-7"), 0, "parts are known by their key");
+        assert_eq!(splits.numbers().collect::<Vec<_>>(), [("7", "INV-7", None)]);
+        assert_eq!(splits.part_count("7", None), 2);
+        assert_eq!(splits.part_count("INV-7", None), 0, "parts are known by their key");
     }
 }

@@ -264,10 +264,15 @@ pub trait Dispatch {
     }
 
     /// Which of these document numbers (of documents whose rows are apart in the export) were
-    /// issued, or maybe issued, before, under any kind (through a device of `seller_vat`), in
-    /// their order: their parts are read together and asked about ([`assemble`]). Nothing may
-    /// be sent. None by default (`check`).
-    fn holds(&mut self, _numbers: &[String], _seller_vat: Option<&str>) -> Vec<bool> {
+    /// issued, or maybe issued, before, each under its kind when known (the mapping reads it
+    /// from a column), else under any kind (through a device of `seller_vat`), in their order:
+    /// their parts are read together and asked about ([`assemble`]). Nothing may be sent. None
+    /// by default (`check`).
+    fn holds(
+        &mut self,
+        _numbers: &[(String, Option<crate::model::DocumentKind>)],
+        _seller_vat: Option<&str>,
+    ) -> Vec<bool> {
         Vec::new()
     }
 }

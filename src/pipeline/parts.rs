@@ -7,7 +7,8 @@
 //! issued in an earlier run is issued whatever the export says now: reported `invalid`, the
 //! result files would lose it (its UUID, QR, signed XML and figures). So, after the first pass
 //! has found the split numbers ([`SplitKeys`]), the ledger is asked which of them it holds
-//! (under any kind); only when some are, the file is read once more ([`assemble`]) and only
+//! (under their kind where the mapping reads it from a column, else under any kind); only when
+//! some are, the file is read once more ([`assemble`]) and only
 //! the rows of those numbers are kept, each number's until its last part is read. Its parts
 //! then make one document, built, computed and checked like any other, and compared with what
 //! was issued exactly as a rerun compares a document whose rows are together: the same content
@@ -28,7 +29,8 @@ use super::outcome::{Outcome, RowOutcome};
 use super::stamp::SideWatch;
 use super::*;
 use crate::ingest::RowReader;
-use crate::mapping::{Grouper, SPLIT_CODE, SplitKeys};
+use crate::mapping::{Grouper, SPLIT_CODE, SplitKeys, whose_rows};
+use crate::model::DocumentKind;
 use crate::validate::Severity;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -144,6 +146,9 @@ struct Gathering {
     parts: Vec<(usize, u64)>,
 }
 
+/// A document's key and, where documents are known by kind too, its kind.
+type DocKey = (String, Option<DocumentKind>);
+
 /// A document read together and evaluated, waiting for the ledger's answer.
 struct Whole {
     outcome: Outcome,
@@ -151,6 +156,8 @@ struct Whole {
     parts: Vec<(usize, u64)>,
     /// Where its parts start, as findings say it.
     starts: String,
+    /// Its kind and number, when another document of the file has its number.
+    name: Option<String>,
 }
 
 /// Read `path` once more for the split numbers of `splits` the ledger holds (`d` says which):
@@ -165,13 +172,18 @@ pub fn assemble(
     writer: &mut ResultWriter,
     d: &mut (dyn Dispatch + '_),
 ) -> Option<Arc<Assembled>> {
-    let (keys, numbers): (Vec<String>, Vec<String>) =
-        splits.numbers().map(|(k, n)| (k.to_string(), n.to_string())).unzip();
+    // Negative amounts may make a credit note of what the kind column calls an invoice: then the
+    // ledger is asked under every kind.
+    let asked = |kind: Option<DocumentKind>| kind.filter(|_| !bound.mapping.credit_note_when_negative);
+    let (keys, numbers): (Vec<DocKey>, Vec<(String, Option<DocumentKind>)>) = splits
+        .numbers()
+        .map(|(k, n, kind)| ((k.to_string(), kind), (n.to_string(), asked(kind))))
+        .unzip();
     if keys.is_empty() {
         return None;
     }
     let held = d.holds(&numbers, opts.seller.vat_number.as_deref());
-    let wanted: HashSet<String> = keys
+    let wanted: HashSet<DocKey> = keys
         .into_iter()
         .zip(held)
         .filter_map(|(k, held)| held.then_some(k))
@@ -183,7 +195,7 @@ pub fn assemble(
     let time = opts.now.to_rfc3339_opts(SecondsFormat::Secs, true);
     let side = SideWatch::new(bound, true);
     let mut grouper = Grouper::with_splits(bound.clone(), Some(splits.clone()));
-    let mut gathering: HashMap<String, Gathering> = HashMap::new();
+    let mut gathering: HashMap<DocKey, Gathering> = HashMap::new();
     let mut whole: Vec<Whole> = Vec::new();
     let assembled = Assembled::default();
     let mut units = Vec::new();
@@ -205,25 +217,27 @@ pub fn assemble(
         };
         for u in units.drain(..) {
             let Unit::Document(part) = u else { continue };
-            if !part.split || !wanted.contains(&part.key) {
+            if !part.split || !wanted.contains(&(part.key.clone(), part.kind)) {
                 continue;
             }
             let Some(draft) = gather(&mut gathering, part, splits) else {
                 continue;
             };
             let Gathering { draft, parts } = draft;
-            let key = draft.key.clone();
+            let (key, kind) = (draft.key.clone(), draft.kind);
             let mut outcome = evaluate(Unit::Document(draft), bound, opts, &time, true, &side);
             // The file's pass gives each part its own rows back.
             for r in &mut outcome.rows {
                 r.row = None;
             }
-            let starts = splits.starts(&key).unwrap_or_default();
+            let starts = splits.starts(&key, kind).unwrap_or_default();
+            let name = splits.name(&key, kind);
             whole.push(Whole {
                 outcome,
                 key,
                 parts,
                 starts,
+                name,
             });
             if whole.len() >= BATCH_DOCUMENTS {
                 answer(std::mem::take(&mut whole), bound, d, writer, &assembled);
@@ -241,7 +255,7 @@ pub fn assemble(
 }
 
 /// Add a part to its document; the document, once its last part is read.
-fn gather(gathering: &mut HashMap<String, Gathering>, mut part: DocDraft, splits: &SplitKeys) -> Option<Gathering> {
+fn gather(gathering: &mut HashMap<DocKey, Gathering>, mut part: DocDraft, splits: &SplitKeys) -> Option<Gathering> {
     // Read together, the parts are one document: what says they are apart is said again
     // once its standing is known.
     for r in &mut part.rows {
@@ -249,9 +263,11 @@ fn gather(gathering: &mut HashMap<String, Gathering>, mut part: DocDraft, splits
     }
     let first = part.rows.first().and_then(DraftRow::source).map_or(0, |s| s.line);
     let size = part.rows.len();
-    let g = gathering.entry(part.key.clone()).or_insert_with(|| Gathering {
+    let at = (part.key.clone(), part.kind);
+    let g = gathering.entry(at.clone()).or_insert_with(|| Gathering {
         draft: DocDraft {
             key: part.key.clone(),
+            kind: part.kind,
             rows: Vec::new(),
             skip: part.skip.clone(),
             split: false,
@@ -262,10 +278,10 @@ fn gather(gathering: &mut HashMap<String, Gathering>, mut part: DocDraft, splits
     g.draft.rows.append(&mut part.rows);
     g.draft.original_date = g.draft.original_date.or(part.original_date);
     g.parts.push((size, first));
-    if (g.parts.len() as u64) < splits.part_count(&part.key) {
+    if (g.parts.len() as u64) < splits.part_count(&part.key, part.kind) {
         return None;
     }
-    gathering.remove(&part.key)
+    gathering.remove(&at)
 }
 
 /// Ask `d` what the ledger holds under each document read together (nothing is sent), write
@@ -281,6 +297,7 @@ fn answer(whole: Vec<Whole>, bound: &Bound, d: &mut (dyn Dispatch + '_), writer:
         key,
         parts,
         starts,
+        name,
     } in whole
     {
         // A document that passes the checks is asked about as one that fails them: never sent.
@@ -292,18 +309,31 @@ fn answer(whole: Vec<Whole>, bound: &Bound, d: &mut (dyn Dispatch + '_), writer:
             }));
         }
         outcomes.push(outcome);
-        layout.push((key, parts, starts));
+        layout.push((key, parts, starts, name));
     }
     let batch = look_up(outcomes, d);
     let answered: HashSet<usize> = batch.at.iter().copied().collect();
     let outcomes = finish_batch(batch, Some(writer));
     let mut parts = into.parts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    for (i, (outcome, (key, layout, starts))) in outcomes.into_iter().zip(layout).enumerate() {
+    for (i, (outcome, (key, layout, starts, name))) in outcomes.into_iter().zip(layout).enumerate() {
         // Never issued: its parts stay invalid, as the file's pass finds them.
         if answered.contains(&i) {
-            parts.extend(split_up(outcome, bound, key, &layout, &starts));
+            let apart = Apart {
+                starts: &starts,
+                name: name.as_deref(),
+            };
+            parts.extend(split_up(outcome, bound, key, &layout, apart));
         }
     }
+}
+
+/// What the first row of each part of a document read together says of its rows being apart.
+#[derive(Clone, Copy)]
+struct Apart<'a> {
+    /// Where its parts start (`its 2 parts start at lines 2 and 5`).
+    starts: &'a str,
+    /// Its kind and number, when another document of the file has its number.
+    name: Option<&'a str>,
 }
 
 /// A document read together and answered, back into its parts (`layout`: each part's number of
@@ -314,7 +344,7 @@ fn split_up(
     bound: &Bound,
     key: String,
     layout: &[(usize, u64)],
-    starts: &str,
+    apart: Apart<'_>,
 ) -> Vec<((String, u64), Part)> {
     let first = layout.first().map_or(0, |p| p.1);
     let status = o.brief.as_ref().map_or(RowStatus::Invalid, |b| b.status);
@@ -327,7 +357,7 @@ fn split_up(
             SPLIT_CODE,
             column,
             Some(key.clone()),
-            split_message(status, conflict, first, starts),
+            split_message(status, conflict, first, apart),
         ))
     };
     let pointer = ResultIssue {
@@ -383,10 +413,13 @@ fn counted_on(first: u64) -> String {
     )
 }
 
-/// What every part's first row says of a document read together, by its standing; `starts`:
-/// where its parts start (`its 2 parts start at lines 2 and 5`).
-fn split_message(status: RowStatus, conflict: bool, first: u64, starts: &str) -> String {
-    let apart = format!("this document's rows are not together in the file ({starts})");
+/// What every part's first row says of a document read together, by its standing.
+fn split_message(status: RowStatus, conflict: bool, first: u64, apart: Apart<'_>) -> String {
+    let apart = format!(
+        "{} are not together in the file ({})",
+        whose_rows(apart.name),
+        apart.starts
+    );
     match (status, conflict) {
         (RowStatus::Accepted, false) => format!(
             "{apart}; read together, they are what was issued under its number, so it is reported issued \

@@ -3,7 +3,7 @@
 //! once on its first part's first row; nothing of them is sent.
 
 use super::*;
-use crate::model::Document;
+use crate::model::{Document, DocumentKind};
 use std::collections::BTreeMap;
 
 const HEADER: &str = "ContactName,EmailAddress,POAddressLine1,POAddressLine2,POAddressLine3,POAddressLine4,POCity,\
@@ -46,9 +46,9 @@ impl Dispatch for Listed {
             .collect()
     }
 
-    fn holds(&mut self, numbers: &[String], _seller_vat: Option<&str>) -> Vec<bool> {
-        self.asked.extend(numbers.iter().cloned());
-        let n = |n: &String| self.issued.contains(&n.as_str()) || self.maybe.contains(&n.as_str());
+    fn holds(&mut self, numbers: &[(String, Option<DocumentKind>)], _seller_vat: Option<&str>) -> Vec<bool> {
+        self.asked.extend(numbers.iter().map(|(n, _)| n.clone()));
+        let n = |(n, _): &(String, _)| self.issued.contains(&n.as_str()) || self.maybe.contains(&n.as_str());
         numbers.iter().map(n).collect()
     }
 

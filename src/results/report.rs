@@ -368,10 +368,11 @@ fn settled_conflicts(files: &[SetFiles], counted: &[Vec<bool>]) -> Vec<SettledCo
 }
 
 /// Count the rows of `X.result.csv` by status; check that every accepted row names the XML
-/// file its document has in `X.documents.csv`.
+/// file of a document of its number in `X.documents.csv` (`accepted_files`, by number: two
+/// documents of two kinds may share one, and a row names the number only).
 fn read_result_rows(
     path: &Path,
-    accepted_files: &HashMap<String, String>,
+    accepted_files: &HashMap<String, Vec<String>>,
     ctx: &mut Ctx<'_>,
     set: &str,
 ) -> Result<BTreeMap<RowStatus, u64>, ResultsError> {
@@ -399,7 +400,8 @@ fn read_result_rows(
         *counts.entry(status).or_default() += 1;
         if status == RowStatus::Accepted {
             let doc = cell(1);
-            if accepted_files.get(doc).map(String::as_str) != Some(cell(4)) && mismatched.insert(doc.to_string()) {
+            let named = accepted_files.get(doc).is_some_and(|f| f.iter().any(|f| f == cell(4)));
+            if !named && mismatched.insert(doc.to_string()) {
                 ctx.diff(
                     set,
                     doc,
@@ -434,11 +436,14 @@ fn reconcile_set(ctx: &mut Ctx<'_>, files: &SetFiles, counted: &[bool]) -> Resul
     }
     let records = files.records.as_deref().unwrap_or_default();
     let mut claimed = BTreeSet::new();
-    let mut accepted_files = HashMap::new();
+    let mut accepted_files: HashMap<String, Vec<String>> = HashMap::new();
     for (i, r) in records.iter().enumerate() {
         builder.add_document(r);
         if r.status == RowStatus::Accepted {
-            accepted_files.insert(r.document.clone(), r.xml_file.clone());
+            accepted_files
+                .entry(r.document.clone())
+                .or_default()
+                .push(r.xml_file.clone());
             if let Some(f) = ctx.reconcile(set, r, counted.get(i).copied().unwrap_or(true)) {
                 claimed.insert(f);
             }

@@ -80,11 +80,16 @@ impl Submitter {
             .collect())
     }
 
-    /// Which of these numbers the ledger holds issued or maybe issued, under any kind (through
-    /// this device or another of the same seller, `seller_vat`), in their order. Nothing is sent
-    /// and nothing is registered. `Err` only when the ledger cannot be read.
-    pub async fn holds(&self, numbers: &[String], seller_vat: Option<&str>) -> Result<Vec<bool>, SubmitError> {
-        let asked = numbers.iter().map(|n| (n.as_str(), None, seller_vat));
+    /// Which of these numbers the ledger holds issued or maybe issued, each under its kind when
+    /// given, else under any kind (through this device or another of the same seller,
+    /// `seller_vat`), in their order. Nothing is sent and nothing is registered. `Err` only when
+    /// the ledger cannot be read.
+    pub async fn holds(
+        &self,
+        numbers: &[(String, Option<DocumentKind>)],
+        seller_vat: Option<&str>,
+    ) -> Result<Vec<bool>, SubmitError> {
+        let asked = numbers.iter().map(|(n, kind)| (n.as_str(), *kind, seller_vat));
         let held = self.held_under(asked, numbers.len()).await?;
         Ok(held.iter().map(|h| !h.is_empty()).collect())
     }

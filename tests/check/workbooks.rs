@@ -319,3 +319,118 @@ fn a_discount_cell_shown_as_a_percentage_is_read_as_the_percentage_shown() {
     );
     assert_eq!(rows[3][discount], "12.5%");
 }
+
+/// A Tally register of `vouchers` (number, voucher type, item, rate; one of each, 04-11-2026)
+/// saved as `name` in `dir`, with credit note 1 correcting invoice 1 in `credit_notes.csv`.
+fn tally_register(dir: &Path, name: &str, vouchers: &[(&str, &str, &str, &str)]) {
+    std::fs::copy(samples().join("customers.csv"), dir.join("customers.csv")).unwrap();
+    std::fs::write(
+        dir.join("credit_notes.csv"),
+        "number,original_number,original_date,reason\n1,1,2026-11-04,Returned goods\n",
+    )
+    .unwrap();
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    for (c, v) in HEADER.iter().enumerate() {
+        sheet.write_string(0, c as u16, *v).unwrap();
+    }
+    for (r, &(number, kind, item, rate)) in vouchers.iter().enumerate() {
+        let cells = [
+            "04-11-2026",
+            number,
+            kind,
+            "Walk-in Customer",
+            item,
+            "1",
+            rate,
+            rate,
+            "",
+        ];
+        for (c, v) in cells.iter().enumerate() {
+            sheet.write_string(r as u32 + 1, c as u16, *v).unwrap();
+        }
+    }
+    save(&mut book, dir, name);
+}
+
+#[test]
+fn a_tally_register_numbering_each_voucher_type_from_1_has_a_document_per_type_and_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let (s1, s1b) = (("1", "Sales", "Helmets", "40"), ("1", "Sales", "Gloves", "10"));
+    let (s2, c1) = (("2", "Sales", "Boots", "120"), ("1", "Credit Note", "Helmets", "40"));
+    // (workbook, its vouchers, each document as (number, kind, status, first line, lines)).
+    type Doc = (&'static str, &'static str, &'static str, u64, u64);
+    let cases: [(&str, Vec<_>, Vec<Doc>); 3] = [
+        (
+            "apart.xlsx",
+            vec![s1, s1b, s2, c1],
+            vec![
+                ("1", "invoice", "valid", 2, 2),
+                ("2", "invoice", "valid", 4, 1),
+                ("1", "credit_note", "valid", 5, 1),
+            ],
+        ),
+        (
+            "adjacent.xlsx",
+            vec![s1, s1b, c1, s2],
+            vec![
+                ("1", "invoice", "valid", 2, 2),
+                ("1", "credit_note", "valid", 4, 1),
+                ("2", "invoice", "valid", 5, 1),
+            ],
+        ),
+        // Sales 1 in two places is still one document in parts: neither part is issued.
+        (
+            "split.xlsx",
+            vec![s1, c1, s1b, s2],
+            vec![
+                ("1", "invoice", "invalid", 2, 1),
+                ("1", "credit_note", "valid", 3, 1),
+                ("1", "invoice", "invalid", 4, 1),
+                ("2", "invoice", "valid", 5, 1),
+            ],
+        ),
+    ];
+    for (name, vouchers, expected) in cases {
+        tally_register(dir.path(), name, &vouchers);
+        let (code, report, stderr) = check_json(dir.path(), &[name, "--mapping", "tally"]);
+        let file = &report["files"][0];
+        let docs: Vec<(String, String, String, u64, u64)> = file["document_list"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{report:#}\n{stderr}"))
+            .iter()
+            .map(|d| {
+                let s = |k: &str| d[k].as_str().unwrap_or_default().to_string();
+                (
+                    s("number"),
+                    s("kind"),
+                    s("status"),
+                    d["first_line"].as_u64().unwrap(),
+                    d["lines"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let expected: Vec<_> = expected
+            .iter()
+            .map(|&(n, k, s, f, l)| (n.to_string(), k.to_string(), s.to_string(), f, l))
+            .collect();
+        assert_eq!(docs, expected, "{name}: {report:#}");
+        let codes = file["codes"].as_object().unwrap();
+        assert!(!codes.contains_key("INV-MAP-CONFLICT"), "{name}: {codes:?}");
+        if name == "split.xlsx" {
+            assert_eq!(code, 1, "{name}");
+            assert_eq!(codes["INV-MAP-SPLIT"], 2, "{name}: {codes:?}");
+            let rows = super::result_rows(&dir.path().join("results/split.result.csv"));
+            let errors = rows[0].iter().position(|h| h == "result_errors").unwrap();
+            assert_eq!(
+                rows[1][errors],
+                "INV-MAP-SPLIT Voucher Number \"1\": the rows of invoice 1 are not together in the file (its 2 parts \
+                 start at lines 2 and 4): no part of it is issued; put all its rows together, with its number on each, \
+                 and run again"
+            );
+        } else {
+            assert_eq!(code, 0, "{name}: {report:#}");
+            assert!(!codes.contains_key("INV-MAP-SPLIT"), "{name}: {codes:?}");
+        }
+    }
+}

@@ -228,6 +228,10 @@ impl Bound {
             }
             _ => (HashMap::new(), None, None),
         };
+        let kind_column = match fields.get(fid!("kind")) {
+            Some(Some(RSource::Column(Some(i)))) => Some(*i),
+            _ => None,
+        };
         let mut bound = Bound {
             mapping,
             headers,
@@ -238,6 +242,7 @@ impl Bound {
             fields,
             skip,
             group_key,
+            kind_column,
             tables,
             labels: Vec::new(),
             doc_columns: Box::default(),

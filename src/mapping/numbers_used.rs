@@ -1,0 +1,80 @@
+//! The document numbers of the files checked so far in one run of `check`, to find a document
+//! that a later file has again (`INV-NUMBER-USED`).
+
+use super::doc_key::hash;
+use crate::model::DocumentKind;
+use std::collections::HashMap;
+
+/// The code of a document whose number a document of an earlier file of the same check has.
+pub const NUMBER_USED_CODE: &str = "INV-NUMBER-USED";
+
+/// One document remembered: its kind (`None` when its file's mapping does not read the kind
+/// from a column), its file and its first line.
+type Used = (Option<DocumentKind>, u32, u64);
+
+/// The document numbers of the files checked so far in one run of `check`, to find a number
+/// that a later file uses again: a 64-bit hash per number (as the grouper keeps per document)
+/// with the kind, file and line of its first document, never the rows. It grows with the
+/// documents checked, a few dozen bytes each, not with the rows.
+///
+/// Where the kind is read from a column, a number is used again by a document of the same kind
+/// only (invoice 1 and credit note 1 are two documents); a document whose kind is not known
+/// while grouping (its mapping does not read it from a column) uses its number under every kind.
+#[derive(Debug, Default)]
+pub struct NumbersUsed {
+    /// Number hash → its first document.
+    first: HashMap<u64, Used>,
+    /// Number hash → its documents of other kinds (rare: a number each kind has).
+    others: HashMap<u64, Vec<Used>>,
+    /// The files, as messages name them.
+    files: Vec<String>,
+}
+
+impl NumbersUsed {
+    /// The index of `file` (added when new).
+    pub(super) fn file(&mut self, file: &str) -> u32 {
+        match self.files.iter().position(|f| f == file) {
+            Some(i) => i as u32,
+            None => {
+                self.files.push(file.to_string());
+                (self.files.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The name of file `i`, as messages name it.
+    pub(super) fn file_name(&self, i: u32) -> &str {
+        self.files.get(i as usize).map_or("", String::as_str)
+    }
+
+    /// How many documents are remembered.
+    pub fn len(&self) -> usize {
+        self.first.len() + self.others.values().map(Vec::len).sum::<usize>()
+    }
+
+    /// True when none is.
+    pub fn is_empty(&self) -> bool {
+        self.first.is_empty()
+    }
+
+    /// A document of `key` and `kind` at `line` of `file`: the file and first line of a
+    /// document of an earlier file it is the same number as, if any; else it is remembered
+    /// (unless one of its number and kind is already).
+    pub(super) fn note(&mut self, key: &str, kind: Option<DocumentKind>, file: u32, line: u64) -> Option<(u32, u64)> {
+        let h = hash(key, None);
+        let Some(&first) = self.first.get(&h) else {
+            self.first.insert(h, (kind, file, line));
+            return None;
+        };
+        let others = self.others.get(&h).map_or(&[][..], Vec::as_slice);
+        let all = || std::iter::once(&first).chain(others);
+        let same_kind = |k: Option<DocumentKind>| k.is_none() || kind.is_none() || k == kind;
+        if let Some(&(_, f, l)) = all().find(|(k, f, _)| *f != file && same_kind(*k)) {
+            return Some((f, l));
+        }
+        if !all().any(|(k, _, _)| *k == kind) {
+            self.others.entry(h).or_default().push((kind, file, line));
+        }
+        None
+    }
+}
