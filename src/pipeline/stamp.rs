@@ -35,7 +35,7 @@
 mod side;
 
 use crate::ingest::CutLine;
-use crate::mapping::{Issue, Unit};
+use crate::mapping::{DocDraft, Issue, Unit};
 use std::path::{Path, PathBuf};
 
 pub use side::{SideChanged, side_finding};
@@ -402,22 +402,26 @@ fn hold_last_two(
         Unit::Stray(_) => None,
     });
     let open_at_end = open.is_some();
-    let mut held = Vec::new();
-    for (doc, last) in [(before, !open_at_end), (open, true)] {
-        if let Some(doc) = doc
-            && doc.skip.is_none()
-            && let Some(first) = doc.rows.first_mut()
-        {
-            let line = first.source().map_or(0, |s| s.line);
-            first.issues.push(Issue::error(code, None, None, finding(last)));
-            held.push(HeldBack {
-                number: doc.key.clone(),
-                line,
-                last,
-            });
-        }
+    [(before, !open_at_end), (open, true)]
+        .into_iter()
+        .filter_map(|(doc, last)| hold(doc?, code, last, &finding))
+        .collect()
+}
+
+/// Hold `doc` back: an error (`code`, `finding(last)`) on its first row, so it is invalid and
+/// not sent; a skipped document (never sent) is left alone.
+fn hold(doc: &mut DocDraft, code: &'static str, last: bool, finding: impl Fn(bool) -> String) -> Option<HeldBack> {
+    if doc.skip.is_some() {
+        return None;
     }
-    held
+    let first = doc.rows.first_mut()?;
+    let line = first.source().map_or(0, |s| s.line);
+    first.issues.push(Issue::error(code, None, None, finding(last)));
+    Some(HeldBack {
+        number: doc.key.clone(),
+        line,
+        last,
+    })
 }
 
 /// The end of the rows of a file whose last line was cut short (`cut`): the documents a cut may
@@ -441,22 +445,10 @@ pub(super) fn damaged_at_end(reason: String, sending: bool, last: &mut Option<Un
         damaged: Some(reason),
         ..FileChanged::default()
     };
-    if let Some(Unit::Document(doc)) = last
-        && doc.skip.is_none()
-        && let Some(first) = doc.rows.first_mut()
-    {
-        let line = first.source().map_or(0, |s| s.line);
-        first.issues.push(Issue::error(
-            FILE_DAMAGED_CODE,
-            None,
-            None,
-            changed.finding(sending, true),
-        ));
-        changed.held_back.push(HeldBack {
-            number: doc.key.clone(),
-            line,
-            last: true,
-        });
+    if let Some(Unit::Document(doc)) = last {
+        changed.held_back.extend(hold(doc, FILE_DAMAGED_CODE, true, |last| {
+            changed.finding(sending, last)
+        }));
     }
     changed
 }
