@@ -1,8 +1,8 @@
 //! Documents that are not sent (they fail the checks made before sending) looked up in the
 //! ledger: a number already issued stays issued whatever its export says now.
 
+use super::earlier::{conflict_message, elsewhere_message, issued_document, parse_response};
 use super::ledger::{BeginItem, LedgerEntry, LedgerState, content_hash, idempotency_key};
-use super::schedule::{conflict_message, elsewhere_message, issued_document, parse_response};
 use super::{Outcome, Outgoing, SubmitError, Submitter};
 use crate::model::DocumentKind;
 

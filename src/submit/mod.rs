@@ -30,6 +30,7 @@
 
 mod client;
 mod credentials;
+mod earlier;
 mod error;
 mod issued;
 mod ledger;

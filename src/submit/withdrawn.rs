@@ -2,9 +2,9 @@
 //! ledger: a number already issued cannot be withdrawn by marking it in the ERP; it stays issued
 //! until a credit note cancels it.
 
+use super::earlier::{elsewhere_message, issued_document, parse_response};
 use super::issued::unsettled_message;
 use super::ledger::{BeginItem, LedgerEntry, LedgerState, content_hash, idempotency_key};
-use super::schedule::{elsewhere_message, issued_document, parse_response};
 use super::{DocumentKey, Outcome, SubmitError, Submitter};
 use crate::model::DocumentKind;
 
