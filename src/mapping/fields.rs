@@ -117,7 +117,7 @@ pub const FIELDS: &[FieldDef] = &[
     doc(
         "exchange_rate",
         Decimal,
-        // BT-111, the VAT total in SAR, is computed from it (BR-53 asks for the rate).
+        // BT-111, the VAT total in SAR, is computed from it (INV-SAR-VAT asks for the rate).
         &["tax_exchange_rate", "tax_total.tax_amount_in_tax_currency"],
         "document currency to SAR rate, for foreign-currency documents",
     ),

@@ -68,7 +68,7 @@ fn locate_with<'b>(f: &Finding, built: &'b Built) -> (Option<usize>, Issue, Loca
     };
     let (row, label) = match located {
         // A field that would feed the path more closely than the column found, but that no
-        // column gives (the rate of BR-53, not the export's VAT total): named instead; unless
+        // column gives (the rate of INV-SAR-VAT, not the export's VAT total): named instead; unless
         // the column found feeds the value itself (a tax code column gives the VAT rate).
         Some((row, len, _, false)) if field.is_some_and(|(closer, _)| closer > len) => (Some(row), None),
         Some((row, _, label, _)) => (Some(row), label.map(str::to_string)),

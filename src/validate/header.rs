@@ -130,13 +130,14 @@ fn currencies(doc: &Document, out: &mut Vec<Finding>) {
     let foreign = !cur.is_empty() && !tax_cur.is_empty() && cur != tax_cur && cur_is_code;
     let in_sar = doc.tax_total.tax_amount_in_tax_currency;
     if foreign && in_sar.is_none() {
-        out.push(BR_53.at(
+        out.push(INV_SAR_VAT.at(
             "tax_total.tax_amount_in_tax_currency",
             None,
             format!(
-                "The document is in {cur} but its VAT total in SAR is missing; give the exchange rate to SAR \
-                 (a mapping's exchange_rate field; tax_exchange_rate in the API's document) so the VAT total in \
-                 SAR can be computed."
+                "The document is in {cur} and no exchange rate to SAR is given, so its VAT total in SAR (BT-111, \
+                 BR-53) cannot be computed and the API will not issue it. Give the rate in the mapping's \
+                 exchange_rate field, from a column of the export or from a table of rates by currency (a lookup); \
+                 tax_exchange_rate in the API's document."
             ),
         ));
     }
@@ -310,7 +311,7 @@ mod tests {
         assert_lacks(&found, "BR-CL-03");
         assert_has(&found, "BR-CL-04", crate::validate::Severity::Error);
     }
-    rule_test!(br_53_vat_in_sar, "BR-53", Warning, standard(),
+    rule_test!(inv_sar_vat, "INV-SAR-VAT", Error, standard(),
         pass: |d| { d.doc_currency_code = "USD".into(); d.tax_exchange_rate = Some(dec!(3.75)); recompute(d) },
         fail: |d| { d.doc_currency_code = "USD".into(); recompute(d) });
     rule_test!(br_ksa_97_vat_in_sar_differs, "BR-KSA-97", Warning, standard(),

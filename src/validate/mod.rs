@@ -34,6 +34,7 @@
 //! | `INV-EMPTY-ITEM-NAME` | error | a line without item name (BR-25 would only warn) |
 //! | `INV-DUPLICATE-LINE-ID` | warning | two lines with the same id |
 //! | `INV-PAYMENT-MEANS-REQUIRED` | error | a standard document without payment means (api.md 2.5) |
+//! | `INV-SAR-VAT` | error | a foreign-currency document without its VAT total in SAR (no exchange rate): the authority's BR-53 only warns, but the SAR TaxTotal cannot be written and the API does not issue it |
 //! | `INV-BILLING-REFERENCE-FORM` | warning | a note's billing reference is not `Invoice Number: N; Invoice Issue Date: YYYY-MM-DD` (D10), or that date is after the note's |
 //! | `INV-LATE-INVOICE` | warning | issued after the 15th of the month following the supply (VAT regulations, art. 53) |
 //! | `INV-TAX-TYPE` | error | a tax category whose `tax_type` is not `VAT` |

@@ -55,7 +55,7 @@ rule_table! {
     BR_KSA_EN16931_02 = "BR-KSA-EN16931-02", Error, "The tax currency code (BT-6) is SAR.";
     BR_KSA_CL_02 = "BR-KSA-CL-02", Error, "Every amount's currency is the document currency.";
     BR_CL_03 = "BR-CL-03", Error, "Every amount's currency is an ISO 4217 code.";
-    BR_53 = "BR-53", Warning, "A document in a foreign currency states its VAT total in SAR (BT-111).";
+    INV_SAR_VAT = "INV-SAR-VAT", Error, "A document in a foreign currency has its VAT total in SAR (BT-111), from its exchange rate: without it the API cannot issue it (the authority's BR-53, a warning, asks for the same; the SAR TaxTotal of BR-KSA-EN16931-08 cannot be written).";
     BR_KSA_97 = "BR-KSA-97", Warning, "In a foreign-currency document the VAT total in SAR differs from the VAT total.";
     BR_KSA_90 = "BR-KSA-90", Error, "The tax exchange rate has at most 14 characters.";
     BR_KSA_16 = "BR-KSA-16", Warning, "The payment means code is from the authority's UNTDID 4461 subset.";

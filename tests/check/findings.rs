@@ -56,7 +56,7 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
         ],
     );
     // Zoho: INV-000201 (lines 2-3) in dollars at a rate of "abc"; INV-000202 (lines 4-5) in
-    // dollars with no rate at all (a warning only).
+    // dollars with no rate at all (an error: the API would not issue it).
     edited(
         dir.path(),
         "zoho_invoices.csv",
@@ -78,18 +78,19 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
     let x = result_rows(&dir.path().join("results/x.result.csv"));
     // Said by reading the row, on its column; the rule that a line names its item
     // (INV-EMPTY-ITEM-NAME) no longer says it again under a JSON path.
-    assert_eq!(
-        cell(&x, 2, "result_errors"),
-        "INV-MAP-MISSING Description: no item name or description in this line"
+    let e = cell(&x, 2, "result_errors");
+    assert!(
+        e.starts_with("INV-MAP-MISSING Description: no item name or description in this line | "),
+        "{e}"
     );
-    // The VAT total in SAR needs a rate no column gives: the warning names the mapping field.
+    assert!(!e.contains("INV-EMPTY-ITEM-NAME"), "{e}");
+    // The VAT total in SAR needs a rate no column gives: the error names the mapping field.
     // (On the first row, where the document's fields are read; no longer on the export's
     // TaxTotal column, which is only compared.)
-    // (After the warning that customers.csv is not beside this export.)
-    let w = cell(&x, 2, "result_warnings");
+    let e = cell(&x, 2, "result_errors");
     assert!(
-        w.contains(" | BR-53 [tax_total.tax_amount_in_tax_currency] (no column gives exchange_rate): "),
-        "{w}"
+        e.contains(" | INV-SAR-VAT [tax_total.tax_amount_in_tax_currency] (no column gives exchange_rate): "),
+        "{e}"
     );
     // The blank date is said where it is blank; the row that has one is right, and only points
     // at it (no INV-MAP-CONFLICT saying the first row leaves it blank).
@@ -101,14 +102,14 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
         cell(&x, 6, "result_errors"),
         "INV-DOCUMENT: the document has errors on another row (line 5)"
     );
-    // Two rules over one code list (BR-KSA-CL-01, BR-CL-04) give one finding; no BR-53 asking
-    // for the rate of a currency that does not exist.
+    // Two rules over one code list (BR-KSA-CL-01, BR-CL-04) give one finding; no INV-SAR-VAT
+    // asking for the rate of a currency that does not exist.
     let e = cell(&x, 9, "result_errors");
     assert!(e.starts_with("BR-KSA-CL-01 Currency \"XYZ\": "), "{e}");
     assert!(!e.contains(" | "), "more than one finding: {e}");
     for line in 9..=12 {
         let w = cell(&x, line, "result_warnings");
-        assert!(!w.contains("BR-53"), "line {line}: {w}");
+        assert!(!w.contains("INV-SAR-VAT"), "line {line}: {w}");
     }
     // One negative price, one finding: not its discount, net price, VAT, the totals, nor the
     // export's figures that differ by the sign.
@@ -130,16 +131,17 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
         "INV-MAP-VALUE Exchange Rate \"abc\": not a number (write it in digits, e.g. 1234.50)"
     );
     for line in [2, 3] {
-        let w = cell(&z, line, "result_warnings");
+        let e = cell(&z, line, "result_errors");
         assert!(
-            !w.contains("BR-53"),
-            "line {line}: the rate was already said to be unreadable: {w}"
+            !e.contains("INV-SAR-VAT"),
+            "line {line}: the rate was already said to be unreadable: {e}"
         );
     }
-    // A rate that is simply missing: BR-53 names the column to fill in.
-    assert_eq!(cell(&z, 4, "result_status"), "valid");
-    let w = cell(&z, 4, "result_warnings");
-    assert!(w.contains("BR-53 Exchange Rate: "), "{w}");
+    // A rate that is simply missing: the document cannot be issued (the API would refuse it),
+    // and the error names the column to fill in.
+    assert_eq!(cell(&z, 4, "result_status"), "invalid");
+    let e = cell(&z, 4, "result_errors");
+    assert!(e.contains("INV-SAR-VAT Exchange Rate: "), "{e}");
 }
 
 #[test]
