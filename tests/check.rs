@@ -102,6 +102,12 @@ fn every_bundled_sample_passes_with_its_detected_mapping() {
             ("INV-000202", "477.25"),
         ),
         (
+            "zoho_credit_notes.csv",
+            "zoho-books-credit-notes",
+            &[("credit_note/simplified", 1), ("credit_note/standard", 1)],
+            ("CN-00011", "495.50"),
+        ),
+        (
             "odoo_account_move.csv",
             "odoo",
             &[
@@ -568,7 +574,7 @@ fn mappings_list_show_and_detect() {
     let out = run(dir.path(), &["mappings", "list", "--json"]);
     assert_eq!(out.status.code(), Some(0));
     let list: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(list.as_array().unwrap().len(), 9);
+    assert_eq!(list.as_array().unwrap().len(), 10);
     let out = run(dir.path(), &["mappings", "show", "sage50"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("credit_note_when_negative = true"));
     let out = run(

@@ -1,4 +1,4 @@
-"""Samples for QuickBooks Online (xlsx), Zoho Books, Odoo, ERPNext, SAP Business One DTW (two
+"""Samples for QuickBooks Online (xlsx), Zoho Books (invoices and credit notes), Odoo, ERPNext, SAP Business One DTW (two
 files), Sage 50, Tally (xlsx) and a legacy Arabic ERP (windows-1256, ';', decimal comma)."""
 import datetime
 import os
@@ -121,6 +121,53 @@ def zoho():
     order[0], order[2] = order[2], order[0]
     order[13], order[20] = order[20], order[13]
     write_csv("zoho_invoices.csv", [h[i] for i in order], [[r[i] for i in order] for r in rows])
+
+def zoho_credit_notes():
+    """Zoho exports credit notes apart from invoices (Credit_Note.csv): two corrections of the
+    invoices of zoho_invoices.csv, and a draft (skipped)."""
+    h = "Credit Note Date,CreditNotes ID,Credit Note Number,Credit Note Status,Customer Name,Is Inclusive Tax,Currency Code,Exchange Rate,Item Name,Item Desc,Quantity,Usage unit,Item Price,Discount Amount,Item Tax,Item Tax %,Item Tax Amount,Item Tax Exemption Reason,Item Total,SubTotal,Total,Balance,Reference Invoice#,Reference Invoice Date,Reason,Notes,Billing Address,Billing City,Billing Country,Billing Code".split(",")
+    tax = {"S15": ("VAT 15", "15"), "Z": ("Zero Rate", "0")}
+    notes = [
+        ("2026-11-18", "CN-00011", "Open", "Gulf Medical Supplies LLC", False, "INV-000201", "2026-11-04",
+         "Damaged in transit | تالف أثناء الشحن", [
+             ("Syringes", "Box of 100", "2", "85.00", "S15", ""),
+             ("Insulin", "أنسولين | Insulin vials", "5", "60.00", "Z", "Medicines | أدوية"),
+         ]),
+        ("2026-11-19", "CN-00012", "Closed", "محمد العتيبي", True, "INV-000202", "2026-11-12",
+         "Returned unused | مرتجع غير مستخدم", [
+             ("Gift box", "Gift wrapping", "1", "17.25", "S15", ""),
+         ]),
+        ("2026-11-20", "CN-00013", "Draft", "Gulf Medical Supplies LLC", False, "INV-000201", "2026-11-04", "Draft", [
+            ("Syringes", "Box of 100", "1", "85.00", "S15", ""),
+        ]),
+    ]
+    rows = []
+    for d, no, status, cust, incl, orig, orig_date, reason, lines in notes:
+        c = customer(cust)
+        items = []
+        for name, desc, q, p, t, exempt in lines:
+            q, p = D(q), D(p)
+            rate = D(tax[t][1])
+            gross_or_net = r2(q * p)
+            net = r2(gross_or_net / (1 + rate / 100)) if incl else gross_or_net
+            vat = gross_or_net - net if incl else r2(net * rate / 100)
+            items.append((name, desc, q, p, t, exempt, net, vat, gross_or_net))
+        sub = sum((it[6] for it in items), D(0))
+        total = sum((it[8] for it in items), D(0)) if incl else sub + sum((it[7] for it in items), D(0))
+        for name, desc, q, p, t, exempt, net, vat, item_total in items:
+            row = dict.fromkeys(h, "")
+            row.update({"Credit Note Date": d, "CreditNotes ID": "47000000" + no[-2:], "Credit Note Number": no,
+                        "Credit Note Status": status, "Customer Name": cust, "Is Inclusive Tax": "true" if incl else "false",
+                        "Currency Code": "SAR", "Exchange Rate": "1.00", "Item Name": name, "Item Desc": desc,
+                        "Quantity": f"{q}", "Usage unit": "pcs", "Item Price": f"{p:.2f}", "Discount Amount": "0.00",
+                        "Item Tax": tax[t][0], "Item Tax %": tax[t][1], "Item Tax Amount": money(vat),
+                        "Item Tax Exemption Reason": exempt, "Item Total": money(item_total), "SubTotal": money(sub),
+                        "Total": money(total), "Balance": "0.00" if status == "Closed" else money(total),
+                        "Reference Invoice#": orig, "Reference Invoice Date": orig_date, "Reason": reason,
+                        "Billing Address": c["street"], "Billing City": c["city"],
+                        "Billing Country": "Saudi Arabia" if c["country"] else "", "Billing Code": c["postal_zone"]})
+            rows.append([row[k] for k in h])
+    write_csv("zoho_credit_notes.csv", h, rows)
 
 
 def odoo():
@@ -287,6 +334,7 @@ def legacy_arabic():
 def main():
     quickbooks()
     zoho()
+    zoho_credit_notes()
     odoo()
     erpnext()
     sap()

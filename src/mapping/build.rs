@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 mod provenance;
 mod raw_line;
+mod reference;
 use provenance::Prefix;
 pub use provenance::{Provenance, field_of};
 use raw_line::RawLine;
@@ -494,61 +495,14 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
     let payment_note = text(take(fid!("payment_note")));
     let original = text(take(fid!("original_number")));
     let original_date = date(take(fid!("original_date"))).or(draft.original_date);
-    let billing_reference = if kind.is_note() {
-        match (&original, original_date) {
-            (Some(n), Some(d)) => Some(Document::billing_reference_for(n, d)),
-            (Some(n), None) => {
-                let f = fid!("original_date");
-                let what = if bound.maps(f) {
-                    let column = bound.source_label(f).unwrap_or("original_date");
-                    format!(
-                        "the issue date of the corrected invoice {n} is unknown: {column} is blank and the invoice is \
-                         not in this file, so the billing reference gives its number only; fill in {column}, or \
-                         export the invoice with it"
-                    )
-                } else {
-                    format!(
-                        "the issue date of the corrected invoice {n} is unknown: the invoice is not in this file and \
-                         the mapping reads no original_date, so the billing reference gives its number only; map \
-                         original_date to the column holding it, or export the invoice with it"
-                    )
-                };
-                let column = bound.source_label(fid!("original_number")).map(str::to_string);
-                cx.issues.push((
-                    Some(first_idx),
-                    Issue::warning("INV-MAP-REFERENCE", column, Some(n.clone()), what),
-                ));
-                Some(format!("Invoice Number: {n}"))
-            }
-            (None, _) => {
-                let f = fid!("original_number");
-                let what = kind.label();
-                let message = match bound.lookup_miss(f, first, h0) {
-                    Some(miss) if miss.table_found => format!(
-                        "a {what} must name the invoice it corrects, and {}: add it there",
-                        miss.reason()
-                    ),
-                    Some(miss) => format!(
-                        "a {what} must name the invoice it corrects, which is looked up for {:?} in {}, but that \
-                         file was not found ({}): put it there",
-                        miss.key,
-                        miss.file,
-                        crate::mapping::LookupMiss::WHERE
-                    ),
-                    None if bound.maps(f) => format!("a {what} must name the invoice it corrects: fill in its number"),
-                    None => format!("a {what} must name the invoice it corrects: map original_number"),
-                };
-                let column = bound.source_label(f).map(str::to_string);
-                cx.issues.push((
-                    Some(first_idx),
-                    Issue::error("INV-MAP-REFERENCE", column, None, message),
-                ));
-                None
-            }
-        }
-    } else {
-        None
-    };
+    let billing_reference = reference::billing_reference(
+        &mut cx.issues,
+        bound,
+        kind,
+        original.as_deref(),
+        original_date,
+        (first_idx, first, h0),
+    );
     let exchange_rate = dec(take(fid!("exchange_rate")));
     let amounts_unread = any_unreadable || lines.len() < line_rows;
     let document = Document {

@@ -10,6 +10,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../mappings/quickbooks-online.toml"),
     ),
     ("zoho-books", include_str!("../../mappings/zoho-books.toml")),
+    (
+        "zoho-books-credit-notes",
+        include_str!("../../mappings/zoho-books-credit-notes.toml"),
+    ),
     ("odoo", include_str!("../../mappings/odoo.toml")),
     ("erpnext", include_str!("../../mappings/erpnext.toml")),
     ("sap-b1-dtw", include_str!("../../mappings/sap-b1-dtw.toml")),
