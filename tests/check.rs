@@ -1,5 +1,7 @@
 //! `invoicedrop check` and `invoicedrop mappings`, driving the real binary in temporary folders.
 
+#[path = "check/encodings.rs"]
+mod encodings;
 #[path = "check/findings.rs"]
 mod findings;
 #[path = "check/input_edges.rs"]

@@ -1,9 +1,12 @@
 //! Which encoding a text file is in, and whether it is text at all.
 //!
 //! The decision, on a sample of the file's first bytes:
-//! 1. an encoding given by the caller ([`super::ReadOptions::encoding`]) wins; a byte-order mark
-//!    of that same encoding is skipped, one of another encoding is reported in a note;
-//! 2. else a byte-order mark (UTF-8, UTF-16LE, UTF-16BE) decides;
+//! 1. a byte-order mark (UTF-8, UTF-16LE, UTF-16BE) decides, even over the encoding a mapping
+//!    gives ([`super::ReadOptions::encoding`]): a legacy export saved again by Excel as "CSV
+//!    UTF-8" carries one, and its mapping still says windows-1256 (a note says so);
+//! 2. else the mapping's encoding, unless the sample holds non-ASCII text that is valid UTF-8
+//!    and the mapping's encoding is a single-byte one (windows-1256 Arabic is never valid UTF-8),
+//!    which is read as UTF-8 with a note;
 //! 3. else, if the sample is valid UTF-8, UTF-8 (strictly: a later record that is not UTF-8 is
 //!    a row error, unless the sample held no non-ASCII byte at all, see [`TextEncoding::Utf8`]);
 //! 4. else windows-1256, the documented fallback for legacy Arabic ERPs, with a note.
@@ -151,21 +154,29 @@ fn forced_choice(
 ) -> EncodingChoice {
     let mut notes = vec![format!("encoding: {} (as given)", enc.name())];
     let mut bom_len = 0;
+    let mut enc = enc;
     match bom {
-        Some((b, len)) if b == enc => bom_len = len,
-        Some((b, _)) => notes.push(format!(
-            "the file starts with a {} byte-order mark but {} was given; if the text looks \
-             wrong, leave the encoding out so that the mark decides",
-            b.name(),
-            enc.name()
-        )),
+        Some((b, len)) => {
+            bom_len = len;
+            if b != enc {
+                notes = vec![format!(
+                    "encoding: {} (byte-order mark; the mapping says {}: the file was saved again in \
+                     another encoding, as Excel's \"CSV UTF-8\" does, and the mark decides)",
+                    b.name(),
+                    enc.name()
+                )];
+                enc = b;
+            }
+        }
         None => {
             if enc != UTF_8 && !is_utf16(enc) && !sample.is_ascii() && valid_utf8(sample, complete) {
-                notes.push(format!(
-                    "the file looks like UTF-8 but {} was given; if the text looks wrong, leave \
-                     the encoding out",
+                notes = vec![format!(
+                    "encoding: UTF-8 (the mapping says {}, but the file's text is UTF-8, which a \
+                     {} file is not: it was saved again in UTF-8)",
+                    enc.name(),
                     enc.name()
-                ));
+                )];
+                enc = UTF_8;
             }
         }
     }
@@ -219,15 +230,33 @@ mod tests {
     }
 
     #[test]
-    fn forced_wins_and_notes_conflicts() {
-        let c = choose("a,é\n".as_bytes(), true, Some(WINDOWS_1256));
+    fn a_mark_or_utf8_text_wins_over_the_mappings_single_byte_encoding() {
+        // Arabic in UTF-8 without a mark, where the mapping says windows-1256.
+        let c = choose("رقم,é\n".as_bytes(), true, Some(WINDOWS_1256));
+        assert_eq!(c.encoding, TextEncoding::Utf8 { legacy_fallback: false });
+        assert!(
+            c.notes.iter().any(|n| n.contains("the file's text is UTF-8")),
+            "{:?}",
+            c.notes
+        );
+        // The same words in windows-1256 stay windows-1256.
+        let (bytes, _, _) = WINDOWS_1256.encode("رقم,é\n");
+        let c = choose(&bytes, true, Some(WINDOWS_1256));
         assert_eq!(c.encoding, TextEncoding::Decode(WINDOWS_1256));
-        assert!(c.notes.iter().any(|n| n.contains("looks like UTF-8")));
+        assert_eq!(c.notes, vec!["encoding: windows-1256 (as given)".to_string()]);
+        // ASCII gives no evidence: the mapping's encoding.
+        let c = choose(b"a,b\n", true, Some(WINDOWS_1256));
+        assert_eq!(c.encoding, TextEncoding::Decode(WINDOWS_1256));
         let c = choose(b"\xEF\xBB\xBFa\n", true, Some(UTF_8));
         assert_eq!(c.bom_len, 3);
+        assert_eq!(c.notes, vec!["encoding: UTF-8 (as given)".to_string()]);
+        // Excel's "CSV UTF-8" of a windows-1256 export: the mark decides, and is skipped.
         let c = choose(b"\xEF\xBB\xBFa\n", true, Some(WINDOWS_1256));
-        assert_eq!(c.bom_len, 0);
-        assert!(c.notes.iter().any(|n| n.contains("byte-order mark")));
+        assert_eq!(c.bom_len, 3);
+        assert_eq!(c.encoding, TextEncoding::Utf8 { legacy_fallback: false });
+        assert!(c.notes.iter().any(|n| n.contains("the mark decides")), "{:?}", c.notes);
+        let c = choose(b"\xFF\xFEa\x00\n\x00", true, Some(WINDOWS_1256));
+        assert_eq!((c.bom_len, c.name), (2, "UTF-16LE"));
     }
 
     #[test]
