@@ -6,6 +6,8 @@ mod encodings;
 mod findings;
 #[path = "check/input_edges.rs"]
 mod input_edges;
+#[path = "check/signs.rs"]
+mod signs;
 #[path = "check/workbooks.rs"]
 mod workbooks;
 

@@ -207,19 +207,14 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
     let mut erp_total = dec(take(fid!("erp.total")));
     let mut erp_tax = dec(take(fid!("erp.tax_total")));
     let mut erp_excl = dec(take(fid!("erp.tax_exclusive")));
-    if negatives > 0 && (kind.is_note() || bound.mapping.credit_note_when_negative) {
-        if positives > 0 {
-            cx.issues.push((
-                None,
-                Issue::error(
-                    "INV-MAP-SIGN",
-                    None,
-                    None,
-                    "some lines are negative and others positive: a document is either an invoice or a credit note",
-                ),
-            ));
-        }
-        if kind == DocumentKind::Invoice {
+    // Positive and negative lines (a discount or return line in an invoice): neither an invoice
+    // nor a credit note, and its amounts are none of the computed ones.
+    let mixed_signs = negatives > 0 && positives > 0;
+    let turned = negatives > 0 && (kind.is_note() || bound.mapping.credit_note_when_negative);
+    if turned {
+        if mixed_signs {
+            raw_line::mixed_signs_issue(&mut cx, &raw, sign);
+        } else if kind == DocumentKind::Invoice {
             kind = DocumentKind::CreditNote;
         }
         for l in &mut raw {
@@ -227,6 +222,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
                 &mut l.unit_price,
                 &mut l.amount,
                 &mut l.tax_amount,
+                &mut l.gross_amount,
                 &mut l.discount_amount,
             ] {
                 *v = v.map(|d| d.abs());
@@ -504,7 +500,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
         (first_idx, first, h0),
     );
     let exchange_rate = dec(take(fid!("exchange_rate")));
-    let amounts_unread = any_unreadable || lines.len() < line_rows;
+    let amounts_unread = any_unreadable || lines.len() < line_rows || (mixed_signs && turned);
     let document = Document {
         kind,
         number,

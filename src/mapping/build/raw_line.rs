@@ -3,6 +3,7 @@
 use super::provenance::Prefix;
 use super::{Ctx, dec, text};
 use crate::ingest::Row;
+use crate::mapping::Issue;
 use crate::mapping::apply::{Sourced, Value};
 use crate::mapping::fields::{FieldId, fid};
 use crate::model::{Code, TaxCategory};
@@ -127,4 +128,29 @@ impl RawLine {
         }
         line
     }
+}
+
+/// `INV-MAP-SIGN`, on the first negative line's amount: a document with positive and negative
+/// lines (a discount or return line in an invoice) is neither an invoice nor a credit note.
+pub(super) fn mixed_signs_issue(cx: &mut Ctx<'_>, raw: &[RawLine], sign: impl Fn(&RawLine) -> Decimal) {
+    let Some(l) = raw.iter().find(|l| sign(l) < Decimal::ZERO) else {
+        return;
+    };
+    let (field, value) = match l.amount {
+        Some(a) => (fid!("line.amount"), a),
+        None => (fid!("line.unit_price"), l.unit_price.unwrap_or_default()),
+    };
+    let column = cx.bound.source_label(field).map(str::to_string);
+    cx.issues.push((
+        Some(l.idx),
+        Issue::error(
+            "INV-MAP-SIGN",
+            column,
+            Some(value.to_string()),
+            "this line is negative and the document's other lines are positive: a document is an invoice or a \
+             credit note, and its amounts are never negative. A discount belongs to the line it reduces (lower \
+             that line's price or amount, or give it in the discount column) and this row goes; a return is a \
+             credit note with its own number. The document is not issued until then",
+        ),
+    ));
 }
