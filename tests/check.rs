@@ -4,6 +4,8 @@
 mod findings;
 #[path = "check/input_edges.rs"]
 mod input_edges;
+#[path = "check/tax_cells.rs"]
+mod tax_cells;
 #[path = "check/workbooks.rs"]
 mod workbooks;
 
