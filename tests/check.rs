@@ -8,6 +8,8 @@ mod findings;
 mod input_edges;
 #[path = "check/signs.rs"]
 mod signs;
+#[path = "check/tax_cells.rs"]
+mod tax_cells;
 #[path = "check/workbooks.rs"]
 mod workbooks;
 

@@ -20,6 +20,7 @@ use std::sync::Arc;
 mod bind;
 mod kind;
 mod side;
+mod tax;
 
 pub use side::{LookupMiss, SideFile, SideUse};
 
@@ -432,6 +433,17 @@ impl Bound {
         self.fields.get(f).is_some_and(Option::is_some) && self.mapping.fields.get(f).is_some_and(Option::is_some)
     }
 
+    /// True when field `f`'s own cell (template, lookup) is blank in this row, whatever the
+    /// mapping's default for it; also when the field is not mapped, or is a mapping constant
+    /// (no cell of the row).
+    pub fn is_blank(&self, f: FieldId, row: &Row, header: Option<&Row>) -> bool {
+        let v = self.view(row, header);
+        match self.fields.get(f).and_then(Option::as_ref) {
+            None | Some(RSource::Constant(_)) => true,
+            Some(_) => self.raw(f, &v).is_none_or(|(_, text, _)| text.trimmed().is_empty()),
+        }
+    }
+
     /// The column (or template, or lookup) a field is read from, as findings name it: for the
     /// cell of a field that is blank or could not be read, so that what the rules say of the
     /// missing value points at the cell to fill in. `None` for a constant or an unmapped field.
@@ -552,31 +564,6 @@ impl Bound {
             )),
         };
         Ok(Sourced { value, label })
-    }
-
-    fn tax(&self, cell: CellRef<'_>, text: &str, rule: &FieldRule) -> Result<TaxCategory, String> {
-        let norm = NormText::new(text);
-        if let Some((_, cat)) = self.mapping.taxes.iter().find(|(code, _)| norm.matches(code)) {
-            return Ok(cat.clone());
-        }
-        let known: Vec<&str> = self.mapping.taxes.iter().map(|(c, _)| c.as_str()).collect();
-        let unknown = || {
-            if known.is_empty() {
-                "not a tax rate (like 15%)".to_string()
-            } else {
-                format!("unknown tax code; the mapping knows {}", known.join(", "))
-            }
-        };
-        let pct = transform::parse_percent(cell, text, &rule.style).map_err(|_| unknown())?;
-        if pct > Decimal::ZERO {
-            Ok(TaxCategory::new("S", pct))
-        } else {
-            // A 0% rate says nothing about why: the mapping must name Z, E or O with a reason.
-            Err(format!(
-                "a 0% rate needs a [taxes] entry saying whether it is zero-rated (Z), exempt (E) or out of scope (O), with the reason code; {}",
-                unknown()
-            ))
-        }
     }
 
     /// The text of a field, ignoring errors (for keys and labels).

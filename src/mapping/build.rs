@@ -252,13 +252,10 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
             issues.push((Some(l.idx), Issue::error(code, column, None, msg)));
         };
         let Some(tax) = l.tax.take() else {
-            if !l.tax_unreadable {
-                row_err(
-                    &mut cx.issues,
-                    "INV-MAP-MISSING",
-                    &[fid!("line.tax"), fid!("line.tax_category"), fid!("line.tax_percent")],
-                    "no VAT category for this line (the tax column is blank)".into(),
-                );
+            if !l.tax_unreadable
+                && let Some(&(_, row)) = lines_rows.get(n)
+            {
+                cx.issues.push((Some(l.idx), l.missing_tax(bound, row, header(row))));
             }
             continue;
         };

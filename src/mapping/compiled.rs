@@ -87,6 +87,17 @@ pub struct FieldRule {
     pub trim: bool,
 }
 
+/// A tax code of the `[taxes]` table.
+#[derive(Debug, Clone)]
+pub struct TaxCode {
+    /// As a cell is compared with it (trimmed, lower case).
+    pub key: String,
+    /// As the mapping writes it (trimmed), for messages.
+    pub written: String,
+    /// Its VAT category.
+    pub category: TaxCategory,
+}
+
 /// A `[[skip]]` rule.
 #[derive(Debug, Clone)]
 pub struct SkipRule {
@@ -124,8 +135,8 @@ pub struct Mapping {
     pub input: InputSpec,
     /// Per field (indexed by [`FieldId`]).
     pub fields: Vec<Option<FieldRule>>,
-    /// Tax codes (normalised key) → category.
-    pub taxes: Vec<(String, TaxCategory)>,
+    /// The `[taxes]` table.
+    pub taxes: Vec<TaxCode>,
     /// Skip rules.
     pub skip: Vec<SkipRule>,
     /// Document type rule.
@@ -151,6 +162,23 @@ impl Mapping {
             expected: format!("a readable UTF-8 TOML file ({e})"),
         })?;
         Mapping::from_toml(&text, Origin::File(path.to_path_buf()))
+    }
+
+    /// The `[taxes]` codes as the mapping writes them, for messages: `E0FIN, S15, S5`; a code
+    /// holding a comma is quoted.
+    pub fn known_tax_codes(&self) -> String {
+        let shown: Vec<String> = self
+            .taxes
+            .iter()
+            .map(|t| {
+                if t.written.contains(',') {
+                    format!("{:?}", t.written)
+                } else {
+                    t.written.clone()
+                }
+            })
+            .collect();
+        shown.join(", ")
     }
 
     /// The rule of a field, by name.

@@ -3,7 +3,7 @@
 //! expected. The result is a [`Mapping`], ready to be bound to a file's headers.
 
 use super::MappingError;
-pub use super::compiled::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule};
+pub use super::compiled::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TaxCode, TypeRule};
 use super::fields::{FIELDS, FieldType, field_id, id};
 use super::headers::closest;
 use super::spec::{MappingFile, OneOrMany};
@@ -448,14 +448,15 @@ impl Mapping {
                     format!("an exemption reason code (VATEX-SA-...) for category {cat}"),
                 ));
             }
-            taxes.push((
-                norm_value(code),
-                TaxCategory {
+            taxes.push(TaxCode {
+                key: norm_value(code),
+                written: code.trim().to_string(),
+                category: TaxCategory {
                     exemption_reason_code: t.reason_code.as_deref().map(Code::from),
                     exemption_reason: t.reason.clone(),
                     ..TaxCategory::new(&cat, percent)
                 },
-            ));
+            });
         }
 
         let skip = file

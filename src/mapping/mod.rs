@@ -31,6 +31,7 @@ pub mod headers;
 mod load;
 pub mod lookup;
 mod numbers_used;
+mod rate;
 pub mod spec;
 mod splits;
 pub mod transform;

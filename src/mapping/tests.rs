@@ -176,7 +176,7 @@ fn a_bad_value_is_an_issue_naming_the_column_and_value() {
     );
     assert!(
         text.iter()
-            .any(|t| t.contains("INV-MAP-TAX Tax \"Weird\"") && t.contains("zero")),
+            .any(|t| t.contains("INV-MAP-TAX Tax \"Weird\"") && t.contains("the mapping knows Zero")),
         "{text:?}"
     );
     assert!(built.document.is_none());
@@ -230,6 +230,49 @@ fn an_unknown_tax_code_is_one_issue_and_a_blank_one_another() {
     );
     // Neither line is built.
     assert_eq!(built.document.map_or(0, |d| d.invoice_lines.len()), 0);
+}
+
+#[test]
+fn a_blank_tax_says_what_to_write_and_a_description_alone_is_a_section_line() {
+    let m = WITH_TOTALS.replace(
+        "line.quantity = \"Qty\"",
+        "line.quantity = { column = \"Qty\", default = 1 }",
+    ) + "[taxes]\n\"VAT 15%\" = { category = \"S\", percent = 15 }\n\"Zero\" = { category = \"Z\", reason_code = \"VATEX-SA-32\", reason = \"Export\" }\n";
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,Item,Qty,Price,Net,Tax,Total\n\
+         A1,05/11/2026,X,Pen,1,10,,VAT 15%,\n\
+         A1,,,Hardware,,,,,\n\
+         A1,,,Cup,1,5,,,\n",
+        1,
+    );
+    let b = bound(&m, &h);
+    let units = group_all(&b, rows);
+    let built = build(docs(&units)[0], &b, &seller());
+    let on = |row: usize| -> Vec<String> {
+        built
+            .issues
+            .iter()
+            .filter(|(at, _)| *at == Some(row))
+            .map(|(_, i)| i.render())
+            .collect()
+    };
+    assert!(on(0).is_empty(), "{:?}", on(0));
+    assert_eq!(
+        on(1),
+        [
+            "INV-MAP-MISSING Item \"Hardware\": this row has a description and nothing else (no quantity, price or tax): \
+          it looks like a section or note line, which is not an invoice line; remove it from the export, or give it a \
+          quantity, price and tax"
+        ]
+    );
+    assert_eq!(
+        on(2),
+        [
+            "INV-MAP-MISSING Tax: no VAT category for this line (the tax column is blank): write its tax code, one the \
+          mapping knows: VAT 15%, Zero (a line without VAT takes the code that says why: zero-rated, exempt or out of \
+          scope)"
+        ]
+    );
 }
 
 #[test]

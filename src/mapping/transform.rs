@@ -501,22 +501,18 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
     Ok(if negative { -value } else { value })
 }
 
-/// Parse a percentage: `15`, `15%`, `15 %`, `VAT 15%` (the number next to `%`).
+/// Parse a percentage: a cell that is just a rate, `15`, `15%`, `15 %`, `VAT 15%`, `15% VAT`
+/// ([`super::rate::just_rate`]). A rate with other words (`VAT 15% (Included)`, `15%, 5%`) is
+/// not a percentage: the other words may change what it means.
 pub fn parse_percent(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Result<Decimal, String> {
     if let CellRef::Number(n) = cell {
         return Ok(n);
     }
-    let t = ascii_digits(text.trimmed());
-    if let Some(i) = t.find(['%', '٪']) {
-        let before = t[..i].trim_end();
-        let start = before
-            .rfind(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
-            .map(|j| j + before[j..].chars().next().map_or(1, char::len_utf8))
-            .unwrap_or(0);
-        let number = &before[start..];
-        return parse_decimal(CellRef::Empty, number, style).map_err(|_| "not a percentage (like 15%)".to_string());
-    }
-    parse_decimal(CellRef::Empty, &t, style).map_err(|_| "not a percentage (like 15%)".to_string())
+    let t = text.trimmed();
+    let t: std::borrow::Cow<'_, str> = if t.is_ascii() { t.into() } else { ascii_digits(t).into() };
+    super::rate::just_rate(&t)
+        .and_then(|number| parse_decimal(CellRef::Empty, number, style).ok())
+        .ok_or_else(|| "not a percentage (like 15%)".to_string())
 }
 
 /// Parse a yes/no value.

@@ -271,7 +271,18 @@ fn percentages() {
     assert_eq!(p("VAT 15%"), Ok(dec!(15)));
     assert_eq!(p("5"), Ok(dec!(5)));
     assert_eq!(p("12.5%"), Ok(dec!(12.5)));
+    assert_eq!(p("١٥٪"), Ok(dec!(15)));
+    assert_eq!(p("12,5%"), Err("not a percentage (like 15%)".into()));
     assert!(p("fifteen").is_err());
+    // Other words beside the rate may change it: not read as the rate.
+    for s in [
+        "VAT 15% (Included)",
+        "15%,Withholding 5%",
+        "Exempt (was 15%)",
+        "10% off",
+    ] {
+        assert_eq!(p(s), Err("not a percentage (like 15%)".into()), "{s:?}");
+    }
 }
 
 #[test]

@@ -26,7 +26,7 @@ fn edited(dir: &Path, sample: &str, name: &str, edits: &[(usize, &str, &str)]) {
 }
 
 /// `column` of the result row of input line `line`.
-fn cell(rows: &[Vec<String>], line: usize, column: &str) -> String {
+pub(super) fn cell(rows: &[Vec<String>], line: usize, column: &str) -> String {
     let at = rows[0].iter().position(|h| h == column).unwrap();
     rows[line - 1][at].clone()
 }

@@ -4,7 +4,7 @@ use super::provenance::Prefix;
 use super::{Ctx, dec, text};
 use crate::ingest::Row;
 use crate::mapping::Issue;
-use crate::mapping::apply::{Sourced, Value};
+use crate::mapping::apply::{Bound, Sourced, Value};
 use crate::mapping::fields::{FieldId, fid};
 use crate::model::{Code, TaxCategory};
 use rust_decimal::Decimal;
@@ -127,6 +127,51 @@ impl RawLine {
             line.unreadable = true;
         }
         line
+    }
+
+    /// The finding of a line without VAT category (its tax cell blank). A row with a description
+    /// and nothing else, no quantity, price, amount or tax, is a section or note line (Odoo
+    /// exports them among the lines), not a line without its tax code. `row` is the line's row,
+    /// `h` its header row.
+    pub(super) fn missing_tax(&self, bound: &Bound, row: &Row, h: Option<&Row>) -> Issue {
+        let nothing = |v: Option<Decimal>| v.is_none_or(|d| d.is_zero());
+        if let Some(name) = &self.name
+            && !self.unreadable
+            && nothing(self.unit_price)
+            && nothing(self.amount)
+            && nothing(self.gross_amount)
+            && nothing(self.tax_amount)
+            && nothing(self.discount_amount)
+            && (self.quantity.is_zero() || bound.is_blank(fid!("line.quantity"), row, h))
+        {
+            return Issue::error(
+                "INV-MAP-MISSING",
+                bound.source_label(fid!("line.item_name")).map(str::to_string),
+                Some(name.clone()),
+                "this row has a description and nothing else (no quantity, price or tax): it looks like a \
+                 section or note line, which is not an invoice line; remove it from the export, or give it a \
+                 quantity, price and tax",
+            );
+        }
+        let fields = [fid!("line.tax"), fid!("line.tax_category"), fid!("line.tax_percent")];
+        let column = fields.iter().find_map(|&f| bound.source_label(f)).map(str::to_string);
+        let what = if !bound.maps(fid!("line.tax")) {
+            "write its VAT category (S, Z, E or O) and rate".to_string()
+        } else if bound.mapping.taxes.is_empty() {
+            "write its rate (like 15%), or a tax code added to the mapping's [taxes] with its VAT category".to_string()
+        } else {
+            format!(
+                "write its tax code, one the mapping knows: {} (a line without VAT takes the code that says why: \
+                 zero-rated, exempt or out of scope)",
+                bound.mapping.known_tax_codes()
+            )
+        };
+        Issue::error(
+            "INV-MAP-MISSING",
+            column,
+            None,
+            format!("no VAT category for this line (the tax column is blank): {what}"),
+        )
     }
 }
 
