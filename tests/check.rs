@@ -1,5 +1,7 @@
 //! `invoicedrop check` and `invoicedrop mappings`, driving the real binary in temporary folders.
 
+#[path = "check/date_order.rs"]
+mod date_order;
 #[path = "check/findings.rs"]
 mod findings;
 #[path = "check/input_edges.rs"]
