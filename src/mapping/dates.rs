@@ -190,8 +190,8 @@ impl Alternatives {
                     Ok(d) => Err((
                         "INV-MAP-VALUE",
                         format!(
-                            "{e}: it is a date only as {} ({}), but this file's dates read as {} ({}), and the file \
-                             mixes both orders: correct this date to {} (or the others), and export again",
+                            "{e}: it is a date only as {} ({}), but this file's dates read as {} ({}): the file \
+                             mixes both orders; if it is {}, write it {}, as the other dates are written",
                             self.dropped
                                 .iter()
                                 .map(|f| clerk_format(f))
@@ -200,7 +200,8 @@ impl Alternatives {
                             spoken(d),
                             clerk_format(&s.format),
                             s.evidence,
-                            clerk_format(&s.format)
+                            spoken(d),
+                            d.format(&s.format)
                         ),
                     )),
                     Err(_) => Err(("INV-MAP-VALUE", e)),

@@ -161,7 +161,7 @@ fn a_file_mixing_both_orders_reads_the_first_and_says_so_of_the_others() {
     let e = &rows[3][errors];
     assert!(
         e.starts_with("INV-MAP-VALUE InvoiceDate \"11/14/2026\": no such date: written as DD/MM/YYYY")
-            && e.contains("it is a date only as MM/DD/YYYY (14 November 2026), but this file's dates read as DD/MM/YYYY (InvoiceDate \"13/11/2026\" on line 2), and the file mixes both orders"),
+            && e.contains("it is a date only as MM/DD/YYYY (14 November 2026), but this file's dates read as DD/MM/YYYY (InvoiceDate \"13/11/2026\" on line 2): the file mixes both orders; if it is 14 November 2026, write it 14/11/2026, as the other dates are written"),
         "{e}"
     );
 }
