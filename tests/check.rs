@@ -1,5 +1,7 @@
 //! `invoicedrop check` and `invoicedrop mappings`, driving the real binary in temporary folders.
 
+#[path = "check/date_order.rs"]
+mod date_order;
 #[path = "check/encodings.rs"]
 mod encodings;
 #[path = "check/findings.rs"]
@@ -266,7 +268,8 @@ fn header_variants_xero_stars_and_quickbooks_spaced_names_are_detected() {
         dir.path().join("qb.csv"),
         "Invoice number,Customer,Invoice date,Item description,Item Quantity,Item Rate,Item Amount,Item tax code\n\
          Q-1,Al Ofuq Trading Co.,11/05/2026,Desk,2,100.00,200.00,VAT 15%\n\
-         Q-1,Al Ofuq Trading Co.,11/05/2026,Chair,1,50.00,50.00,VAT 15%\n",
+         Q-1,Al Ofuq Trading Co.,11/05/2026,Chair,1,50.00,50.00,VAT 15%\n\
+         Q-2,Al Ofuq Trading Co.,11/19/2026,Desk,1,100.00,100.00,VAT 15%\n",
     )
     .unwrap();
     std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
@@ -275,8 +278,10 @@ fn header_variants_xero_stars_and_quickbooks_spaced_names_are_detected() {
     assert_eq!(file(&r, "xero_template.csv")["mapping"], "xero");
     let qb = file(&r, "qb.csv");
     assert_eq!(qb["mapping"], "quickbooks-online");
-    // MM/DD/YYYY: 11/05/2026 is November 5th; the buyer from customers.csv makes it standard.
-    assert_eq!(qb["by_kind"]["invoice/standard"], 1);
+    // MM/DD/YYYY, as 11/19/2026 shows (a US company file; alone, 11/05/2026 would read both
+    // ways: INV-MAP-DATE-AMBIGUOUS): 11/05/2026 is November 5th; the buyer from customers.csv
+    // makes it standard.
+    assert_eq!(qb["by_kind"]["invoice/standard"], 2);
     assert_eq!(payable(qb, "Q-1"), "287.50");
 }
 

@@ -18,6 +18,8 @@ mod changed_file;
 mod cut_file;
 #[path = "run/damaged_book.rs"]
 mod damaged_book;
+#[path = "run/date_order.rs"]
+mod date_order;
 #[path = "run/device_change.rs"]
 mod device_change;
 #[path = "run/device_checks.rs"]

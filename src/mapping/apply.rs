@@ -18,10 +18,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 mod bind;
+mod dates;
 mod kind;
 mod side;
 mod tax;
 
+pub use dates::DateLook;
 pub use side::{LookupMiss, SideFile, SideUse};
 
 /// A typed field value.
@@ -552,7 +554,10 @@ impl Bound {
             } else {
                 text.to_string()
             }),
-            FieldType::Date => Value::Date(transform::parse_date(cell, text, &rule.formats).map_err(fail)?),
+            FieldType::Date => Value::Date(match &rule.dates {
+                None => transform::parse_date(cell, text, &rule.formats).map_err(fail)?,
+                Some(alt) => alt.parse(cell, text, &rule.formats).map_err(|(c, m)| issue(c, m))?,
+            }),
             FieldType::Time => Value::Time(transform::parse_time(cell, text, &rule.formats).map_err(fail)?),
             FieldType::Decimal => Value::Decimal(transform::parse_decimal(cell, text, &rule.style).map_err(fail)?),
             FieldType::Percent => Value::Decimal(transform::parse_percent(cell, text, &rule.style).map_err(fail)?),

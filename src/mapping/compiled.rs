@@ -1,6 +1,7 @@
 //! A checked mapping, as [`super::load`] builds it from a mapping file.
 
 use super::MappingError;
+use super::dates::{Alternatives, Settlement};
 use super::fields::{FIELDS, FieldId, id};
 use super::spec::{InputSpec, JoinSpec, LookupSpec};
 use super::transform::NumberStyle;
@@ -75,6 +76,9 @@ pub struct FieldRule {
     pub source: Source,
     /// Date or time formats.
     pub formats: Vec<String>,
+    /// For a date field whose formats hold a format and the same with day and month swapped:
+    /// those alternatives, and the order the file settled ([`super::dates`]).
+    pub dates: Option<Box<Alternatives>>,
     /// Number style.
     pub style: NumberStyle,
     /// Value map, keys normalised (trimmed, lower case).
@@ -234,6 +238,31 @@ impl Mapping {
             })
         });
         out
+    }
+
+    /// True when a date field's formats hold alternatives (a format and the same with day and
+    /// month swapped): the order of a file's dates is then settled before it is read.
+    pub fn has_date_alternatives(&self) -> bool {
+        self.fields.iter().flatten().any(|r| r.dates.is_some())
+    }
+
+    /// Settle the order of one file's dates (this is a copy of the mapping for that file): the
+    /// other order's formats are taken out of every date field with alternatives. Its note.
+    pub fn settle_dates(&mut self, s: &Settlement) -> Option<String> {
+        let mut note = None;
+        for r in self.fields.iter_mut().flatten() {
+            if let Some(alt) = r.dates.as_mut() {
+                alt.settle(&mut r.formats, s);
+                note.get_or_insert_with(|| alt.settled_note(s));
+            }
+        }
+        note
+    }
+
+    /// The note of a file with dates that read both ways and none that tells which (`example`).
+    pub fn undecided_dates_note(&self, example: &str) -> Option<String> {
+        let alt = self.fields.iter().flatten().find_map(|r| r.dates.as_ref())?;
+        Some(alt.undecided_note(example))
     }
 
     /// The columns that come from the joined header file (empty without a join).

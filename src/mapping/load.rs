@@ -382,7 +382,12 @@ impl Mapping {
                 }
                 check_typed(def.ty, &v, &style, &formats).map_err(|e| invalid(&origin, k, format!("{v:?}: {e}")))?;
             }
+            let dates = match def.ty {
+                FieldType::Date => super::dates::alternatives(&formats).map(Box::new),
+                _ => None,
+            };
             fields[fid] = Some(FieldRule {
+                dates,
                 field: fid,
                 source,
                 formats,

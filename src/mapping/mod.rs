@@ -23,6 +23,7 @@ mod apply;
 mod build;
 pub mod bundled;
 mod compiled;
+pub mod dates;
 pub mod detect;
 mod doc_key;
 pub mod fields;
@@ -36,7 +37,7 @@ pub mod spec;
 mod splits;
 pub mod transform;
 
-pub use apply::{Bound, JoinRows, LookupMiss, SideFile, SideUse, Value};
+pub use apply::{Bound, DateLook, JoinRows, LookupMiss, SideFile, SideUse, Value};
 pub use build::{Built, ErpTotals, Provenance, build, field_of};
 pub use group::{DocDraft, DraftRow, Grouper, ORPHAN_CODE, RowNote, SPLIT_CODE, Unit};
 pub use load::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule, parse_template};

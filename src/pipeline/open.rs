@@ -224,7 +224,7 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
     }
     dirs.extend(config.lookup_dirs());
     dirs.push(path.parent().map(Path::to_path_buf).unwrap_or_default());
-    let bound = match Bound::new(mapping.clone(), &header_rows, &path.display().to_string(), &dirs, join) {
+    let mut bound = match Bound::new(mapping.clone(), &header_rows, &path.display().to_string(), &dirs, join) {
         Ok(b) => b,
         // A column of the export missing: the header may be lower (title rows above it).
         Err(MappingError::MissingColumn {
@@ -249,6 +249,9 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
         Err(e) => return Err(e.into()),
     };
     notes.extend(bound.notes.iter().cloned());
+    if mapping.has_date_alternatives() {
+        notes.extend(settle_dates(path, &opts, &mut bound)?);
+    }
     let last_line = reader.last_line();
     let rows = reader.map(|r| {
         r.map_err(|e| RowError {
@@ -270,6 +273,30 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
         bound: Arc::new(bound),
         notes,
     })
+}
+
+/// The look ahead over the dates of an export whose mapping allows both orders of day and month
+/// (`date_format = ["%m/%d/%Y", "%d/%m/%Y"]`), before any of its documents is built: the file's
+/// first date that reads in one order only settles the order of all its dates, and `bound`
+/// gets a copy of its mapping with that order only. Reads rows until that date (the whole file
+/// when none tells), keeping none. The note that says what was settled, or that nothing was
+/// while dates read both ways (each such date is then an error).
+fn settle_dates(path: &Path, opts: &ReadOptions, bound: &mut Bound) -> Result<Option<String>, FileError> {
+    let reader = RowReader::open(path, opts)?;
+    let look = bound.date_look(reader);
+    match &look.settled {
+        Some(s) => {
+            tracing::info!(file = %path.display(), format = %s.format, evidence = %s.evidence, "date order settled");
+            let mut m = (*bound.mapping).clone();
+            let note = m.settle_dates(s);
+            bound.mapping = Arc::new(m);
+            Ok(note)
+        }
+        None => {
+            tracing::info!(file = %path.display(), ambiguous = ?look.ambiguous, "no date tells the order of day and month");
+            Ok(look.ambiguous.and_then(|a| bound.mapping.undecided_dates_note(&a)))
+        }
+    }
 }
 
 /// Rows after the header looked at for the header of a mapping, when the one read is not.
