@@ -4,6 +4,8 @@
 mod findings;
 #[path = "check/input_edges.rs"]
 mod input_edges;
+#[path = "check/sap_join.rs"]
+mod sap_join;
 #[path = "check/workbooks.rs"]
 mod workbooks;
 
