@@ -8,6 +8,8 @@ mod encodings;
 mod findings;
 #[path = "check/input_edges.rs"]
 mod input_edges;
+#[path = "check/sap_join.rs"]
+mod sap_join;
 #[path = "check/signs.rs"]
 mod signs;
 #[path = "check/tax_cells.rs"]

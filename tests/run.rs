@@ -34,6 +34,8 @@ mod issued;
 mod leftovers;
 #[path = "run/reconcile.rs"]
 mod reconcile;
+#[path = "run/sap_join.rs"]
+mod sap_join;
 #[path = "run/split.rs"]
 mod split;
 #[path = "run/split_issued.rs"]

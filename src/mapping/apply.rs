@@ -19,11 +19,14 @@ use std::sync::Arc;
 
 mod bind;
 mod dates;
+mod joined;
 mod kind;
 mod side;
 mod tax;
 
 pub use dates::DateLook;
+use joined::Joined;
+pub use joined::{NO_LINES_CODE, Unjoined};
 pub use side::{LookupMiss, SideFile, SideUse};
 
 /// A typed field value.
@@ -110,8 +113,10 @@ pub struct Bound {
     /// The file's headers.
     pub headers: HeaderIndex,
     join_headers: Option<HeaderIndex>,
-    join_rows: HashMap<String, Row>,
+    join_rows: HashMap<String, Joined>,
     join_parent: Option<usize>,
+    /// The joined header file's key column, as an index in its headers.
+    join_key: Option<usize>,
     /// The joined header file.
     pub join_path: Option<PathBuf>,
     fields: Vec<Option<RSource>>,
@@ -260,7 +265,7 @@ impl Bound {
         };
         let key = row.get(p).to_text().trimmed().to_string();
         match self.join_rows.get(&key) {
-            Some(h) => Ok(Some(h)),
+            Some(h) => Ok(Some(h.referred())),
             None => Err(Issue::error(
                 "INV-MAP-JOIN",
                 Some(self.headers.name(p)),

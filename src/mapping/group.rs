@@ -88,6 +88,22 @@ pub struct DocDraft {
     pub original_date: Option<NaiveDate>,
 }
 
+impl DocDraft {
+    /// The document's number when it is not built (its rows make no document, or a skip rule
+    /// keeps it): the `number` field as its first line row, with its joined header row, gives
+    /// it; its key when that gives nothing. A SAP Business One document is grouped by its lines'
+    /// `ParentKey` (4) but known by its header's `DocNum` (600204), which a header whose date
+    /// cannot be read still gives. Read once per such document, never for a built one.
+    pub fn number(&self, bound: &Bound) -> String {
+        let first = self.rows.iter().find(|r| r.is_line()).and_then(|r| r.row.as_ref());
+        first
+            .and_then(|r| bound.text(fid!("number"), r, bound.header_row(r).ok().flatten()))
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| self.key.clone())
+    }
+}
+
 /// What the grouper hands on, in input order.
 #[derive(Debug, Clone)]
 pub enum Unit {

@@ -235,8 +235,8 @@ fn evaluate_document(
         let number = built
             .document
             .as_ref()
-            .map_or(draft.key.as_str(), |d| d.number.as_str());
-        for (row, issue) in side.check(&built.side, number, first_line) {
+            .map_or_else(|| draft.number(bound), |d| d.number.clone());
+        for (row, issue) in side.check(&built.side, &number, first_line) {
             issues.push((Some(row), issue));
         }
     }
@@ -283,7 +283,10 @@ fn evaluate_document(
     }
     let invalid = built.document.is_none() || issues.iter().any(|(_, i)| i.is_error());
     let status = if invalid { RowStatus::Invalid } else { RowStatus::Valid };
-    let number = built.document.as_ref().map_or(draft.key.clone(), |d| d.number.clone());
+    let number = built
+        .document
+        .as_ref()
+        .map_or_else(|| draft.number(bound), |d| d.number.clone());
     let mut codes: Vec<String> = issues.iter().map(|(_, i)| i.code.clone()).collect();
     codes.sort();
     codes.dedup();

@@ -17,6 +17,7 @@ mod parts;
 mod record;
 mod skipped;
 pub mod stamp;
+mod unjoined;
 
 use dispatch::{Dispatched, dispatch_batch, finish_batch};
 use evaluate::evaluate;
@@ -28,6 +29,7 @@ use outcome::{Outcome, RowOutcome};
 pub use parts::{Assembled, assemble};
 use record::{record, tally};
 pub use stamp::{FILE_CHANGED_CODE, FILE_CUT_CODE, FILE_DAMAGED_CODE, FileChanged, FileStamp, HeldBack, HeldFrom};
+use unjoined::record_unjoined;
 
 use crate::compute::compute_document_totals;
 use crate::ingest::{Row, SourceRef};
@@ -448,8 +450,11 @@ pub fn check_stream(
     summary: &mut FileSummary,
     dispatch: Option<&mut (dyn Dispatch + '_)>,
 ) -> std::io::Result<()> {
+    // The header file's records no row referred to, once every row is read (and written).
+    let joined = bound.clone();
     let Some(d) = dispatch else {
-        return local::check_local(input, bound, opts, writer, summary);
+        local::check_local(input, bound, opts, writer, summary)?;
+        return record_unjoined(&joined, opts, writer, summary, None);
     };
     let mut input = input;
     let assembled = input.assembled.take();
@@ -464,6 +469,9 @@ pub fn check_stream(
     // Lent to the writing stage; the file's change, if any, is put in after it.
     let tallied = &mut *summary;
     let (written, changed) = std::thread::scope(|scope| {
+        // Lent to the writing stage (the header file's records no row referred to are written
+        // after it).
+        let writer = &mut *writer;
         let reader = scope.spawn(move || {
             while let Some((_, batch)) = reading.batch(per_batch) {
                 if batch_tx.send(batch).is_err() {
@@ -527,5 +535,6 @@ pub fn check_stream(
         (written, changed)
     });
     summary.changed = stamp::with_side(changed, side.finish());
-    written
+    written?;
+    record_unjoined(&joined, opts, writer, summary, Some(d))
 }

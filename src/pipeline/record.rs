@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 /// Count one document under `kind/type`; the key is made inline (up to 24 bytes, which every
 /// `kind/type` fits) and allocated only the first time it is counted.
-fn count_kind(by_kind: &mut BTreeMap<String, u64>, kind: &str, invoice_type: &str) {
+pub(super) fn count_kind(by_kind: &mut BTreeMap<String, u64>, kind: &str, invoice_type: &str) {
     let mut key = compact_str::CompactString::const_new("");
     key.push_str(kind);
     key.push('/');

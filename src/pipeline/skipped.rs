@@ -12,13 +12,15 @@ use super::*;
 pub(super) fn skipped(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time: &str, keep: bool) -> Outcome {
     let first_line = draft.rows.first().and_then(DraftRow::source).map_or(0, |s| s.line);
     let (reason, column, value) = draft.skip.clone().unwrap_or_default();
+    // Its number, when its rows make no document (a SAP document is grouped by ParentKey).
+    let number = draft.number(bound);
     // Not looked up here: a document whose rows are apart in the export (each part would count
     // the issued document again); `run` looks its parts up read together (`parts.rs`).
     let kept = (keep && !draft.split && !draft.key.trim().is_empty()).then(|| {
         let built = build(&draft, bound, &opts.seller);
         let doc = built.document.as_ref();
         Box::new(Skipped {
-            number: doc.map_or_else(|| draft.key.clone(), |d| d.number.clone()),
+            number: doc.map_or_else(|| number.clone(), |d| d.number.clone()),
             kind: doc.map(|d| d.kind),
             seller_vat: doc
                 .and_then(|d| d.supplier_info.vat_number.clone())
@@ -36,12 +38,12 @@ pub(super) fn skipped(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time:
         .into_iter()
         .map(|r| {
             let mut rr = ResultRow::new(RowStatus::Skipped, time);
-            rr.document = draft.key.as_str().into();
+            rr.document = number.as_str().into();
             rr.push_rendered(issue.clone(), text.clone());
             row_outcome(r, rr)
         })
         .collect();
-    let mut record = DocumentRecord::new(&draft.key, RowStatus::Skipped);
+    let mut record = DocumentRecord::new(&number, RowStatus::Skipped);
     record.first_line = Some(first_line);
     record.rows = row_count;
     record.add_codes(&[issue]);
@@ -49,7 +51,7 @@ pub(super) fn skipped(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time:
         rows,
         record: Some(record),
         brief: Some(DocBrief {
-            number: draft.key.clone(),
+            number,
             kind: String::new(),
             invoice_type: String::new(),
             status: RowStatus::Skipped,

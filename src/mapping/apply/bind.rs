@@ -184,7 +184,7 @@ impl Bound {
             Some(k) => resolve(std::slice::from_ref(k), false, "group.key")?,
             None => None,
         };
-        let (join_rows, join_parent, join_path) = match (&mapping.join, join) {
+        let (join_rows, join_parent, join_key, join_path) = match (&mapping.join, join) {
             (Some(spec), Some(j)) => {
                 let jh = HeaderIndex::new(&j.headers);
                 let key_idx = jh
@@ -200,7 +200,7 @@ impl Bound {
                     last = None;
                     if !k.is_empty() && !rows.contains_key(&k) {
                         last = Some(k.clone());
-                        rows.insert(k, r);
+                        rows.insert(k, Joined::new(r));
                     }
                 }
                 if let Some(opened) = j.opened {
@@ -218,7 +218,7 @@ impl Bound {
                         lookup: false,
                     });
                 }
-                (rows, parent, Some(j.path))
+                (rows, parent, Some(key_idx), Some(j.path))
             }
             (Some(_), None) => {
                 return Err(MappingError::Lookup {
@@ -226,7 +226,7 @@ impl Bound {
                     message: format!("mapping {} needs its header file", mapping.name),
                 });
             }
-            _ => (HashMap::new(), None, None),
+            _ => (HashMap::new(), None, None, None),
         };
         let kind_column = match fields.get(fid!("kind")) {
             Some(Some(RSource::Column(Some(i)))) => Some(*i),
@@ -238,6 +238,7 @@ impl Bound {
             join_headers,
             join_rows,
             join_parent,
+            join_key,
             join_path,
             fields,
             skip,

@@ -1,0 +1,101 @@
+//! The records of a joined header file that no row of the lines file referred to
+//! (`INV-MAP-NO-LINES`), once the lines file's rows are all read: each is an invalid document
+//! with a row of its own at the end of the result file (the lines file's columns blank but the
+//! one referring to the header file, which holds its key), in `X.documents.csv`, the summary
+//! and `--json`, so that a document of the header file whose lines were left out of the lines
+//! file is never lost without a word.
+
+use super::record::count_kind;
+use super::*;
+use crate::mapping::{NO_LINES_CODE, Unjoined};
+
+/// Write and count the header file's records that no row referred to. `dispatch` (`run`):
+/// asked whether their numbers were issued before, which the finding then says. Nothing without
+/// a join, or when every record was referred to.
+pub(super) fn record_unjoined(
+    bound: &Bound,
+    opts: &CheckOptions,
+    writer: &mut ResultWriter,
+    summary: &mut FileSummary,
+    dispatch: Option<&mut (dyn Dispatch + '_)>,
+) -> std::io::Result<()> {
+    let unjoined = bound.unjoined();
+    if unjoined.is_empty() {
+        return Ok(());
+    }
+    let held = match dispatch {
+        Some(d) => {
+            let numbers: Vec<(String, Option<crate::model::DocumentKind>)> =
+                unjoined.iter().map(|u| (u.name().to_string(), None)).collect();
+            d.holds(&numbers, opts.seller.vat_number.as_deref())
+        }
+        None => Vec::new(),
+    };
+    let time = opts.now.to_rfc3339_opts(SecondsFormat::Secs, true);
+    let width = bound.headers.width();
+    let parent = bound.join_parent_column();
+    for (i, u) in unjoined.iter().enumerate() {
+        let mut issue = bound.no_lines_issue(u);
+        if held.get(i).copied().unwrap_or(false) {
+            issue.message.push_str(&format!(
+                " (the ledger holds {} from an earlier run: it was issued then, or maybe issued, and stays so)",
+                u.name()
+            ));
+        }
+        write_one(u, &issue, width, parent, &time, opts, writer, summary)?;
+    }
+    Ok(())
+}
+
+/// One record's row, document and counts.
+#[allow(clippy::too_many_arguments)]
+fn write_one(
+    u: &Unjoined,
+    issue: &crate::mapping::Issue,
+    width: usize,
+    parent: Option<usize>,
+    time: &str,
+    opts: &CheckOptions,
+    writer: &mut ResultWriter,
+    summary: &mut FileSummary,
+) -> std::io::Result<()> {
+    let found = ResultIssue::from(issue);
+    let text = found.render();
+    let mut rr = ResultRow::new(RowStatus::Invalid, time);
+    rr.document = u.name().into();
+    rr.push_rendered(found.clone(), text.clone());
+    let mut cells = vec![""; width];
+    if let Some(cell) = parent.and_then(|p| cells.get_mut(p)) {
+        *cell = &u.key;
+    }
+    writer.write_row(&cells, &rr, None)?;
+    let mut record = DocumentRecord::new(u.name(), RowStatus::Invalid);
+    record.rows = 1;
+    record.add_codes([&found]);
+    writer.document(&record)?;
+
+    summary.rows += 1;
+    summary.rows_invalid += 1;
+    if summary.problems.len() < 20 {
+        summary
+            .problems
+            .push(format!("{} line {}: {text}", u.source.file, u.source.line));
+    }
+    *summary.codes.entry(NO_LINES_CODE.to_string()).or_default() += 1;
+    summary.documents.add(RowStatus::Invalid);
+    count_kind(&mut summary.by_kind, "", "");
+    if summary.document_list.len() < opts.max_briefs {
+        summary.document_list.push(DocBrief {
+            number: u.name().to_string(),
+            kind: String::new(),
+            invoice_type: String::new(),
+            status: RowStatus::Invalid,
+            payable: None,
+            lines: 0,
+            first_line: 0,
+            conflict: false,
+            issued: None,
+        });
+    }
+    Ok(())
+}

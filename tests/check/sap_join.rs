@@ -1,0 +1,163 @@
+//! SAP Business One's two files (a lines file joined to its header file): every document of
+//! either file is in the results, named by its DocNum.
+
+use super::{check_json, result_rows};
+use std::path::Path;
+
+const LINES_HEADER: &str = "ParentKey\tLineNum\tItemCode\tItemDescription\tQuantity\tPrice\tCurrency\tDiscountPercent\tTaxCode\tLineTotal\r\n\
+                            DocNum\tLineNum\tItemCode\tDscription\tQuantity\tPrice\tCurrency\tDiscPrcnt\tTaxCode\tLineTotal\r\n";
+const DOCS_HEADER: &str = "RecordKey\tDocNum\tDocDate\tDocDueDate\tCardCode\tCardName\tNumAtCard\tDocCurrency\r\n\
+                           RecordKey\tDocNum\tDocDate\tDocDueDate\tCardCode\tCardName\tNumAtCard\tDocCur\r\n";
+
+/// A lines file with `lines` (ParentKey, ItemCode) and a header file with `docs` (RecordKey,
+/// DocNum, DocDate), in `dir`, named as SAP's export names them.
+fn export(dir: &Path, lines: &[(&str, &str)], docs: &[(&str, &str, &str)]) {
+    let mut l = LINES_HEADER.to_string();
+    for (i, (key, item)) in lines.iter().enumerate() {
+        l.push_str(&format!(
+            "{key}\t{i}\t{item}\tToner\t2\t100.00\tSAR\t0\tS15\t200.00\r\n"
+        ));
+    }
+    let mut d = DOCS_HEADER.to_string();
+    for (key, num, date) in docs {
+        d.push_str(&format!(
+            "{key}\t{num}\t{date}\t{date}\tC-1\tWalk-in Customer\tPO-{key}\tSAR\r\n"
+        ));
+    }
+    std::fs::write(dir.join("OINV_Document_Lines.txt"), l).unwrap();
+    std::fs::write(dir.join("OINV_Documents.txt"), d).unwrap();
+}
+
+fn cell<'a>(rows: &'a [Vec<String>], row: &'a [String], column: &str) -> &'a str {
+    let at = rows[0].iter().position(|h| h == column).unwrap();
+    &row[at]
+}
+
+#[test]
+fn a_document_whose_header_fields_fail_is_named_by_its_docnum() {
+    let dir = tempfile::tempdir().unwrap();
+    export(
+        dir.path(),
+        &[("1", "A-100"), ("4", "A-100")],
+        &[("1", "600201", "20261107"), ("4", "600204", "20261131")],
+    );
+    let (code, r, err) = check_json(
+        dir.path(),
+        &["OINV_Document_Lines.txt", "OINV_Documents.txt", "--results", "r"],
+    );
+    assert_eq!(code, 1, "{r:#}\n{err}");
+    let rows = result_rows(&dir.path().join("r/OINV_Document_Lines.result.csv"));
+    let last = &rows[2];
+    assert_eq!(cell(&rows, last, "ParentKey"), "4");
+    assert_eq!(cell(&rows, last, "result_status"), "invalid");
+    assert_eq!(cell(&rows, last, "result_document"), "600204", "{last:?}");
+    assert!(cell(&rows, last, "result_errors").starts_with("INV-MAP-VALUE OINV_Documents.txt DocDate \"20261131\""));
+    let docs = std::fs::read_to_string(dir.path().join("r/OINV_Document_Lines.documents.csv")).unwrap();
+    assert!(docs.lines().any(|l| l.starts_with("600204,")), "{docs}");
+    assert!(!docs.lines().any(|l| l.starts_with("4,")), "{docs}");
+    let f = &r["files"][0];
+    let numbers: Vec<&str> = f["document_list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["number"].as_str().unwrap())
+        .collect();
+    assert_eq!(numbers, ["600201", "600204"]);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r/OINV_Document_Lines.summary.json")).unwrap())
+            .unwrap();
+    assert!(
+        summary.to_string().contains("600204") && !summary.to_string().contains("\"4\""),
+        "{summary:#}"
+    );
+}
+
+#[test]
+fn a_header_record_without_lines_is_an_invalid_document_counted_everywhere() {
+    // Document 600203 (RecordKey 3, line 4 of the header file, under its two header rows) has
+    // no row in the lines file: a lines file cut short, or exported with a narrower filter.
+    let dir = tempfile::tempdir().unwrap();
+    export(
+        dir.path(),
+        &[("1", "A-100"), ("1", "A-200")],
+        &[("1", "600201", "20261107"), ("3", "600203", "20261109")],
+    );
+    let (code, r, err) = check_json(
+        dir.path(),
+        &["OINV_Document_Lines.txt", "OINV_Documents.txt", "--results", "r"],
+    );
+    assert_eq!(code, 1, "an invalid document: {r:#}\n{err}");
+    let finding = "INV-MAP-NO-LINES OINV_Documents.txt RecordKey \"3\": document 600203 (line 4 of the header file) \
+                   has no lines: no row of the lines file has ParentKey \"3\", so it is not issued; export its lines \
+                   too (a lines file cut short, or exported with a narrower filter than the header file, leaves \
+                   documents out: export the two files again together, with the same selection), or take it out of \
+                   the header file if it is not to be issued, and check it again";
+    // A row of its own, after the lines file's rows: its key in ParentKey, the rest blank.
+    let rows = result_rows(&dir.path().join("r/OINV_Document_Lines.result.csv"));
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    let row = &rows[3];
+    assert_eq!(cell(&rows, row, "ParentKey"), "3");
+    assert!(
+        ["LineNum", "ItemCode", "Quantity", "TaxCode"]
+            .iter()
+            .all(|c| cell(&rows, row, c).is_empty())
+    );
+    assert_eq!(cell(&rows, row, "result_status"), "invalid");
+    assert_eq!(cell(&rows, row, "result_document"), "600203");
+    assert_eq!(cell(&rows, row, "result_errors"), finding);
+    assert!(rows[1..3].iter().all(|r| cell(&rows, r, "result_status") == "valid"));
+    // X.documents.csv, the summary file and --json count it.
+    let docs = std::fs::read_to_string(dir.path().join("r/OINV_Document_Lines.documents.csv")).unwrap();
+    assert!(
+        docs.lines()
+            .any(|l| l.starts_with("600203,") && l.contains(",invalid,") && l.ends_with(",1,INV-MAP-NO-LINES,")),
+        "{docs}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r/OINV_Document_Lines.summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["rows"], 3, "{summary:#}");
+    assert_eq!(summary["rows_by_status"]["invalid"], 1, "{summary:#}");
+    assert_eq!(summary["by_status"]["invalid"]["documents"], 1, "{summary:#}");
+    assert!(summary.to_string().contains("INV-MAP-NO-LINES"), "{summary:#}");
+    assert_eq!(r["documents"]["invalid"], 1, "{r:#}");
+    assert_eq!(r["documents"]["valid"], 1, "{r:#}");
+    let f = &r["files"][0];
+    assert_eq!(f["codes"]["INV-MAP-NO-LINES"], 1, "{f:#}");
+    assert_eq!(f["rows"], 3);
+    assert!(
+        f["document_list"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["number"] == "600203" && d["status"] == "invalid"),
+        "{f:#}"
+    );
+    assert!(
+        f["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p.as_str() == Some(&format!("OINV_Documents.txt line 4: {finding}"))),
+        "{f:#}"
+    );
+    // Every record referred to: no such row.
+    export(
+        dir.path(),
+        &[("1", "A-100"), ("3", "A-200")],
+        &[("1", "600201", "20261107"), ("3", "600203", "20261109")],
+    );
+    let (code, r, err) = check_json(
+        dir.path(),
+        &["OINV_Document_Lines.txt", "OINV_Documents.txt", "--results", "r"],
+    );
+    assert_eq!(
+        (code, &r["documents"]["valid"]),
+        (0, &serde_json::json!(2)),
+        "{r:#}\n{err}"
+    );
+    assert_eq!(
+        result_rows(&dir.path().join("r/OINV_Document_Lines.result.csv")).len(),
+        3
+    );
+}

@@ -1,0 +1,89 @@
+//! SAP Business One's two files: a document of the header file whose lines the lines file
+//! leaves out is not sent, is invalid in the results (`INV-MAP-NO-LINES`) and makes the run exit
+//! 1; when an earlier run issued it, the finding says the ledger holds it.
+
+use super::support::*;
+use std::path::Path;
+
+/// The lines file (one line for each of `with_lines`, by RecordKey) and the header file of
+/// documents 600201 (RecordKey 1) and 600203 (RecordKey 3), dated yesterday.
+fn export(dir: &Path, with_lines: &[&str]) {
+    let date = (chrono::Utc::now() - chrono::Duration::days(1)).format("%Y%m%d");
+    let mut lines = "ParentKey\tLineNum\tItemCode\tItemDescription\tQuantity\tPrice\tCurrency\tDiscountPercent\tTaxCode\tLineTotal\r\n\
+                     DocNum\tLineNum\tItemCode\tDscription\tQuantity\tPrice\tCurrency\tDiscPrcnt\tTaxCode\tLineTotal\r\n"
+        .to_string();
+    for key in with_lines {
+        lines.push_str(&format!("{key}\t0\tA-100\tToner\t2\t100.00\tSAR\t0\tS15\t200.00\r\n"));
+    }
+    let mut docs = "RecordKey\tDocNum\tDocDate\tDocDueDate\tCardCode\tCardName\tNumAtCard\tDocCurrency\r\n\
+                    RecordKey\tDocNum\tDocDate\tDocDueDate\tCardCode\tCardName\tNumAtCard\tDocCur\r\n"
+        .to_string();
+    for (key, num) in [("1", "600201"), ("3", "600203")] {
+        docs.push_str(&format!(
+            "{key}\t{num}\t{date}\t{date}\tC-1\tWalk-in Customer\tPO-{key}\tSAR\r\n"
+        ));
+    }
+    std::fs::write(dir.join("OINV_Document_Lines.txt"), lines).unwrap();
+    std::fs::write(dir.join("OINV_Documents.txt"), docs).unwrap();
+}
+
+/// Run the export; its exit code and its result rows of document 600203.
+fn run_export(dir: &Path) -> (Option<i32>, Vec<std::collections::BTreeMap<String, String>>, String) {
+    let o = run(
+        dir,
+        &[],
+        &["run", "OINV_Document_Lines.txt", "OINV_Documents.txt", "--results", "r"],
+    );
+    let rows = results(&dir.join("r/OINV_Document_Lines.result.csv"))
+        .into_iter()
+        .filter(|r| r["result_document"] == "600203")
+        .collect();
+    (o.status.code(), rows, text(&o))
+}
+
+#[test]
+fn a_header_record_without_lines_is_not_sent_and_says_whether_an_earlier_run_issued_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    export(d, &["1"]);
+    let (code, rows, out) = run_export(d);
+    assert_eq!(code, Some(1), "{out}");
+    let [row] = rows.as_slice() else {
+        panic!("{rows:?}\n{out}")
+    };
+    assert_eq!(
+        (row["result_status"].as_str(), row["ParentKey"].as_str()),
+        ("invalid", "3")
+    );
+    assert!(row["result_uuid"].is_empty());
+    let e = &row["result_errors"];
+    assert!(
+        e.starts_with("INV-MAP-NO-LINES OINV_Documents.txt RecordKey \"3\": document 600203 (line 4 of the header file) has no lines") && !e.contains("ledger"),
+        "{e}"
+    );
+    assert!(out.contains("1 accepted") && out.contains("1 invalid"), "{out}");
+
+    // Its lines exported: issued.
+    export(d, &["1", "3"]);
+    let (code, rows, out) = run_export(d);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        rows.len() == 1 && rows[0]["result_status"] == "accepted",
+        "{rows:?}\n{out}"
+    );
+
+    // Left out again: invalid, and the ledger's word on it said.
+    export(d, &["1"]);
+    let (code, rows, out) = run_export(d);
+    assert_eq!(code, Some(1), "{out}");
+    let [row] = rows.as_slice() else {
+        panic!("{rows:?}\n{out}")
+    };
+    assert_eq!(row["result_status"], "invalid");
+    assert!(
+        row["result_errors"].ends_with(
+            "(the ledger holds 600203 from an earlier run: it was issued then, or maybe issued, and stays so)"
+        ),
+        "{row:?}"
+    );
+}
