@@ -4,6 +4,8 @@
 mod findings;
 #[path = "check/input_edges.rs"]
 mod input_edges;
+#[path = "check/sheet_xml.rs"]
+mod sheet_xml;
 #[path = "check/workbooks.rs"]
 mod workbooks;
 

@@ -27,7 +27,7 @@ use super::fields::fid;
 use super::headers::RepeatMemo;
 use super::numbers_used::{NUMBER_USED_CODE, NumbersUsed};
 use super::splits::{SplitKeys, split_issue};
-use crate::ingest::{Row, SourceRef};
+use crate::ingest::{self, Row, SourceRef};
 use crate::model::DocumentKind;
 use chrono::NaiveDate;
 use std::collections::HashMap;
@@ -165,16 +165,22 @@ fn orphan_issue(bound: &Bound, key: &str, line: u64) -> Issue {
 /// `continuation`.
 fn error_orphan_issue(bound: &Bound, key: &str, line: u64, error: &str) -> Issue {
     let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
-    Issue::error(
-        ORPHAN_CODE,
-        column,
-        Some(key.to_string()),
+    let message = if ingest::formula_without_value(error) {
+        format!(
+            "the row after this document's last row (line {line}) has {} but no computed value for its document \
+             number ({}) and may be one of its lines: the document is not issued without it; {}",
+            ingest::formula_named(error),
+            ingest::FORMULA_WHY,
+            ingest::FORMULA_FIX
+        )
+    } else {
         format!(
             "the row after this document's last row (line {line}) has the spreadsheet error {error} for its \
              document number (a formula that failed) and may be one of its lines: the document is not issued \
              without it. Correct that cell in the workbook or the ERP and export again"
-        ),
-    )
+        )
+    };
+    Issue::error(ORPHAN_CODE, column, Some(key.to_string()), message)
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -421,10 +427,19 @@ impl Grouper {
                     }
                     None => String::new(),
                 };
-                format!(
-                    "no document number in this row ({column} holds the spreadsheet error {error}, not a number: a \
-                     formula that failed{above}): correct the cell in the workbook or the ERP and export again"
-                )
+                if ingest::formula_without_value(error) {
+                    format!(
+                        "no document number in this row ({column} holds {} but no computed value: {}{above}): {}",
+                        ingest::formula_named(error),
+                        ingest::FORMULA_WHY,
+                        ingest::FORMULA_FIX
+                    )
+                } else {
+                    format!(
+                        "no document number in this row ({column} holds the spreadsheet error {error}, not a number: \
+                         a formula that failed{above}): correct the cell in the workbook or the ERP and export again"
+                    )
+                }
             } else if self.bound.mapping.continuation {
                 format!(
                     "a continuation row (its {column} is blank) with no document above it: write the number of \
@@ -487,3 +502,7 @@ impl Grouper {
         self.close()
     }
 }
+
+#[cfg(test)]
+#[path = "tests_sheet_cells.rs"]
+mod tests_sheet_cells;
