@@ -102,6 +102,8 @@ pub const SPLIT_CODE: &str = "INV-MAP-SPLIT";
 /// The rule code of a document followed by a row without a number, which may be one of its
 /// lines: it is not issued without that row.
 pub const ORPHAN_CODE: &str = "INV-MAP-ORPHAN";
+/// The rule code (a warning) of a row hidden in the workbook.
+pub const HIDDEN_CODE: &str = "INV-ROW-HIDDEN";
 
 /// [`NumbersUsed`] while one file is read.
 #[derive(Debug)]
@@ -181,6 +183,18 @@ fn error_orphan_issue(bound: &Bound, key: &str, line: u64, error: &str) -> Issue
         )
     };
     Issue::error(ORPHAN_CODE, column, Some(key.to_string()), message)
+}
+
+/// The warning on a row hidden in the workbook ([`Row::hidden`]): read, and issued, as any
+/// other row, which the person who hid it may not expect.
+fn hidden_issue() -> Issue {
+    Issue::warning(
+        HIDDEN_CODE,
+        None,
+        None,
+        "the row is hidden in the workbook (filtered out, or hidden by hand) and was read like any other row: if it \
+         must not be issued, delete it from the export",
+    )
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -363,6 +377,9 @@ impl Grouper {
             issues.push(Issue::error(p.code, column, p.value.clone(), p.message.clone()));
         } else if let Some(short) = self.bound.short_row(&row) {
             issues.push(short);
+        }
+        if row.hidden() {
+            issues.push(hidden_issue());
         }
         let header = match self.bound.header_row(&row) {
             Ok(h) => h,

@@ -1,5 +1,5 @@
 //! Tests of what a workbook says beyond its cells' values, as the mapping reads it: a formula
-//! saved without its computed value (an error cell of the formula's text).
+//! saved without its computed value (an error cell of the formula's text), a hidden row.
 
 use super::*;
 use crate::ingest::Cell;
@@ -73,4 +73,28 @@ fn a_number_cell_holding_a_formula_without_its_value_is_no_number() {
             vec![],
         ]
     );
+}
+
+#[test]
+fn a_hidden_row_is_read_as_any_other_with_a_warning() {
+    let (h, mut rows) = rows_from_csv(ROWS, 1);
+    rows[1].set_hidden(true);
+    let b = bound(SIMPLE, &h);
+    let units = group_all(&b, rows);
+    let rows_said: Vec<(usize, Vec<String>)> = units
+        .iter()
+        .filter_map(|u| match u {
+            Unit::Document(d) => Some(d),
+            Unit::Stray(_) => None,
+        })
+        .flat_map(|d| {
+            d.rows
+                .iter()
+                .map(|r| (d.rows.len(), r.issues.iter().map(Issue::render).collect()))
+        })
+        .collect();
+    let hidden = "INV-ROW-HIDDEN: the row is hidden in the workbook (filtered out, or hidden by hand) and was read \
+                  like any other row: if it must not be issued, delete it from the export";
+    assert_eq!(rows_said, [(2, vec![]), (2, vec![hidden.to_string()]), (1, vec![])]);
+    assert_eq!(HIDDEN_CODE, "INV-ROW-HIDDEN");
 }

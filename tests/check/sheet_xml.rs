@@ -1,6 +1,7 @@
 //! Workbooks whose sheet says more than its cells' values: a formula saved without its computed
-//! value (a workbook written by a program and never calculated). The workbooks are written by
-//! rust_xlsxwriter, then their sheet's XML is edited as those programs write it.
+//! value (a workbook written by a program and never calculated), a row hidden in the workbook.
+//! The workbooks are written by rust_xlsxwriter, then their sheet's XML is edited as those
+//! programs write it.
 
 use super::{NOW, result_rows, samples};
 use rust_xlsxwriter::{Formula, Workbook};
@@ -180,5 +181,49 @@ fn a_formula_without_its_computed_value_is_an_error_that_says_how_to_get_the_val
             "f.xlsx line 2: INV-MAP-VALUE Rate \"=H2/F2\": the cell holds the formula =H2/F2 but no computed value"
         ),
         "{said}"
+    );
+}
+
+/// A row hidden in the workbook (filtered out, or hidden by hand) is read and issued as any
+/// other, with a warning that says so.
+#[test]
+fn a_hidden_row_is_read_like_any_other_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    for (c, h) in HEADER.iter().enumerate() {
+        sheet.write_string(0, c as u16, *h).unwrap();
+    }
+    for (r, number) in ["TS/101", "TS/102", "TS/103", "TS/104"].iter().enumerate() {
+        for (c, v) in voucher(number).iter().enumerate() {
+            sheet.write_string(r as u32 + 1, c as u16, *v).unwrap();
+        }
+    }
+    // Row 3 hidden as Excel writes it, row 5 as LibreOffice does.
+    sheet.set_row_hidden(2).unwrap();
+    book.save(dir.path().join("h.xlsx")).unwrap();
+    edit_sheet(
+        &dir.path().join("h.xlsx"),
+        &[("<row r=\"5\"", "<row r=\"5\" hidden=\"true\"")],
+    );
+    let (code, rows, said) = check(dir.path(), "h.xlsx");
+    assert_eq!(code, Some(0), "{said}");
+    let at = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+    let (status, warnings, document) = (at("result_status"), at("result_warnings"), at("result_document"));
+    let warned: Vec<(&str, &str, &str)> = rows[1..]
+        .iter()
+        .map(|r| (r[document].as_str(), r[status].as_str(), r[warnings].as_str()))
+        .collect();
+    let hidden = "INV-ROW-HIDDEN: the row is hidden in the workbook (filtered out, or hidden by hand) and was \
+                  read like any other row: if it must not be issued, delete it from the export";
+    assert_eq!(
+        warned,
+        [
+            ("TS/101", "valid", ""),
+            ("TS/102", "valid", hidden),
+            ("TS/103", "valid", ""),
+            ("TS/104", "valid", hidden),
+        ]
     );
 }
