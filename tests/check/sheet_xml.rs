@@ -39,7 +39,7 @@ fn voucher(number: &str) -> [&str; 10] {
 
 /// Rewrites the first sheet of the workbook at `path`, replacing each `(from, to)` once (each
 /// `from` must be there).
-fn edit_sheet(path: &Path, edits: &[(&str, &str)]) {
+pub(super) fn edit_sheet(path: &Path, edits: &[(&str, &str)]) {
     use std::io::{Read, Write};
     let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
     let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
