@@ -10,6 +10,8 @@ mod findings;
 mod input_edges;
 #[path = "check/sap_join.rs"]
 mod sap_join;
+#[path = "check/sheet_xml.rs"]
+mod sheet_xml;
 #[path = "check/signs.rs"]
 mod signs;
 #[path = "check/tax_cells.rs"]

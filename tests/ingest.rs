@@ -2,7 +2,7 @@
 //! ERPs produce, spreadsheets written by rust_xlsxwriter, fixtures made by
 //! `tests/fixtures/make_fixtures.py`, and files that must fail cleanly.
 
-use invoicedrop::ingest::{Cell, FileFormat, IngestError, ReadOptions, Row, RowReader, peek_headers};
+use invoicedrop::ingest::{Cell, CellRef, FileFormat, IngestError, ReadOptions, Row, RowReader, peek_headers};
 use rust_decimal::Decimal;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;

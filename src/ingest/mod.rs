@@ -37,19 +37,24 @@
 //! number has scale 0), date-formatted cells as [`Cell::Date`] / [`Cell::DateTime`] (1904 date
 //! system handled), booleans; an unformatted date serial stays a number (the mapping converts
 //! it). Error cells (`#N/A`, ...) come out as their text, with a note. Formulas give their
-//! cached value (a workbook written by a program that did not compute them gives empty cells).
-//! [`SourceRef::line`] is the sheet's 1-based row number; cells are indexed by column from
-//! column A, even when the sheet's data starts further right.
+//! cached value; an xlsx formula saved without one (a workbook written by a program that does
+//! not calculate) is an error cell of the formula's text, `=B2*C2`, with a note (a row of nothing
+//! else is blank). An xlsx row hidden in the workbook is read as any other, and says so
+//! ([`Row::hidden`]). [`SourceRef::line`] is the sheet's 1-based row number; cells are indexed by
+//! column from column A, even when the sheet's data starts further right.
 
 mod csv_problems;
 mod csv_source;
 mod cut;
 mod encoding;
 mod error;
+mod error_cells;
 mod reader;
 mod records;
 mod row;
 mod sheet_cells;
+mod sheet_marks;
+mod sheet_scan;
 mod sniff;
 mod stamp;
 mod workbook;
@@ -57,6 +62,7 @@ mod xlsx_stream;
 
 pub use cut::{CutLine, LastLine};
 pub use error::IngestError;
+pub use error_cells::{FORMULA_FIX, FORMULA_WHY, formula_named, formula_without_value, no_value_message};
 pub use reader::RowReader;
 pub use row::{Cell, CellRef, ReadProblem, Row, SourceRef, Text};
 pub use stamp::FileStamp;

@@ -1,5 +1,6 @@
 //! A row of an export and where it came from.
 
+use super::error_cells::is_spreadsheet_error;
 use crate::text::{Trimmed, date_text, decimal_plain};
 use chrono::{NaiveDate, NaiveDateTime};
 use rust_decimal::Decimal;
@@ -48,7 +49,9 @@ pub enum Cell {
     /// A boolean cell.
     Bool(bool),
     /// A spreadsheet error cell (`#REF!`, `#N/A`, `#DIV/0!`: a formula that failed), with its
-    /// text: it holds no value, and a mapped field that reads it is an error.
+    /// text: it holds no value, and a mapped field that reads it is an error. Also a formula
+    /// saved without its computed value, with the formula as its text (`=B2*C2`: see
+    /// [`formula_without_value`](super::formula_without_value)).
     Error(Text),
 }
 
@@ -106,7 +109,8 @@ pub enum CellRef<'a> {
     DateTime(NaiveDateTime),
     /// A boolean cell.
     Bool(bool),
-    /// A spreadsheet error cell, with its text (`#REF!`).
+    /// A spreadsheet error cell, with its text (`#REF!`), or a formula saved without its
+    /// computed value (`=B2*C2`).
     Error(&'a str),
 }
 
@@ -181,6 +185,8 @@ pub struct Row {
     pub source: SourceRef,
     /// What the reader found wrong in a record it could read ([`ReadProblem`]).
     problem: Option<Box<ReadProblem>>,
+    /// Hidden in the workbook ([`Row::hidden`]).
+    hidden: bool,
     /// A spreadsheet's typed cells (empty when `text` is set).
     cells: Vec<Cell>,
     /// A CSV record: its text and where each field ends in it. The reader makes no cell of its
@@ -221,31 +227,6 @@ impl TextCells {
     }
 }
 
-/// Whether a CSV field is a spreadsheet's error value written as text (`#REF!`, `#N/A`): a
-/// formula that failed in the workbook the export was saved from (Excel writes its errors so).
-/// Such a field is read as that error, as a workbook's error cell is, never as a value.
-pub fn is_spreadsheet_error(text: &str) -> bool {
-    const ERRORS: [&str; 16] = [
-        "#NULL!",
-        "#DIV/0!",
-        "#VALUE!",
-        "#REF!",
-        "#NAME?",
-        "#NUM!",
-        "#N/A",
-        "#GETTING_DATA",
-        "#SPILL!",
-        "#CALC!",
-        "#FIELD!",
-        "#BLOCKED!",
-        "#CONNECT!",
-        "#BUSY!",
-        "#UNKNOWN!",
-        "#PYTHON!",
-    ];
-    ERRORS.iter().any(|e| e.eq_ignore_ascii_case(text))
-}
-
 impl PartialEq for Row {
     /// Rows are equal when they come from the same place and hold the same cells, however
     /// they hold them.
@@ -262,6 +243,7 @@ impl Row {
         Row {
             source,
             problem: None,
+            hidden: false,
             cells,
             text: None,
         }
@@ -336,6 +318,7 @@ impl Row {
         self.cells = Vec::new();
         self.text = Some(cells);
         self.problem = None;
+        self.hidden = false;
         Some(())
     }
 
@@ -347,6 +330,17 @@ impl Row {
     /// Record what is wrong in the row (after its cells are set: setting them clears it).
     pub(crate) fn set_problem(&mut self, problem: ReadProblem) {
         self.problem = Some(Box::new(problem));
+    }
+
+    /// True when the row is hidden in the workbook (filtered out, or hidden by hand: an xlsx
+    /// `<row hidden="1">`). It is read as any other row.
+    pub fn hidden(&self) -> bool {
+        self.hidden
+    }
+
+    /// Say whether the row is hidden (after its cells are set: setting them clears it).
+    pub(crate) fn set_hidden(&mut self, hidden: bool) {
+        self.hidden = hidden;
     }
 
     /// For a row of a record's text, the number of fields the record had (trailing empty ones
@@ -409,6 +403,7 @@ impl Row {
     pub(crate) fn cells_mut(&mut self) -> &mut Vec<Cell> {
         self.text = None;
         self.problem = None;
+        self.hidden = false;
         &mut self.cells
     }
 

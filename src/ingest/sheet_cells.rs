@@ -98,6 +98,12 @@ pub(crate) fn data_is_blank(d: &Data) -> bool {
 pub(crate) enum RawCell {
     Text(Text),
     Data(Data),
+    /// A formula saved without its computed value (calamine reads it as empty), as a
+    /// spreadsheet shows it: `=B2*C2` (`=` alone when not known). No value: an error cell of
+    /// that text ([`formula_without_value`](super::formula_without_value)). A row of
+    /// nothing else is blank, as it was read before (what it would show is not known: most
+    /// often a template's formulas below the data).
+    Formula(Text),
 }
 
 impl Default for RawCell {
@@ -135,6 +141,7 @@ impl RawCell {
         match self {
             RawCell::Text(t) => t.trim().is_empty(),
             RawCell::Data(d) => data_is_blank(d),
+            RawCell::Formula(_) => true,
         }
     }
 
@@ -143,6 +150,7 @@ impl RawCell {
         match self {
             RawCell::Text(t) => t.trim().to_owned(),
             RawCell::Data(d) => header_text(d),
+            RawCell::Formula(_) => String::new(),
         }
     }
 }
@@ -153,6 +161,10 @@ pub(crate) fn convert_raw(cell: RawCell) -> (Cell, Option<Problem>) {
         RawCell::Text(t) if t.is_empty() => (Cell::Empty, None),
         RawCell::Text(t) => (Cell::Text(t), None),
         RawCell::Data(d) => convert(d),
+        RawCell::Formula(f) => {
+            let text = f.to_string();
+            (Cell::Error(f), Some(Problem::Formula(text)))
+        }
     }
 }
 
@@ -207,6 +219,8 @@ pub(crate) fn convert(d: Data) -> (Cell, Option<Problem>) {
 pub(crate) enum Problem {
     Error(String),
     Number(String),
+    /// A formula saved without its computed value.
+    Formula(String),
 }
 
 /// A time of day or duration (in days) as `H:MM:SS`.
@@ -299,6 +313,14 @@ mod tests {
             assert_eq!(raw.header_text(), header_text(&data));
             assert_eq!(convert_raw(raw).0, convert(data).0);
         }
+        // A formula saved without its value: no value, an error cell of its text, with a note;
+        // blank as a row's only cell (what it would show is not known).
+        let formula = RawCell::Formula("=B2*C2".into());
+        assert!(formula.is_blank());
+        assert_eq!(formula.header_text(), "");
+        let (cell, problem) = convert_raw(formula);
+        assert_eq!(cell, Cell::Error("=B2*C2".into()));
+        assert!(matches!(problem, Some(Problem::Formula(t)) if t == "=B2*C2"));
     }
 
     #[test]

@@ -60,11 +60,12 @@ enum SheetRows {
 }
 
 /// One row as the sheet holds it: its 1-based number, how many columns lie left of its first
-/// cell, and its cells.
+/// cell, its cells, and whether it is hidden.
 struct SheetRow {
     number: u64,
     lead: u32,
     cells: Vec<RawCell>,
+    hidden: bool,
 }
 
 /// Rows of one sheet.
@@ -80,6 +81,8 @@ pub(crate) struct SheetSource {
     first_error: String,
     odd_numbers: u64,
     first_odd_number: String,
+    formulas: u64,
+    first_formula: String,
     finished: bool,
     notes: Vec<String>,
     /// The number of the (first) header row.
@@ -199,7 +202,8 @@ pub(crate) fn open(
     let mut notes = Vec::new();
     let sheet = choose_sheet(&book, &file, opts.sheet.as_deref(), &mut notes)?;
     let rows = match book {
-        Sheets::Xlsx(xlsx) => SheetRows::Streamed(XlsxStream::start(xlsx, sheet.clone())),
+        // The workbook opened again, for what calamine's reader does not say.
+        Sheets::Xlsx(xlsx) => SheetRows::Streamed(XlsxStream::start(xlsx, std::fs::File::open(path), sheet.clone())),
         mut book => {
             let range = catch_unwind(AssertUnwindSafe(|| book.worksheet_range(&sheet)))
                 .unwrap_or(Err(calamine::Error::Msg(READER_FAILED)))
@@ -235,6 +239,8 @@ pub(crate) fn open(
         first_error: String::new(),
         odd_numbers: 0,
         first_odd_number: String::new(),
+        formulas: 0,
+        first_formula: String::new(),
         finished: false,
         notes: Vec::new(),
         header_line: 0,
@@ -395,6 +401,7 @@ impl SheetSource {
                     number: u64::from(*first_row) + i as u64 + 1,
                     lead: *first_col,
                     cells: range[i].iter_mut().map(|d| RawCell::Data(std::mem::take(d))).collect(),
+                    hidden: false,
                 }
             }
             SheetRows::Streamed(stream) => match stream.next_row() {
@@ -402,6 +409,7 @@ impl SheetSource {
                     number: u64::from(raw.index) + 1,
                     lead: 0,
                     cells: raw.cells,
+                    hidden: raw.hidden,
                 },
                 Ok(None) => return Ok(None),
                 Err(e) => {
@@ -511,6 +519,12 @@ impl SheetSource {
                             }
                             self.odd_numbers += 1;
                         }
+                        Problem::Formula(text) => {
+                            if self.formulas == 0 {
+                                self.first_formula = format!("{at}: {text}");
+                            }
+                            self.formulas += 1;
+                        }
                     }
                 }
                 cells.push(cell);
@@ -529,6 +543,7 @@ impl SheetSource {
                 row.source.sheet = Some(self.sheet.clone());
             }
             row.source.line = number;
+            row.set_hidden(raw.hidden);
             return Ok(true);
         }
         if !self.finished {
@@ -552,6 +567,22 @@ impl SheetSource {
                  {}); they are passed on as text",
                 self.sheet, self.odd_numbers, self.first_odd_number
             ));
+        }
+        if self.formulas > 0 {
+            self.notes.push(format!(
+                "sheet {:?}: {} cell(s) hold a formula but no computed value (first at {}): {}; \
+                 they hold no value, so a column the mapping reads is an error on their rows; {}",
+                self.sheet,
+                self.formulas,
+                self.first_formula,
+                super::FORMULA_WHY,
+                super::FORMULA_FIX
+            ));
+        }
+        if let SheetRows::Streamed(stream) = &mut self.rows
+            && let Some(note) = stream.take_note()
+        {
+            self.notes.push(note);
         }
     }
 

@@ -5,8 +5,12 @@
 //! (calamine's `worksheet_range` builds the whole sheet, first as a list of cells and then as a
 //! dense grid, before the first row can be used: 518 MB and all of the reading time up front for
 //! 200,000 rows of 44 columns.)
+//!
+//! What calamine does not say of the sheet (hidden rows, formulas saved without their values) is
+//! searched for on another thread (`sheet_marks`) and put on the rows as they are handed out.
 
 use super::sheet_cells::{RawCell, is_percent_format};
+use super::sheet_marks::SheetMarks;
 use calamine::Xlsx;
 use std::fs::File;
 use std::io::BufReader;
@@ -29,6 +33,8 @@ pub(crate) struct RawRow {
     pub(crate) index: u32,
     /// Cells from column A on; columns without a cell are empty.
     pub(crate) cells: Vec<RawCell>,
+    /// Hidden in the workbook (`<row hidden="1">`).
+    pub(crate) hidden: bool,
 }
 
 enum Msg {
@@ -43,6 +49,7 @@ pub(crate) struct XlsxStream {
     rx: Receiver<Msg>,
     chunk: std::vec::IntoIter<RawRow>,
     ended: bool,
+    marks: SheetMarks,
 }
 
 impl std::fmt::Debug for XlsxStream {
@@ -54,8 +61,10 @@ impl std::fmt::Debug for XlsxStream {
 }
 
 impl XlsxStream {
-    /// Starts reading `sheet` of `book` on a new thread.
-    pub(crate) fn start(book: Xlsx<BufReader<File>>, sheet: String) -> XlsxStream {
+    /// Starts reading `sheet` of `book` on a new thread, and searching it in `file` (the
+    /// workbook, opened again) on another.
+    pub(crate) fn start(book: Xlsx<BufReader<File>>, file: std::io::Result<File>, sheet: String) -> XlsxStream {
+        let marks = SheetMarks::start(file, sheet.clone());
         let (tx, rx) = sync_channel(CHUNKS_IN_FLIGHT);
         let on_failure = tx.clone();
         let spawned = std::thread::Builder::new()
@@ -68,6 +77,7 @@ impl XlsxStream {
             rx,
             chunk: Vec::new().into_iter(),
             ended: false,
+            marks,
         }
     }
 
@@ -75,7 +85,8 @@ impl XlsxStream {
     /// reader said when the sheet could not be read further (nothing follows it).
     pub(crate) fn next_row(&mut self) -> Result<Option<RawRow>, String> {
         loop {
-            if let Some(row) = self.chunk.next() {
+            if let Some(mut row) = self.chunk.next() {
+                self.marks.apply(&mut row);
                 return Ok(Some(row));
             }
             if self.ended {
@@ -91,6 +102,11 @@ impl XlsxStream {
                 Err(_) => self.ended = true,
             }
         }
+    }
+
+    /// What could not be done beside the reading (the sheet's search), once.
+    pub(crate) fn take_note(&mut self) -> Option<String> {
+        self.marks.take_note()
     }
 }
 
@@ -139,6 +155,7 @@ fn read_sheet(mut book: Xlsx<BufReader<File>>, sheet: &str, tx: &SyncSender<Msg>
                 current = Some(RawRow {
                     index: r,
                     cells: Vec::with_capacity(width.max(c + 1)),
+                    hidden: false,
                 });
             }
             if let Some(row) = current.as_mut() {

@@ -7,7 +7,7 @@ use super::load::{FieldRule, Mapping, NormText, Part, Source, parse_invoice_type
 use super::lookup::Table;
 use super::transform;
 use super::{Issue, MappingError};
-use crate::ingest::{CellRef, Row};
+use crate::ingest::{self, CellRef, Row};
 use crate::model::{DocumentKind, InvoiceType, TaxCategory};
 use crate::text::Trimmed;
 use chrono::{NaiveDate, NaiveTime};
@@ -499,11 +499,7 @@ impl Bound {
                 "INV-MAP-VALUE",
                 label.map(str::to_string),
                 Some(e.to_string()),
-                format!(
-                    "the cell holds the spreadsheet error {e}, not a value (a formula that failed: a reference to a \
-                     deleted cell, a lookup that found nothing); correct it in the workbook or the ERP and export \
-                     again"
-                ),
+                ingest::no_value_message(e),
             )));
         }
         let trimmed: Cow<'_, str> = match text {

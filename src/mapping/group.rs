@@ -27,7 +27,7 @@ use super::fields::fid;
 use super::headers::RepeatMemo;
 use super::numbers_used::{NUMBER_USED_CODE, NumbersUsed};
 use super::splits::{SplitKeys, split_issue};
-use crate::ingest::{Row, SourceRef};
+use crate::ingest::{self, Row, SourceRef};
 use crate::model::DocumentKind;
 use chrono::NaiveDate;
 use std::collections::HashMap;
@@ -118,6 +118,8 @@ pub const SPLIT_CODE: &str = "INV-MAP-SPLIT";
 /// The rule code of a document followed by a row without a number, which may be one of its
 /// lines: it is not issued without that row.
 pub const ORPHAN_CODE: &str = "INV-MAP-ORPHAN";
+/// The rule code (a warning) of a row hidden in the workbook.
+pub const HIDDEN_CODE: &str = "INV-ROW-HIDDEN";
 
 /// [`NumbersUsed`] while one file is read.
 #[derive(Debug)]
@@ -181,15 +183,33 @@ fn orphan_issue(bound: &Bound, key: &str, line: u64) -> Issue {
 /// `continuation`.
 fn error_orphan_issue(bound: &Bound, key: &str, line: u64, error: &str) -> Issue {
     let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
-    Issue::error(
-        ORPHAN_CODE,
-        column,
-        Some(key.to_string()),
+    let message = if ingest::formula_without_value(error) {
+        format!(
+            "the row after this document's last row (line {line}) has {} but no computed value for its document \
+             number ({}) and may be one of its lines: the document is not issued without it; {}",
+            ingest::formula_named(error),
+            ingest::FORMULA_WHY,
+            ingest::FORMULA_FIX
+        )
+    } else {
         format!(
             "the row after this document's last row (line {line}) has the spreadsheet error {error} for its \
              document number (a formula that failed) and may be one of its lines: the document is not issued \
              without it. Correct that cell in the workbook or the ERP and export again"
-        ),
+        )
+    };
+    Issue::error(ORPHAN_CODE, column, Some(key.to_string()), message)
+}
+
+/// The warning on a row hidden in the workbook ([`Row::hidden`]): read, and issued, as any
+/// other row, which the person who hid it may not expect.
+fn hidden_issue() -> Issue {
+    Issue::warning(
+        HIDDEN_CODE,
+        None,
+        None,
+        "the row is hidden in the workbook (filtered out, or hidden by hand) and was read like any other row: if it \
+         must not be issued, delete it from the export",
     )
 }
 
@@ -374,6 +394,9 @@ impl Grouper {
         } else if let Some(short) = self.bound.short_row(&row) {
             issues.push(short);
         }
+        if row.hidden() {
+            issues.push(hidden_issue());
+        }
         let header = match self.bound.header_row(&row) {
             Ok(h) => h,
             Err(e) => {
@@ -437,10 +460,19 @@ impl Grouper {
                     }
                     None => String::new(),
                 };
-                format!(
-                    "no document number in this row ({column} holds the spreadsheet error {error}, not a number: a \
-                     formula that failed{above}): correct the cell in the workbook or the ERP and export again"
-                )
+                if ingest::formula_without_value(error) {
+                    format!(
+                        "no document number in this row ({column} holds {} but no computed value: {}{above}): {}",
+                        ingest::formula_named(error),
+                        ingest::FORMULA_WHY,
+                        ingest::FORMULA_FIX
+                    )
+                } else {
+                    format!(
+                        "no document number in this row ({column} holds the spreadsheet error {error}, not a number: \
+                         a formula that failed{above}): correct the cell in the workbook or the ERP and export again"
+                    )
+                }
             } else if self.bound.mapping.continuation {
                 format!(
                     "a continuation row (its {column} is blank) with no document above it: write the number of \
@@ -503,3 +535,7 @@ impl Grouper {
         self.close()
     }
 }
+
+#[cfg(test)]
+#[path = "tests_sheet_cells.rs"]
+mod tests_sheet_cells;

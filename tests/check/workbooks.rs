@@ -137,29 +137,17 @@ fn a_sheet_without_the_header_names_the_sheet_the_rows_searched_and_the_setting(
 /// `name` in `dir` with each (cell, number written there, error) of `errors` turned into that
 /// spreadsheet error cell (`<c t="e">`), as Excel writes a formula that failed.
 fn with_error_cells(dir: &Path, name: &str, errors: &[(&str, &str, &str)]) {
-    use std::io::{Read, Write};
-    let path = dir.join(name);
-    let mut zip = zip::ZipArchive::new(std::fs::File::open(&path).unwrap()).unwrap();
-    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    for i in 0..zip.len() {
-        let mut entry = zip.by_index(i).unwrap();
-        let entry_name = entry.name().unwrap().to_string();
-        let mut bytes = Vec::new();
-        entry.read_to_end(&mut bytes).unwrap();
-        if entry_name == "xl/worksheets/sheet1.xml" {
-            let mut xml = String::from_utf8(bytes).unwrap();
-            for (cell, number, error) in errors {
-                let from = format!("r=\"{cell}\"><v>{number}</v>");
-                assert!(xml.contains(&from), "{from} in {xml}");
-                xml = xml.replace(&from, &format!("r=\"{cell}\" t=\"e\"><v>{error}</v>"));
-            }
-            bytes = xml.into_bytes();
-        }
-        out.start_file(entry_name, zip::write::SimpleFileOptions::default())
-            .unwrap();
-        out.write_all(&bytes).unwrap();
-    }
-    std::fs::write(&path, out.finish().unwrap().into_inner()).unwrap();
+    let edits: Vec<(String, String)> = errors
+        .iter()
+        .map(|(cell, number, error)| {
+            (
+                format!("r=\"{cell}\"><v>{number}</v>"),
+                format!("r=\"{cell}\" t=\"e\"><v>{error}</v>"),
+            )
+        })
+        .collect();
+    let edits: Vec<(&str, &str)> = edits.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    super::sheet_xml::edit_sheet(&dir.join(name), &edits);
 }
 
 #[test]

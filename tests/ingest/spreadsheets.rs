@@ -410,8 +410,8 @@ fn a_long_xlsx_is_streamed_in_order() {
     }
 }
 
-/// Rewrites the workbook with its first sheet's XML cut after `keep` bytes.
-fn with_sheet_cut(bytes: &[u8], keep: usize) -> Vec<u8> {
+/// Rewrites the workbook with its first sheet's XML made `edit` of it.
+fn with_sheet_edited(bytes: &[u8], edit: impl Fn(Vec<u8>) -> Vec<u8>) -> Vec<u8> {
     use std::io::{Read, Write};
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap_or_else(|e| panic!("zip: {e}"));
     let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
@@ -423,13 +423,21 @@ fn with_sheet_cut(bytes: &[u8], keep: usize) -> Vec<u8> {
             .read_to_end(&mut data)
             .unwrap_or_else(|e| panic!("read {name}: {e}"));
         if name == "xl/worksheets/sheet1.xml" {
-            data.truncate(keep);
+            data = edit(data);
         }
         out.start_file(name.as_str(), zip::write::SimpleFileOptions::default())
             .unwrap_or_else(|e| panic!("start {name}: {e}"));
         out.write_all(&data).unwrap_or_else(|e| panic!("write {name}: {e}"));
     }
     out.finish().unwrap_or_else(|e| panic!("finish: {e}")).into_inner()
+}
+
+/// Rewrites the workbook with its first sheet's XML cut after `keep` bytes.
+fn with_sheet_cut(bytes: &[u8], keep: usize) -> Vec<u8> {
+    with_sheet_edited(bytes, |mut data| {
+        data.truncate(keep);
+        data
+    })
 }
 
 /// A sheet damaged half-way: the rows before the damage come out, then one whole-file error
@@ -465,4 +473,57 @@ fn an_xlsx_sheet_damaged_half_way_gives_its_rows_then_an_error() {
     assert!(!errors[0].is_row_error());
     let msg = errors[0].to_string();
     assert!(msg.contains("damaged.xlsx") && msg.contains("after row"), "{msg}");
+}
+
+/// Deep in a long sheet (past the first chunks of both the reading and the search): a formula
+/// saved without its value is an error cell of its text, with a note; one saved with its value
+/// is that value; a row of nothing but such formulas is blank; a hidden row says so and is read
+/// as any other.
+#[test]
+fn formulas_without_a_value_and_hidden_rows_are_read_as_the_sheet_says() {
+    let result = (|| -> Result<Vec<u8>, rust_xlsxwriter::XlsxError> {
+        let mut book = Workbook::new();
+        let sheet = book.add_worksheet();
+        for (c, h) in ["No", "Name", "Amount"].iter().enumerate() {
+            sheet.write_string(0, c as u16, *h)?;
+        }
+        for r in 1..=5_000u32 {
+            sheet.write_number(r, 0, f64::from(r))?;
+            sheet.write_string(r, 1, format!("name {r}"))?;
+            sheet.write_number(r, 2, f64::from(r) + 0.25)?;
+        }
+        sheet.write_formula(3_000, 2, "=A3001*2")?;
+        sheet.write_formula(3_001, 2, Formula::new("=A3002*2").set_result("6004"))?;
+        sheet.write_formula(5_001, 2, "=A5002*2")?;
+        sheet.set_row_hidden(4_000)?;
+        sheet.set_row_hidden(4_001)?;
+        book.save_to_buffer()
+    })();
+    let bytes = result.unwrap_or_else(|e| panic!("rust_xlsxwriter: {e}"));
+    // rust_xlsxwriter saves 0 as a formula's value; a program that does not calculate, none.
+    let bytes = with_sheet_edited(&bytes, |data| {
+        String::from_utf8_lossy(&data)
+            .replace("<f>A3001*2</f><v>0</v>", "<f>A3001*2</f>")
+            .replace("<f>A5002*2</f><v>0</v>", "<f>A5002*2</f><v></v>")
+            .into_bytes()
+    });
+    let (_d, p) = write("formulas.xlsx", &bytes);
+    let mut r = open(&p, &ReadOptions::default());
+    let all = rows(&mut r);
+    assert_eq!(all.len(), 5_000, "the row of only a formula is blank");
+    let at = |line: u64| &all[(line - 2) as usize];
+    assert_eq!(at(3_001).get(2), CellRef::Error("=A3001*2"));
+    assert_eq!(at(3_002).to_cells()[2], dec("6004"));
+    assert_eq!(at(3_003).to_cells()[2], dec("3002.25"));
+    let hidden: Vec<u64> = all.iter().filter(|r| r.hidden()).map(|r| r.source.line).collect();
+    assert_eq!(hidden, [4_001, 4_002]);
+    assert_eq!(at(4_001).to_cells()[1], text("name 4000"));
+    let notes = r.notes().join("\n");
+    assert!(
+        notes.contains(
+            "sheet \"Sheet1\": 1 cell(s) hold a formula but no computed value (first at row 3001, column C: \
+             =A3001*2): the workbook was written by a program and never calculated"
+        ),
+        "{notes}"
+    );
 }
