@@ -474,6 +474,7 @@ impl Bound {
             && *i < self.headers.width()
             && rule.map.is_empty()
             && rule.map_other.is_none()
+            && rule.pattern.is_none()
         {
             match row.get(*i) {
                 CellRef::Text(t) => {
@@ -506,6 +507,19 @@ impl Bound {
             Cow::Borrowed(t) if rule.trim => Cow::Borrowed(t.trimmed()),
             Cow::Owned(t) if rule.trim && t.trimmed().len() != t.len() => Cow::Owned(t.trimmed().to_string()),
             other => other,
+        };
+        // The part of the text the mapping's pattern reads (no match: blank). A typed cell (a
+        // number, a date) becomes its text.
+        let (cell, trimmed) = match &rule.pattern {
+            Some(p) => {
+                let part = p
+                    .captures(&trimmed)
+                    .and_then(|c| c.get(1).or_else(|| c.get(0)))
+                    .map(|m| m.as_str().trim().to_string())
+                    .unwrap_or_default();
+                (CellRef::Empty, Cow::Owned(part))
+            }
+            None => (cell, trimmed),
         };
         let (cell, text, label) = if cell.is_blank() && trimmed.is_empty() {
             match &rule.default {

@@ -87,6 +87,8 @@ pub struct FieldRule {
     pub map_other: Option<String>,
     /// Used when the source is blank.
     pub default: Option<String>,
+    /// The text's part read (`pattern`): its first group, or the whole match; no match is blank.
+    pub pattern: Option<regex::Regex>,
     /// Trim white space.
     pub trim: bool,
 }

@@ -386,6 +386,16 @@ impl Mapping {
                 FieldType::Date => super::dates::alternatives(&formats).map(Box::new),
                 _ => None,
             };
+            let pattern = match &spec.pattern {
+                Some(p) => Some(regex::Regex::new(p).map_err(|e| {
+                    invalid(
+                        &origin,
+                        format!("{fkey}.pattern"),
+                        format!("a regular expression ({e})"),
+                    )
+                })?),
+                None => None,
+            };
             fields[fid] = Some(FieldRule {
                 dates,
                 field: fid,
@@ -395,6 +405,7 @@ impl Mapping {
                 map,
                 map_other,
                 default,
+                pattern,
                 trim: spec.trim.unwrap_or(true),
             });
         }

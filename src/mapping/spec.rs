@@ -116,6 +116,10 @@ pub struct FieldSpec {
     pub map: Option<BTreeMap<String, toml::Value>>,
     /// Used when the source is blank.
     pub default: Option<toml::Value>,
+    /// A regular expression the text must match: its first group (or the whole match) is the
+    /// value; a text it does not match is blank (then `default` applies). Odoo's reversal
+    /// text `Reversal of: INV/2026/00041, damaged router` gives the invoice number and reason.
+    pub pattern: Option<String>,
     /// Trim surrounding white space (default true).
     pub trim: Option<bool>,
     /// The column may be absent from the file (then the field is blank).
