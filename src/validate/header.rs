@@ -218,7 +218,13 @@ fn note_requirements(doc: &Document, out: &mut Vec<Finding>) {
         out.push(BR_KSA_17.at(
             "payment_means_instruction_note",
             doc.payment_means_instruction_note.clone(),
-            format!("A {label} must say why it is issued (for example \"Returned items\"); fill in the reason."),
+            format!(
+                "A {label} must say why it is issued (for example \"{}\"); fill in the reason.",
+                match doc.kind {
+                    crate::model::DocumentKind::DebitNote => "Price increase after invoicing",
+                    _ => "Returned items",
+                }
+            ),
         ));
     }
     match doc.billing_reference.as_deref() {
@@ -358,5 +364,18 @@ mod tests {
         let mut d = standard();
         d.payment_means_instruction_note = None;
         assert_lacks(&check(&d), "BR-KSA-17");
+    }
+
+    #[test]
+    fn the_reason_asked_for_is_an_example_of_the_notes_kind() {
+        for (mut d, example) in [
+            (credit(), "Returned items"),
+            (debit(), "Price increase after invoicing"),
+        ] {
+            d.payment_means_instruction_note = None;
+            let found = check(&d);
+            let f = found.iter().find(|f| f.code == "BR-KSA-17").expect("BR-KSA-17");
+            assert!(f.message.contains(example), "{}", f.message);
+        }
     }
 }
