@@ -86,6 +86,16 @@ line.tax = { column = "Tax", default = "15%" }
 "Zero" = { category = "Z", reason_code = "VATEX-SA-32", reason = "Export" }
 "#;
 
+/// The issues a build located on the document's row `row`, rendered.
+fn issues_on(built: &Built, row: usize) -> Vec<String> {
+    built
+        .issues
+        .iter()
+        .filter(|(at, _)| *at == Some(row))
+        .map(|(_, i)| i.render())
+        .collect()
+}
+
 fn seller() -> std::sync::Arc<crate::model::Party> {
     std::sync::Arc::new(crate::model::example::seller())
 }
@@ -209,14 +219,7 @@ fn an_unknown_tax_code_is_one_issue_and_a_blank_one_another() {
     let b = bound(WITH_TOTALS, &h);
     let units = group_all(&b, rows);
     let built = build(docs(&units)[0], &b, &seller());
-    let on = |row: usize| -> Vec<String> {
-        built
-            .issues
-            .iter()
-            .filter(|(at, _)| *at == Some(row))
-            .map(|(_, i)| i.render())
-            .collect()
-    };
+    let on = |row: usize| issues_on(&built, row);
     // The unknown code says what the mapping knows; nothing claims the cell is blank.
     let first = on(0);
     assert_eq!(first.len(), 1, "{first:?}");
@@ -248,14 +251,7 @@ fn a_blank_tax_says_what_to_write_and_a_description_alone_is_a_section_line() {
     let b = bound(&m, &h);
     let units = group_all(&b, rows);
     let built = build(docs(&units)[0], &b, &seller());
-    let on = |row: usize| -> Vec<String> {
-        built
-            .issues
-            .iter()
-            .filter(|(at, _)| *at == Some(row))
-            .map(|(_, i)| i.render())
-            .collect()
-    };
+    let on = |row: usize| issues_on(&built, row);
     assert!(on(0).is_empty(), "{:?}", on(0));
     assert_eq!(
         on(1),
