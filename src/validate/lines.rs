@@ -135,7 +135,19 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
                 "unit price",
             );
         }
-        if !(gross_negative || below_zero(line.quantity) || below_zero(line.price.price_per_unit)) {
+        let follows = gross_negative || below_zero(line.quantity) || below_zero(line.price.price_per_unit);
+        // A line discount larger than the line: its net amount is negative (the authority's
+        // BR-KSA-F-04 holds for InvoiceLine/LineExtensionAmount too), though every figure it
+        // comes from is not.
+        if !follows {
+            negative(
+                out,
+                || p("amount"),
+                line.amount,
+                "line net amount (its price times its quantity, less its discount)",
+            );
+        }
+        if !(follows || below_zero(line.amount)) {
             negative(
                 out,
                 || p("tax_total.tax_amount"),

@@ -41,6 +41,39 @@ rule_test!(br_ksa_f_04_negative_quantity, "BR-KSA-F-04", Error, standard(),
 rule_test!(br_ksa_f_04_negative_price, "BR-KSA-F-04", Error, standard(),
     pass: |d| { d.invoice_lines[1].price.price_per_unit = dec!(0); recompute(d) },
     fail: |d| d.invoice_lines[1].price.price_per_unit = dec!(-0.01), path: "invoice_lines[1].price.price_per_unit");
+/// A line discount (an allowance on the line) larger than the line: every figure it comes from is
+/// positive, its net amount is not; said once, not again for its VAT.
+#[test]
+fn a_line_discount_larger_than_the_line_is_a_negative_line_net() {
+    let discount = |amount| crate::model::LineAllowanceCharge {
+        charge_indicator: false,
+        reason: "Discount".into(),
+        reason_code: None,
+        amount,
+    };
+    let mut d = standard();
+    apply(&mut d, |d| {
+        let l = &mut d.invoice_lines[1];
+        l.allowance_charges = vec![discount(l.quantity * l.price.price_per_unit - dec!(0.01))];
+        recompute(d)
+    });
+    assert_lacks(&check(&d), "BR-KSA-F-04");
+    let mut d = standard();
+    apply(&mut d, |d| {
+        let l = &mut d.invoice_lines[1];
+        l.allowance_charges = vec![discount(l.quantity * l.price.price_per_unit + dec!(1.54))];
+        recompute(d)
+    });
+    let found: Vec<_> = check(&d).into_iter().filter(|f| f.code == "BR-KSA-F-04").collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].path, "invoice_lines[1].amount");
+    assert!(
+        found[0].message.contains("line net amount") && found[0].message.contains("-1.54"),
+        "{}",
+        found[0].message
+    );
+}
+
 #[test]
 fn a_negative_gross_price_or_quantity_is_one_finding_not_one_per_figure_it_makes() {
     // A gross price of -3450 with 5 % off: the discount, the net price and the VAT follow.
