@@ -359,8 +359,8 @@ layout's mapping reads them, replacing files of those names. sap-b1-dtw writes i
 beside FILE, whose name must contain Document_Lines. FILE ending in .xlsx gives a workbook."
 )]
 pub struct GenerateArgs {
-    /// The layout: xero, quickbooks-online, zoho-books, odoo, erpnext, sap-b1-dtw, sage50, tally,
-    /// legacy-arabic.
+    /// The layout: xero, quickbooks-online, zoho-books, zoho-books-credit-notes, odoo, erpnext,
+    /// sap-b1-dtw, sage50, tally, legacy-arabic.
     #[arg(long)]
     pub layout: String,
     /// Line rows to write.

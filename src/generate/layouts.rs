@@ -14,6 +14,8 @@ pub enum Layout {
     QuickBooksOnline,
     /// Zoho Books `Invoice.csv`.
     ZohoBooks,
+    /// Zoho Books `Credit_Note.csv`: credit notes only, exported apart from the invoices.
+    ZohoBooksCreditNotes,
     /// Odoo `account.move` with continuation rows.
     Odoo,
     /// ERPNext Sales Invoice data export with continuation rows.
@@ -30,10 +32,11 @@ pub enum Layout {
 
 impl Layout {
     /// Every layout.
-    pub const ALL: [Layout; 9] = [
+    pub const ALL: [Layout; 10] = [
         Layout::Xero,
         Layout::QuickBooksOnline,
         Layout::ZohoBooks,
+        Layout::ZohoBooksCreditNotes,
         Layout::Odoo,
         Layout::ErpNext,
         Layout::SapB1Dtw,
@@ -48,6 +51,7 @@ impl Layout {
             Layout::Xero => "xero",
             Layout::QuickBooksOnline => "quickbooks-online",
             Layout::ZohoBooks => "zoho-books",
+            Layout::ZohoBooksCreditNotes => "zoho-books-credit-notes",
             Layout::Odoo => "odoo",
             Layout::ErpNext => "erpnext",
             Layout::SapB1Dtw => "sap-b1-dtw",
@@ -87,6 +91,7 @@ impl Layout {
         use Tax::*;
         let base = Features {
             credit_notes: false,
+            only_credit_notes: false,
             skips: false,
             discount: Discount::None,
             inclusive: false,
@@ -111,6 +116,10 @@ impl Layout {
                 inclusive: true,
                 fractional: true,
                 ..base
+            },
+            Layout::ZohoBooksCreditNotes => Features {
+                only_credit_notes: true,
+                ..Layout::ZohoBooks.features()
             },
             Layout::Odoo => Features {
                 credit_notes: true,
@@ -159,6 +168,9 @@ impl Layout {
         fn zoho(seq: u64, _: Kind, _: NaiveDate) -> String {
             format!("INV-{seq:06}")
         }
+        fn zoho_cn(seq: u64, _: Kind, _: NaiveDate) -> String {
+            format!("CN-{seq:06}")
+        }
         fn odoo(seq: u64, k: Kind, d: NaiveDate) -> String {
             match k {
                 Kind::Invoice => format!("INV/{}/{seq:06}", d.year()),
@@ -196,6 +208,7 @@ impl Layout {
             Layout::Xero => xero,
             Layout::QuickBooksOnline => qbo,
             Layout::ZohoBooks => zoho,
+            Layout::ZohoBooksCreditNotes => zoho_cn,
             Layout::Odoo => odoo,
             Layout::ErpNext => erpnext,
             Layout::SapB1Dtw => sap,
@@ -231,6 +244,7 @@ impl Layout {
             Layout::Xero => vec![XERO],
             Layout::QuickBooksOnline => vec![QBO],
             Layout::ZohoBooks => vec![ZOHO],
+            Layout::ZohoBooksCreditNotes => vec![ZOHO_CREDIT_NOTES],
             Layout::Odoo => vec![ODOO],
             Layout::ErpNext => vec![ERPNEXT],
             Layout::SapB1Dtw => vec![SAP_LINES.0, SAP_LINES.1],
@@ -345,6 +359,39 @@ pub(crate) const ZOHO: &[&str] = &[
     "Billing Code",
     "CF.Sales Person",
     "Template Name",
+];
+
+pub(crate) const ZOHO_CREDIT_NOTES: &[&str] = &[
+    "Credit Note Date",
+    "CreditNotes ID",
+    "Credit Note Number",
+    "Credit Note Status",
+    "Customer Name",
+    "Is Inclusive Tax",
+    "Currency Code",
+    "Exchange Rate",
+    "Item Name",
+    "Item Desc",
+    "Quantity",
+    "Usage unit",
+    "Item Price",
+    "Discount Amount",
+    "Item Tax",
+    "Item Tax %",
+    "Item Tax Amount",
+    "Item Tax Exemption Reason",
+    "Item Total",
+    "SubTotal",
+    "Total",
+    "Balance",
+    "Reference Invoice#",
+    "Reference Invoice Date",
+    "Reason",
+    "Notes",
+    "Billing Address",
+    "Billing City",
+    "Billing Country",
+    "Billing Code",
 ];
 
 pub(crate) const ODOO: &[&str] = &[

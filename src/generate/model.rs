@@ -177,6 +177,9 @@ pub(crate) enum Discount {
 pub(crate) struct Features {
     /// Credit notes (which the mapping can recognise and link to their invoice).
     pub(crate) credit_notes: bool,
+    /// Every document a credit note, each correcting an invoice of another export (Zoho's
+    /// credit note export): its number and date are made up.
+    pub(crate) only_credit_notes: bool,
     /// Drafts and voided documents (which the mapping skips).
     pub(crate) skips: bool,
     /// Discount style.
@@ -285,7 +288,13 @@ impl DocStream {
         let pct = tax.percent();
         let hundred = Decimal::ONE_HUNDRED;
         // Prices up to 999.99 × 20.5 with a 2-decimal percentage: no overflow is possible.
-        let before = round2(quantity * price * (hundred - discount_percent) / hundred) - discount_amount;
+        let undiscounted = round2(quantity * price * (hundred - discount_percent) / hundred);
+        // A discount is less than the line it is taken off (an ERP does not let it go below
+        // zero, and the authority refuses a negative line, BR-KSA-F-04).
+        if discount_amount * Decimal::TWO > undiscounted {
+            discount_amount = Decimal::ZERO;
+        }
+        let before = undiscounted - discount_amount;
         let (net, vat, gross) = if inclusive {
             let net = net_from_inclusive_total(quantity, before, pct).map_or(before, |n| n.line_net);
             let vat = vat_of(net, pct).unwrap_or_default();
@@ -331,7 +340,7 @@ impl Iterator for DocStream {
             .unwrap_or(self.first_day);
         self.written += n;
         let credit = f.credit_notes && seq.is_multiple_of(40) && self.last_invoice.is_some();
-        let state = if !f.skips || credit {
+        let state = if !f.skips || (credit && !f.only_credit_notes) {
             State::Issued
         } else if seq.is_multiple_of(50) {
             State::Voided
@@ -341,6 +350,11 @@ impl Iterator for DocStream {
             State::Issued
         };
         let (kind, customer, original) = match (&self.last_invoice, credit) {
+            _ if f.only_credit_notes => {
+                let invoiced = date.checked_sub_days(Days::new(10)).unwrap_or(date);
+                let customer = self.rng.random_range(0..CUSTOMERS.len());
+                (Kind::CreditNote, customer, Some((format!("INV-{seq:06}"), invoiced)))
+            }
             (Some((number, d, c)), true) => (Kind::CreditNote, *c, Some((number.clone(), *d))),
             _ => (Kind::Invoice, self.rng.random_range(0..CUSTOMERS.len()), None),
         };
@@ -389,6 +403,7 @@ mod tests {
 
     const ALL: Features = Features {
         credit_notes: true,
+        only_credit_notes: false,
         skips: true,
         discount: Discount::Percent,
         inclusive: true,
@@ -417,6 +432,23 @@ mod tests {
         assert!(docs.iter().any(|d| d.kind == Kind::CreditNote));
         assert!(docs.iter().any(|d| d.state == State::Voided));
         assert!(docs.iter().any(|d| d.state == State::Draft));
+    }
+
+    #[test]
+    fn a_discount_amount_never_takes_a_line_below_zero() {
+        let amounts = Features {
+            discount: Discount::Amount,
+            ..ALL
+        };
+        let docs: Vec<GenDoc> = DocStream::new(42, 20_000, today(), amounts, number).collect();
+        let discounted = docs
+            .iter()
+            .flat_map(|d| &d.lines)
+            .filter(|l| !l.discount_amount.is_zero());
+        assert!(discounted.clone().count() > 100);
+        for l in discounted {
+            assert!(l.net > Decimal::ZERO && l.gross > Decimal::ZERO, "{l:?}");
+        }
     }
 
     #[test]

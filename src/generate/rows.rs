@@ -48,6 +48,7 @@ pub(crate) fn rows(layout: Layout, doc: &GenDoc) -> Vec<Vec<Val>> {
             Layout::Xero => xero(doc, l),
             Layout::QuickBooksOnline => quickbooks(doc, l),
             Layout::ZohoBooks => zoho(doc, l),
+            Layout::ZohoBooksCreditNotes => zoho_credit_note(doc, l),
             Layout::Odoo => odoo(doc, i, l),
             Layout::ErpNext => erpnext(doc, i, l),
             Layout::SapB1Dtw => sap_line(doc, i, l),
@@ -159,14 +160,67 @@ fn quickbooks(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
     ]
 }
 
-fn zoho(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
+/// Zoho's credit note export: positive amounts, the corrected invoice and the reason.
+fn zoho_credit_note(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
     let c = doc.customer;
-    let (tax, pct, reason) = match l.tax {
+    let (tax, pct, reason) = zoho_tax(l.tax);
+    let status = match doc.state {
+        State::Draft => "Draft",
+        State::Voided => "Void",
+        State::Issued if doc.seq.is_multiple_of(2) => "Closed",
+        State::Issued => "Open",
+    };
+    let (original, original_date) = doc
+        .original
+        .clone()
+        .map_or((Val::Empty, Val::Empty), |(n, d)| (text(n), Val::Date(d, "%Y-%m-%d")));
+    vec![
+        Val::Date(doc.date, "%Y-%m-%d"),
+        text(format!("47000{:08}", doc.seq)),
+        text(doc.number.clone()),
+        Val::Str(status),
+        Val::Str(c.name),
+        Val::Str(if doc.inclusive { "true" } else { "false" }),
+        Val::Str("SAR"),
+        Val::Str("1.00"),
+        Val::Str(l.code),
+        Val::Str(l.name),
+        qty(l.quantity),
+        Val::Str("pcs"),
+        money(l.price),
+        money(l.discount_amount),
+        Val::Str(tax),
+        Val::Str(pct),
+        money(l.vat),
+        opt(reason),
+        money(if doc.inclusive { l.gross } else { l.net }),
+        money(doc.net_total),
+        money(doc.total),
+        money(if status == "Closed" { Decimal::ZERO } else { doc.total }),
+        original,
+        original_date,
+        Val::Str(CREDIT_REASON),
+        Val::Empty,
+        opt(c.street),
+        opt(c.city),
+        opt(country_name(c)),
+        opt(c.postal_zone),
+    ]
+}
+
+/// Zoho's tax name, rate and exemption reason of a VAT category.
+fn zoho_tax(t: Tax) -> (&'static str, &'static str, &'static str) {
+    match t {
         Tax::S15 => ("VAT 15", "15", ""),
         Tax::S5 => ("VAT 5", "5", ""),
         Tax::Z | Tax::O => ("Zero Rate", "0", "Medicines | أدوية"),
         Tax::E => ("Exempt", "0", "Financial services | خدمات مالية"),
-    };
+    }
+}
+
+fn zoho(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
+    let c = doc.customer;
+    let (tax, pct, reason) = zoho_tax(l.tax);
     let status = match doc.state {
         State::Draft => "Draft",
         State::Voided => "Void",
