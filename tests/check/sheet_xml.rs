@@ -4,7 +4,7 @@
 //! programs write it.
 
 use super::{NOW, result_rows, samples};
-use rust_xlsxwriter::{Formula, Workbook};
+use rust_xlsxwriter::{Formula, Workbook, Worksheet};
 use std::path::Path;
 
 /// The Tally sample's header, and a column the mapping does not read.
@@ -35,6 +35,21 @@ fn voucher(number: &str) -> [&str; 10] {
         "Site delivery",
         "CC-1",
     ]
+}
+
+/// The header, then a row of each voucher `numbers` names (a blank number: a row without one);
+/// blank cells are not written.
+fn vouchers(sheet: &mut Worksheet, numbers: &[&str]) {
+    for (c, h) in HEADER.iter().enumerate() {
+        sheet.write_string(0, c as u16, *h).unwrap();
+    }
+    for (r, number) in numbers.iter().enumerate() {
+        for (c, v) in voucher(number).iter().enumerate() {
+            if !v.is_empty() {
+                sheet.write_string(r as u32 + 1, c as u16, *v).unwrap();
+            }
+        }
+    }
 }
 
 /// Rewrites the first sheet of the workbook at `path`, replacing each `(from, to)` once (each
@@ -90,16 +105,7 @@ fn a_formula_without_its_computed_value_is_an_error_that_says_how_to_get_the_val
     std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
     let mut book = Workbook::new();
     let sheet = book.add_worksheet();
-    for (c, h) in HEADER.iter().enumerate() {
-        sheet.write_string(0, c as u16, *h).unwrap();
-    }
-    for (r, number) in ["TS/101", "", "TS/102", "TS/103"].iter().enumerate() {
-        for (c, v) in voucher(number).iter().enumerate() {
-            if !v.is_empty() {
-                sheet.write_string(r as u32 + 1, c as u16, *v).unwrap();
-            }
-        }
-    }
+    vouchers(sheet, &["TS/101", "", "TS/102", "TS/103"]);
     // G2: TS/101's rate; B3: the row's voucher number; H4: TS/102's amount, with its value; J5:
     // TS/103's cost centre, which the mapping does not read; H6: a row of only a formula.
     sheet.write_formula(1, 6, "=H2/F2").unwrap();
@@ -192,14 +198,7 @@ fn a_hidden_row_is_read_like_any_other_with_a_warning() {
     std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
     let mut book = Workbook::new();
     let sheet = book.add_worksheet();
-    for (c, h) in HEADER.iter().enumerate() {
-        sheet.write_string(0, c as u16, *h).unwrap();
-    }
-    for (r, number) in ["TS/101", "TS/102", "TS/103", "TS/104"].iter().enumerate() {
-        for (c, v) in voucher(number).iter().enumerate() {
-            sheet.write_string(r as u32 + 1, c as u16, *v).unwrap();
-        }
-    }
+    vouchers(sheet, &["TS/101", "TS/102", "TS/103", "TS/104"]);
     // Row 3 hidden as Excel writes it, row 5 as LibreOffice does.
     sheet.set_row_hidden(2).unwrap();
     book.save(dir.path().join("h.xlsx")).unwrap();

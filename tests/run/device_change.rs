@@ -8,12 +8,6 @@ use invoicedrop::sandbox::SandboxConfig;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-fn onboard_as(dir: &Path, env: &[(&str, String)], id: &str) -> String {
-    let o = run(dir, env, &["onboard", "--otp", "123456", "--device-id", id]);
-    assert!(o.status.success(), "onboard failed: {}", text(&o));
-    text(&o)
-}
-
 /// number → (status, uuid, errors) of the result file `results/a.result.csv`.
 fn outcome(dir: &Path) -> BTreeMap<String, (String, String, String)> {
     results(&dir.join("results/a.result.csv"))

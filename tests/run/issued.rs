@@ -49,13 +49,6 @@ fn column(rows: &[Vec<String>], name: &str) -> usize {
     rows[0].iter().position(|h| h == name).unwrap()
 }
 
-/// Requests the sandbox answered for documents: accepted, replayed, rejected, failed.
-fn requests(server: &Server) -> (u64, u64, u64) {
-    let s = server.handle.stats();
-    let sum = |f: fn(&invoicedrop::sandbox::DeviceStats) -> u64| s.devices.iter().map(f).sum::<u64>();
-    (sum(|d| d.accepted), sum(|d| d.replays), sum(|d| d.rejections))
-}
-
 #[test]
 fn an_issued_invoice_whose_export_now_fails_the_checks_is_reported_issued_and_not_sent() {
     let server = Server::start(SandboxConfig::default());
@@ -285,33 +278,15 @@ fn a_number_maybe_issued_whose_export_now_fails_the_checks_is_failed_with_how_to
     let env = server.env();
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join(".invoicedrop");
-    let o = run(
-        dir.path(),
-        &env,
-        &["onboard", "--otp", "123456", "--device-id", "till-1"],
-    );
-    assert!(o.status.success(), "{}", text(&o));
+    onboard_as(dir.path(), &env, "till-1");
     let earlier = onboard_id(&state);
     let a = dir.path().join("a.csv");
     xero_export_lines(&a, 2, 2);
     let o = run(dir.path(), &env, &["run", "a.csv"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     // As if the earlier device's answer for T-00001 had been lost: sent, outcome unknown.
-    let conn = rusqlite::Connection::open(state.join("ledger.sqlite")).unwrap();
-    let n = conn
-        .execute(
-            "UPDATE documents SET state = 'unknown', response = NULL, uuid = NULL WHERE number = 'T-00001'",
-            [],
-        )
-        .unwrap();
-    assert_eq!(n, 1);
-    drop(conn);
-    let o = run(
-        dir.path(),
-        &env,
-        &["onboard", "--otp", "123456", "--device-id", "till-2"],
-    );
-    assert!(o.status.success(), "{}", text(&o));
+    lose_answer(&state, "T-00001");
+    onboard_as(dir.path(), &env, "till-2");
     let rows = edit_export(&a, |number, nth, rec| {
         if number == "T-00001" && nth == 1 {
             rec[29] = "-1".into();

@@ -14,13 +14,6 @@ use std::path::Path;
 
 type Rows = Vec<BTreeMap<String, String>>;
 
-/// Requests the sandbox answered for documents: accepted, replayed, rejected.
-fn requests(server: &Server) -> (u64, u64, u64) {
-    let s = server.handle.stats();
-    let sum = |f: fn(&invoicedrop::sandbox::DeviceStats) -> u64| s.devices.iter().map(f).sum::<u64>();
-    (sum(|d| d.accepted), sum(|d| d.replays), sum(|d| d.rejections))
-}
-
 /// The export's lines (header first) by number: `T-00001` → its lines, in order.
 fn lines_by_number(path: &Path) -> (String, BTreeMap<String, Vec<String>>) {
     let text = std::fs::read_to_string(path).unwrap();
@@ -239,8 +232,7 @@ fn a_number_maybe_issued_whose_rows_are_now_apart_is_failed_once() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join(".invoicedrop");
     let till = |id: &str| {
-        let o = run(dir.path(), &env, &["onboard", "--otp", "123456", "--device-id", id]);
-        assert!(o.status.success(), "{}", text(&o));
+        onboard_as(dir.path(), &env, id);
     };
     till("till-1");
     let earlier = onboard_id(&state);
@@ -250,15 +242,7 @@ fn a_number_maybe_issued_whose_rows_are_now_apart_is_failed_once() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     // As if the earlier device's answer for T-00001 had been lost: sent, outcome unknown (this
     // device cannot settle it at the start of a run).
-    let conn = rusqlite::Connection::open(state.join("ledger.sqlite")).unwrap();
-    let n = conn
-        .execute(
-            "UPDATE documents SET state = 'unknown', response = NULL, uuid = NULL WHERE number = 'T-00001'",
-            [],
-        )
-        .unwrap();
-    assert_eq!(n, 1);
-    drop(conn);
+    lose_answer(&state, "T-00001");
     till("till-2");
     let before = requests(&server);
     let (header, by) = lines_by_number(&a);

@@ -193,6 +193,33 @@ pub fn xero_export_lines(path: &Path, n: usize, lines: usize) {
     std::fs::write(path, out).unwrap();
 }
 
+/// Onboard device `id` into `dir`'s state folder; what `onboard` said.
+pub fn onboard_as(dir: &Path, env: &[(&str, String)], id: &str) -> String {
+    let o = run(dir, env, &["onboard", "--otp", "123456", "--device-id", id]);
+    assert!(o.status.success(), "onboard failed: {}", text(&o));
+    text(&o)
+}
+
+/// As if the answer for `number` had been lost: the ledger in `state` holds it sent, its outcome
+/// unknown (no response, no UUID).
+pub fn lose_answer(state: &Path, number: &str) {
+    let conn = rusqlite::Connection::open(state.join("ledger.sqlite")).unwrap();
+    let n = conn
+        .execute(
+            "UPDATE documents SET state = 'unknown', response = NULL, uuid = NULL WHERE number = ?1",
+            [number],
+        )
+        .unwrap();
+    assert_eq!(n, 1, "{number} is in the ledger once");
+}
+
+/// Documents the sandbox accepted, replayed and rejected, over all its devices.
+pub fn requests(server: &Server) -> (u64, u64, u64) {
+    let s = server.handle.stats();
+    let sum = |f: fn(&invoicedrop::sandbox::DeviceStats) -> u64| s.devices.iter().map(f).sum::<u64>();
+    (sum(|d| d.accepted), sum(|d| d.replays), sum(|d| d.rejections))
+}
+
 /// The onboard_id of the device remembered in the state folder `state`.
 pub fn onboard_id(state: &Path) -> String {
     invoicedrop::submit::Ledger::open(state)

@@ -75,13 +75,6 @@ fn documents(dir: &Path) -> BTreeMap<(String, String, String, String), String> {
         .collect()
 }
 
-/// Requests the sandbox answered for documents: accepted, replayed, rejected.
-fn requests(server: &Server) -> (u64, u64, u64) {
-    let s = server.handle.stats();
-    let sum = |f: fn(&invoicedrop::sandbox::DeviceStats) -> u64| s.devices.iter().map(f).sum::<u64>();
-    (sum(|d| d.accepted), sum(|d| d.replays), sum(|d| d.rejections))
-}
-
 /// Run the register in `dir` against `server` twice: each document issued once, then nothing sent.
 fn issued_once_and_rerun_sends_nothing(dir: &Path, server: &Server, rows: usize) {
     let env = server.env();

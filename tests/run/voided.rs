@@ -9,13 +9,6 @@ use invoicedrop::sandbox::SandboxConfig;
 use serde_json::Value;
 use std::path::Path;
 
-/// Requests the sandbox answered for documents: accepted, replayed, rejected.
-fn requests(server: &Server) -> (u64, u64, u64) {
-    let s = server.handle.stats();
-    let sum = |f: fn(&invoicedrop::sandbox::DeviceStats) -> u64| s.devices.iter().map(f).sum::<u64>();
-    (sum(|d| d.accepted), sum(|d| d.replays), sum(|d| d.rejections))
-}
-
 /// The export at `path` with the Status of `number`'s rows set to `status`.
 fn mark(path: &Path, number: &str, status: &str) {
     let text = std::fs::read_to_string(path).unwrap();
@@ -135,8 +128,7 @@ fn a_number_maybe_issued_then_marked_voided_is_failed_with_how_to_settle_it() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join(".invoicedrop");
     let till = |id: &str| {
-        let o = run(dir.path(), &env, &["onboard", "--otp", "123456", "--device-id", id]);
-        assert!(o.status.success(), "{}", text(&o));
+        onboard_as(dir.path(), &env, id);
     };
     till("till-1");
     let earlier = onboard_id(&state);
@@ -146,15 +138,7 @@ fn a_number_maybe_issued_then_marked_voided_is_failed_with_how_to_settle_it() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     // As if the earlier device's answer for T-00001 had been lost: sent, outcome unknown (this
     // device cannot settle it at the start of a run).
-    let conn = rusqlite::Connection::open(state.join("ledger.sqlite")).unwrap();
-    let n = conn
-        .execute(
-            "UPDATE documents SET state = 'unknown', response = NULL, uuid = NULL WHERE number = 'T-00001'",
-            [],
-        )
-        .unwrap();
-    assert_eq!(n, 1);
-    drop(conn);
+    lose_answer(&state, "T-00001");
     till("till-2");
     let before = requests(&server);
     mark(&a, "T-00001", "Voided");
