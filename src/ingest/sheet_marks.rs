@@ -115,9 +115,18 @@ impl SheetMarks {
 fn put(mark: Mark, row: &mut RawRow) {
     match mark {
         Mark::Hidden { .. } => row.hidden = true,
-        Mark::Formula { col, text, .. } => {
-            // Never over a value calamine read.
-            if let Some(cell @ RawCell::Data(Data::Empty)) = row.cells.get_mut(col as usize) {
+        Mark::Formula { col, text, zero, .. } => {
+            // Never over a value calamine read, but the 0 a program saved as a formula's value.
+            if let Some(cell) = row.cells.get_mut(col as usize)
+                && match cell {
+                    RawCell::Data(Data::Empty) => true,
+                    RawCell::Data(Data::Float(f)) => zero && *f == 0.0,
+                    RawCell::Data(Data::Int(i)) => zero && *i == 0,
+                    RawCell::Data(Data::String(s)) => zero && s == "0",
+                    RawCell::Text(t) => zero && matches!(&**t, "0" | "0%"),
+                    _ => false,
+                }
+            {
                 *cell = RawCell::Formula(text);
             }
         }
@@ -129,9 +138,9 @@ fn put(mark: Mark, row: &mut RawRow) {
 fn search(file: File, sheet: &str, tx: &SyncSender<Batch>) {
     let run = catch_unwind(AssertUnwindSafe(|| -> Result<(), String> {
         let mut zip = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| e.to_string())?;
-        let part = sheet_part(&mut zip, sheet)?;
+        let (part, recalculated) = sheet_part(&mut zip, sheet)?;
         let entry = zip.by_name(&part).map_err(|e| format!("{part}: {e}"))?;
-        let mut scanner = Scanner::new(entry, CHUNK);
+        let mut scanner = Scanner::new(entry, CHUNK).zero_is_placeholder(recalculated);
         let mut marks = Vec::new();
         let mut sent = 0;
         loop {
@@ -209,8 +218,11 @@ fn get<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
 
 /// The path in the package of the part of the worksheet named `sheet`, found as calamine finds
 /// it: the workbook part (the package's office document), its `<sheet>` of that name, and the
-/// relationship it names. Part names are matched ignoring case and `\`.
-fn sheet_part<R: Read + Seek>(zip: &mut zip::ZipArchive<R>, sheet: &str) -> Result<String, String> {
+/// relationship it names. Part names are matched ignoring case and `\`. With it, whether the
+/// workbook asks to be calculated in full when opened (`<calcPr fullCalcOnLoad="1"/>`): its
+/// formulas' saved values were not calculated by whoever wrote it
+/// ([`Scanner::zero_is_placeholder`]).
+fn sheet_part<R: Read + Seek>(zip: &mut zip::ZipArchive<R>, sheet: &str) -> Result<(String, bool), String> {
     let names: Vec<String> = zip.file_names().flatten().map(|n| n.into_owned()).collect();
     let find = |path: &str| {
         names
@@ -240,7 +252,11 @@ fn sheet_part<R: Read + Seek>(zip: &mut zip::ZipArchive<R>, sheet: &str) -> Resu
         Some(i) => book.split_at(i + 1),
         None => ("", book.as_str()),
     };
-    let sheets = elements(&read(&book)?, "sheet");
+    let book_xml = read(&book)?;
+    let recalculated = elements(&book_xml, "calcPr")
+        .iter()
+        .any(|c| get(c, "fullCalcOnLoad").is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true")));
+    let sheets = elements(&book_xml, "sheet");
     let id = sheets
         .iter()
         .find(|s| get(s, "name") == Some(sheet))
@@ -257,7 +273,8 @@ fn sheet_part<R: Read + Seek>(zip: &mut zip::ZipArchive<R>, sheet: &str) -> Resu
         Some(absolute) => absolute.to_owned(),
         None => format!("{dir}{target}"),
     };
-    find(&part).ok_or_else(|| format!("no part {part}"))
+    let part = find(&part).ok_or_else(|| format!("no part {part}"))?;
+    Ok((part, recalculated))
 }
 
 #[cfg(test)]
@@ -286,9 +303,15 @@ mod tests {
             ("xl/worksheets/sheet1.xml", ""),
             ("xl/worksheets/sheet2.xml", ""),
         ]);
-        assert_eq!(sheet_part(&mut zip, "Cover").as_deref(), Ok("xl/worksheets/sheet1.xml"));
+        assert_eq!(
+            sheet_part(&mut zip, "Cover"),
+            Ok(("xl/worksheets/sheet1.xml".to_owned(), false))
+        );
         // Named with an entity; its part named with other case.
-        assert_eq!(sheet_part(&mut zip, "R&D").as_deref(), Ok("xl/worksheets/sheet2.xml"));
+        assert_eq!(
+            sheet_part(&mut zip, "R&D"),
+            Ok(("xl/worksheets/sheet2.xml".to_owned(), false))
+        );
         assert_eq!(
             sheet_part(&mut zip, "Other"),
             Err("xl/workbook.xml does not list it".to_owned())
@@ -302,8 +325,8 @@ mod tests {
             ("book/worksheets/sheet1.xml", ""),
         ]);
         assert_eq!(
-            sheet_part(&mut zip, "Cover").as_deref(),
-            Ok("book/worksheets/sheet1.xml")
+            sheet_part(&mut zip, "Cover"),
+            Ok(("book/worksheets/sheet1.xml".to_owned(), false))
         );
         assert_eq!(
             sheet_part(&mut zip, "R&D"),
@@ -352,7 +375,7 @@ mod tests {
             }
         }
         let mut zip = book(data);
-        let part = sheet_part(&mut zip, "Sheet1").unwrap();
+        let (part, _) = sheet_part(&mut zip, "Sheet1").unwrap();
         let mut scanner = Scanner::new(zip.by_name(&part).unwrap(), 64);
         let mut found = Vec::new();
         while scanner.step(&mut found).unwrap().is_some() {}
@@ -389,6 +412,7 @@ mod tests {
             row,
             col,
             text: text.into(),
+            zero: false,
         };
         let batches = [
             (vec![Mark::Hidden { row: 1 }, f(1, 0, "=A")], 2),
@@ -427,6 +451,68 @@ mod tests {
             [empty(), RawCell::Formula("=B".into()), RawCell::Data(Data::Float(1.0))]
         );
         assert_eq!(marks.take_note(), None);
+    }
+
+    /// A formula's saved 0, taken for no value, replaces the 0 calamine read (as a number, a
+    /// text, or a percentage shown), never another value.
+    #[test]
+    fn a_placeholder_zero_is_replaced_and_nothing_else() {
+        let zero = |col, text: &str| Mark::Formula {
+            row: 0,
+            col,
+            text: text.into(),
+            zero: true,
+        };
+        let cells = [
+            RawCell::Data(Data::Float(0.0)),
+            RawCell::Data(Data::Int(0)),
+            RawCell::Data(Data::String("0".into())),
+            RawCell::Text("0%".into()),
+            RawCell::Data(Data::Float(2.5)),
+            RawCell::Text("x".into()),
+        ];
+        let mut row = raw_row(0, cells.to_vec());
+        for col in 0..7 {
+            put(zero(col, "=A"), &mut row);
+        }
+        let f = || RawCell::Formula("=A".into());
+        assert_eq!(row.cells, [f(), f(), f(), f(), cells[4].clone(), cells[5].clone()]);
+        // Without the flag, a 0 read is a value.
+        let mut row = raw_row(0, vec![RawCell::Data(Data::Float(0.0))]);
+        put(
+            Mark::Formula {
+                row: 0,
+                col: 0,
+                text: "=A".into(),
+                zero: false,
+            },
+            &mut row,
+        );
+        assert_eq!(row.cells, [RawCell::Data(Data::Float(0.0))]);
+    }
+
+    #[test]
+    fn a_workbook_asking_to_be_calculated_when_opened_is_told() {
+        let rels = r#"<Relationships><Relationship Id="rId1" Type=".../worksheet" Target="worksheets/sheet1.xml"/></Relationships>"#;
+        for (calc, asks) in [
+            (r#"<calcPr calcId="124519" fullCalcOnLoad="1"/>"#, true),
+            (r#"<calcPr fullCalcOnLoad="true"></calcPr>"#, true),
+            (r#"<calcPr calcId="191029"/>"#, false),
+            (r#"<calcPr fullCalcOnLoad="0"/>"#, false),
+            ("", false),
+        ] {
+            let book = SHEETS.replace("</workbook>", &format!("{calc}</workbook>"));
+            let mut zip = package(&[
+                ("xl/workbook.xml", book.as_str()),
+                ("xl/_rels/workbook.xml.rels", rels),
+                ("xl/worksheets/sheet1.xml", ""),
+            ]);
+            assert_eq!(
+                sheet_part(&mut zip, "Cover"),
+                Ok(("xl/worksheets/sheet1.xml".to_owned(), asks)),
+                "{calc}"
+            );
+        }
     }
 
     #[test]

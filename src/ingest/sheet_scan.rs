@@ -2,7 +2,9 @@
 //! in the workbook (`<row r="7" hidden="1">`: filtered out, or hidden by hand) and formula cells
 //! saved without a computed value (`<c r="D2"><f>B2*C2</f></c>`, or with an empty `<v/>` as
 //! openpyxl writes them: a workbook written by a program that does not calculate, never opened
-//! and saved in a spreadsheet application), which calamine reads as empty cells.
+//! and saved in a spreadsheet application), which calamine reads as empty cells; and, in a
+//! workbook that asks to be calculated when opened, formula cells whose saved value is the 0
+//! XlsxWriter and rust_xlsxwriter put there ([`Scanner::zero_is_placeholder`]).
 //!
 //! The XML is not parsed: the text is searched (memchr) for row start tags and formula elements
 //! only, and just those are read, with the cell around each formula. Text and attribute values
@@ -37,8 +39,10 @@ pub(crate) enum Mark {
     Hidden { row: u32 },
     /// The cell holds a formula and no computed value: `text` is the formula as a spreadsheet
     /// shows it (`=B2*C2`, shortened when long), or `=` alone when it is not known (a cell of a
-    /// shared formula whose first cell is gone).
-    Formula { row: u32, col: u32, text: Text },
+    /// shared formula whose first cell is gone). `zero`: the cell's saved value is a 0 put there
+    /// by a program that does not calculate (see [`Scanner::zero_is_placeholder`]), which
+    /// calamine reads as a value.
+    Formula { row: u32, col: u32, text: Text, zero: bool },
 }
 
 impl Mark {
@@ -109,6 +113,8 @@ pub(crate) struct Scanner<R> {
     next_row: u32,
     /// Shared formulas by index: the formula and its first cell.
     shared: HashMap<u32, (Box<str>, (u32, u32))>,
+    /// A formula's saved value 0 is no computed value.
+    zero_placeholder: bool,
 }
 
 fn is_space(b: u8) -> bool {
@@ -195,7 +201,18 @@ impl<R: Read> Scanner<R> {
             counted: None,
             next_row: 0,
             shared: HashMap::new(),
+            zero_placeholder: false,
         }
+    }
+
+    /// Takes a formula's saved value `0` for no computed value. For a workbook that asks to be
+    /// calculated in full when opened (`<calcPr fullCalcOnLoad="1">`), as XlsxWriter (Python)
+    /// and rust_xlsxwriter write every workbook: they save 0 as the value of each formula unless
+    /// the program gives one, and leave the calculation to the spreadsheet application that
+    /// opens it. A spreadsheet application saving the workbook drops that flag.
+    pub(crate) fn zero_is_placeholder(mut self, yes: bool) -> Scanner<R> {
+        self.zero_placeholder = yes;
+        self
     }
 
     /// Reads the next chunk and searches it, putting what it finds in `out`. Returns the index
@@ -387,10 +404,16 @@ impl<R: Read> Scanner<R> {
         // value is none, but for a text result (`t="str"`): an empty text.
         let rest = rest.trim_ascii_start();
         let named = |name: &[u8]| rest.starts_with(name) && rest.get(name.len()).copied().is_some_and(ends_name);
+        let mut zero = false;
         let has_value = if named(&names.v) {
             let v_end = tag_end(rest, 0)?;
             let empty = rest[..v_end].ends_with(b"/") || rest.get(v_end + 1) == Some(&b'<');
-            !empty || attr(c_tag, b"t") == Some(b"str")
+            let kind = attr(c_tag, b"t");
+            zero = self.zero_placeholder
+                && !empty
+                && matches!(kind, None | Some(b"n" | b"str"))
+                && rest[v_end + 1..].split(|&b| b == b'<').next().map(<[u8]>::trim_ascii) == Some(b"0");
+            !zero && (!empty || kind == Some(b"str"))
         } else {
             named(&names.is)
         };
@@ -437,6 +460,7 @@ impl<R: Read> Scanner<R> {
             row: pos.0,
             col: pos.1,
             text: text.as_str().into(),
+            zero,
         })
     }
 

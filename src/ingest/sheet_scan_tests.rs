@@ -17,14 +17,15 @@ impl Read for Trickle<'_> {
 
 /// The marks of `xml`, read `most` bytes at a time in chunks of `chunk`; checks that no mark
 /// comes for a row a step before said was done.
-fn marks_of(xml: &str, chunk: usize, most: usize) -> Vec<Mark> {
+fn marks_of(xml: &str, chunk: usize, most: usize, zero_placeholder: bool) -> Vec<Mark> {
     let mut scanner = Scanner::new(
         Trickle {
             text: xml.as_bytes(),
             most,
         },
         chunk,
-    );
+    )
+    .zero_is_placeholder(zero_placeholder);
     let mut all = Vec::new();
     let mut through = 0;
     loop {
@@ -46,10 +47,19 @@ fn marks_of(xml: &str, chunk: usize, most: usize) -> Vec<Mark> {
 
 /// The marks of `xml`, the same however it is cut.
 fn marks(xml: &str) -> Vec<Mark> {
-    let whole = marks_of(xml, 1 << 20, usize::MAX);
+    marks_zero(xml, false)
+}
+
+/// [`marks`], a formula's saved 0 taken for no value when `zero_placeholder`.
+fn marks_zero(xml: &str, zero_placeholder: bool) -> Vec<Mark> {
+    let whole = marks_of(xml, 1 << 20, usize::MAX, zero_placeholder);
     for chunk in [64, 97, 256] {
         for most in [1, 2, 3, 5, 8, 13, 64, usize::MAX] {
-            assert_eq!(marks_of(xml, chunk, most), whole, "chunks of {chunk}, reads of {most}");
+            assert_eq!(
+                marks_of(xml, chunk, most, zero_placeholder),
+                whole,
+                "chunks of {chunk}, reads of {most}"
+            );
         }
     }
     whole
@@ -67,6 +77,7 @@ fn formula(row: u32, col: u32, text: &str) -> Mark {
         row,
         col,
         text: text.into(),
+        zero: false,
     }
 }
 
@@ -173,11 +184,11 @@ fn a_long_formula_is_shortened_and_a_sheet_cut_short_ends_the_search() {
     let xml = sheet(r#"<row r="1" hidden="1"><c r="A1"><f>B1</f></c></row><row r="2"><c r="A2"><f>B2</f></c></row>"#);
     let whole = marks(&xml);
     for cut in 0..xml.len() {
-        let found = marks_of(&xml[..cut], 64, 7);
+        let found = marks_of(&xml[..cut], 64, 7, false);
         assert!(whole.starts_with(&found), "cut at {cut}: {found:?}");
     }
-    assert_eq!(marks_of("", 64, 7), []);
-    assert_eq!(marks_of("<worksheet><sheetData/></worksheet>", 64, 7), []);
+    assert_eq!(marks_of("", 64, 7, false), []);
+    assert_eq!(marks_of("<worksheet><sheetData/></worksheet>", 64, 7, false), []);
 }
 
 #[test]
@@ -196,4 +207,33 @@ fn cell_references_and_attributes() {
     assert_eq!(attr(tag, b"x:y"), Some(&b"a>b"[..]));
     assert_eq!(attr(b"<c", b"r"), None);
     assert_eq!(tag_end(br#"<c a="x>y">"#, 0), Some(10));
+}
+
+/// In a workbook that asks to be calculated when opened, a formula's saved value 0 is what
+/// XlsxWriter and rust_xlsxwriter put there, not a result: a number or text result of exactly
+/// 0; any other value, a true/false or error result, and every value in other workbooks stand.
+#[test]
+fn a_saved_zero_is_no_value_only_where_the_workbook_asks_to_be_calculated() {
+    let xml = sheet(concat!(
+        r#"<row r="2"><c r="A2"><f>B2*C2</f><v>0</v></c><c r="B2"><f>B3</f><v> 0 </v></c>"#,
+        r#"<c r="C2" t="str"><f>"0"&amp;""</f><v>0</v></c><c r="D2" t="n"><f>D3</f><v>0</v></c></row>"#,
+        r#"<row r="3"><c r="A3"><f>B3</f><v>0.5</v></c><c r="B3" t="b"><f>A3=1</f><v>0</v></c>"#,
+        r#"<c r="C3" t="e"><f>1/0</f><v>0</v></c><c r="D3" t="str"><f>""</f><v></v></c><c r="E3"><v>0</v></c></row>"#,
+    ));
+    let zero = |row, col, text: &str| Mark::Formula {
+        row,
+        col,
+        text: text.into(),
+        zero: true,
+    };
+    assert_eq!(
+        marks_zero(&xml, true),
+        [
+            zero(1, 0, "=B2*C2"),
+            zero(1, 1, "=B3"),
+            zero(1, 2, "=\"0\"&\"\""),
+            zero(1, 3, "=D3")
+        ]
+    );
+    assert_eq!(marks(&xml), []);
 }

@@ -55,6 +55,11 @@ fn vouchers(sheet: &mut Worksheet, numbers: &[&str]) {
 /// Rewrites the first sheet of the workbook at `path`, replacing each `(from, to)` once (each
 /// `from` must be there).
 pub(super) fn edit_sheet(path: &Path, edits: &[(&str, &str)]) {
+    edit_part(path, "xl/worksheets/sheet1.xml", edits);
+}
+
+/// Rewrites the part named `part` of the workbook at `path`, as [`edit_sheet`].
+fn edit_part(path: &Path, part: &str, edits: &[(&str, &str)]) {
     use std::io::{Read, Write};
     let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
     let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
@@ -63,7 +68,7 @@ pub(super) fn edit_sheet(path: &Path, edits: &[(&str, &str)]) {
         let name = entry.name().unwrap().to_string();
         let mut bytes = Vec::new();
         entry.read_to_end(&mut bytes).unwrap();
-        if name == "xl/worksheets/sheet1.xml" {
+        if name == part {
             let mut xml = String::from_utf8(bytes).unwrap();
             for (from, to) in edits {
                 assert!(xml.contains(from), "{from} in {xml}");
@@ -225,4 +230,51 @@ fn a_hidden_row_is_read_like_any_other_with_a_warning() {
             ("TS/104", "valid", hidden),
         ]
     );
+}
+
+/// XlsxWriter (Python) and rust_xlsxwriter save 0 as every formula's value unless the program
+/// gives one, and ask the spreadsheet application to calculate the workbook when it opens it
+/// (`fullCalcOnLoad`). Such a 0 is no value: the same error as a formula saved without one, not
+/// an amount of 0. A value the program gave stands; once a spreadsheet application has saved
+/// the workbook (the flag gone), a formula's 0 is its result.
+#[test]
+fn a_formula_saved_as_zero_by_a_program_that_does_not_calculate_is_no_value() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    vouchers(sheet, &["TS/101", "TS/102"]);
+    sheet.write_formula(1, 7, "=F2*G2").unwrap();
+    sheet
+        .write_formula(2, 7, Formula::new("=F3*G3").set_result("950"))
+        .unwrap();
+    book.save(dir.path().join("z.xlsx")).unwrap();
+    let (code, rows, said) = check(dir.path(), "z.xlsx");
+    assert_eq!(code, Some(1), "{said}");
+    let at = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+    let (status, errors) = (at("result_status"), at("result_errors"));
+    assert_eq!(rows[1][status], "invalid", "{:?}", rows[1]);
+    assert!(
+        rows[1][errors].starts_with(
+            "INV-MAP-VALUE Amount \"=F2*G2\": the cell holds the formula =F2*G2 but no computed value (the workbook \
+             was written by a program and never calculated): open the workbook in Excel or LibreOffice and save it"
+        ),
+        "{:?}",
+        rows[1]
+    );
+    assert_eq!(rows[1][at("Amount")], "=F2*G2", "the result file shows the formula");
+    assert_eq!(
+        (rows[2][status].as_str(), rows[2][at("Amount")].as_str()),
+        ("valid", "950")
+    );
+
+    // Saved by a spreadsheet application: the flag is gone, and 0 is the formula's result.
+    edit_part(
+        &dir.path().join("z.xlsx"),
+        "xl/workbook.xml",
+        &[(" fullCalcOnLoad=\"1\"", "")],
+    );
+    let (_, rows, said) = check(dir.path(), "z.xlsx");
+    assert_eq!(rows[1][at("Amount")], "0", "{said}");
+    assert!(!rows[1][errors].contains("INV-MAP-VALUE"), "{:?}", rows[1]);
 }
