@@ -17,9 +17,11 @@ pub const TYPE_NOT_ALLOWED_CODE: &str = DEVICE_TYPE_NOT_ALLOWED.code;
 pub enum DeviceMismatch {
     /// The device was not onboarded for this document type (D7).
     #[error(
-        "this device (onboarded as {}-only) may not issue {document} {}s: onboard a device with \
-         --invoice-type both (or {document}) and send them through it, with its own --state folder, \
-         or leave them out of this export",
+        "this device (onboarded as {}-only) may not issue {document} {}s: onboard a {document}-only \
+         device (--invoice-type {document}) in a state folder of its own and send them through it (not \
+         --invoice-type both: another state folder's ledger does not know what this one issued, so a \
+         device for both would issue this export's other documents a second time), or leave them out of \
+         this export",
         device_name(*device),
         kind.label()
     )]
@@ -138,9 +140,11 @@ mod tests {
         assert_eq!(f.value.as_deref(), Some("standard"));
         assert_eq!(
             f.message,
-            "this device (onboarded as simplified-only) may not issue standard invoices: onboard a device \
-             with --invoice-type both (or standard) and send them through it, with its own --state folder, \
-             or leave them out of this export"
+            "this device (onboarded as simplified-only) may not issue standard invoices: onboard a \
+             standard-only device (--invoice-type standard) in a state folder of its own and send them \
+             through it (not --invoice-type both: another state folder's ledger does not know what this one \
+             issued, so a device for both would issue this export's other documents a second time), or leave \
+             them out of this export"
         );
         let bad = super::super::validate(&credit(), &with_device(vat, DeviceType::Simplified));
         let f = assert_has(&bad, "DEVICE-TYPE-NOT-ALLOWED", Severity::Error);

@@ -71,7 +71,8 @@ fn a_standard_only_device_sends_no_simplified_document_and_says_what_to_do() {
         assert!(
             errors.contains(
                 "DEVICE-TYPE-NOT-ALLOWED [invoice_type] \"simplified\": this device (onboarded as standard-only) \
-                 may not issue simplified invoices: onboard a device with --invoice-type both (or simplified)"
+                 may not issue simplified invoices: onboard a simplified-only device (--invoice-type simplified) \
+                 in a state folder of its own and send them through it (not --invoice-type both"
             ),
             "{errors}"
         );

@@ -193,7 +193,9 @@ pub enum LedgerError {
     /// Another process holds the state folder.
     #[error(
         "another invoicedrop is already running with the state folder {} ({holder}holds {}); wait for it to \
-         finish, or give this run its own --state folder",
+         finish (a watcher: put the file in its inbox instead, or stop it with SIGTERM, then run again). Do \
+         not give this run another --state folder: that folder's ledger does not know what this one issued, \
+         and its device would issue the same documents a second time",
         dir.display(), dir.join("lock").display()
     )]
     Busy {
