@@ -341,6 +341,9 @@ pub(super) fn evaluate(
     let mut skipped_files = Vec::new();
     let mut files_out = Vec::new();
     let files = expand(args.paths, &side_files, &mut skipped_files, &mut files_out);
+    if let Some(d) = dispatch.as_deref_mut() {
+        d.inputs(&files);
+    }
     let mut opts = CheckOptions::new(now, seller);
     opts.max_briefs = list_limit.unwrap_or(usize::MAX);
     opts.device = dispatch.as_ref().and_then(|d| d.device());

@@ -9,6 +9,7 @@ pub mod json;
 mod mappings;
 mod onboard;
 mod out;
+mod progress;
 mod report;
 mod run;
 mod runner;

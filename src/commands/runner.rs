@@ -4,6 +4,7 @@
 
 use super::api::{self, DeviceChecksSkipped};
 use super::json::ErrorDoc;
+use super::progress::Progress;
 use super::verdict::{Totals, halted_verdict, held_verdict, stopped_verdict, totals, verdict, withdrawn_verdict};
 use crate::cli::*;
 use crate::config::Config;
@@ -16,10 +17,8 @@ use crate::watch::Tracked;
 use anyhow::Context as _;
 use chrono::{NaiveDate, NaiveTime, TimeZone as _, Utc};
 use chrono_tz::Asia::Riyadh;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
 use tokio::runtime::Runtime;
 
 /// Counters for the progress line.
@@ -91,7 +90,7 @@ pub(super) struct RunDispatch<'a> {
     submitter: &'a Submitter,
     /// Set when the run had to stop (credentials rejected, unknown device): nothing more is sent.
     pub(super) stopped: Option<ErrorDoc>,
-    bar: ProgressBar,
+    progress: Progress,
     tally: Tally,
     /// Raised by a signal (watch): batches not yet sent are left for the next start.
     halt: Option<&'a AtomicBool>,
@@ -130,11 +129,11 @@ impl RunDispatch<'_> {
 
     fn on_event(&self, e: SubmitEvent) {
         if self.tally.answered(&e) {
-            self.bar.inc(1);
+            self.progress.bar.inc(1);
         }
         match e {
-            SubmitEvent::Paused { reason, .. } => self.bar.println(format!("paused: {reason}")),
-            SubmitEvent::Resumed => self.bar.println("resumed"),
+            SubmitEvent::Paused { reason, .. } => self.progress.bar.println(format!("paused: {reason}")),
+            SubmitEvent::Resumed => self.progress.bar.println("resumed"),
             _ => {}
         }
         self.show_tally();
@@ -142,7 +141,7 @@ impl RunDispatch<'_> {
 
     /// The progress line's message: rows and documents so far, and what became of them.
     fn show_tally(&self) {
-        self.bar.set_message(self.tally.message());
+        self.progress.bar.set_message(self.tally.message());
     }
 }
 
@@ -171,11 +170,16 @@ impl Dispatch for RunDispatch<'_> {
         t.rows.fetch_add(rows, Ordering::Relaxed);
         t.checked.fetch_add(documents, Ordering::Relaxed);
         t.invalid.fetch_add(invalid, Ordering::Relaxed);
+        self.progress.rows_read(t.rows.load(Ordering::Relaxed));
         self.show_tally();
     }
 
     fn device(&self) -> Option<DeviceContext> {
         self.device.cloned()
+    }
+
+    fn inputs(&mut self, files: &[PathBuf]) {
+        self.progress.count_rows_of(files);
     }
 
     fn issued(&mut self, invalid: Vec<Held>) -> Vec<Option<Verdict>> {
@@ -234,7 +238,7 @@ impl RunDispatch<'_> {
             }
         };
         let mut verdicts: Vec<Option<Verdict>> = vec![None; n];
-        self.bar.inc_length(outcomes.len() as u64);
+        self.progress.add(outcomes.len() as u64);
         for o in outcomes {
             let tag = o.tag() as usize;
             let Some((export, failing, tracked)) = held.get_mut(tag) else {
@@ -291,7 +295,7 @@ impl RunDispatch<'_> {
                 continue;
             };
             if let Standing::Known(o) = &s {
-                self.bar.inc_length(1);
+                self.progress.add(1);
                 self.on_event(match o.as_ref() {
                     Outcome::Accepted { .. } => SubmitEvent::Accepted,
                     Outcome::Conflict { .. } => SubmitEvent::Conflict,
@@ -307,7 +311,7 @@ impl RunDispatch<'_> {
     /// Send one batch and turn the outcomes into verdicts, in the batch's order.
     fn send(&mut self, docs: Vec<Document>) -> Vec<Verdict> {
         let n = docs.len();
-        self.bar.inc_length(n as u64);
+        self.progress.add(n as u64);
         // Kept to tell a conflict's figures in the export from the issued ones.
         let exported: Vec<Totals> = docs.iter().map(totals).collect();
         let outgoing: Vec<Outgoing> = docs
@@ -337,29 +341,12 @@ impl RunDispatch<'_> {
             }
             Err(e) => {
                 let reason = e.to_string();
-                self.bar.println(format!("error: {reason}"));
+                self.progress.bar.println(format!("error: {reason}"));
                 self.stopped = Some(ErrorDoc::new(super::json::submit_kind(&e), reason.clone()));
                 (0..n).map(|_| stopped_verdict(&reason)).collect()
             }
         }
     }
-}
-
-fn progress_bar(show: bool) -> ProgressBar {
-    let bar = ProgressBar::new(0);
-    if !show || !std::io::stderr().is_terminal() {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    } else {
-        bar.set_style(
-            ProgressStyle::with_template(
-                // `per_sec:0`: a whole number of documents a second (1,235/s), not 1234.5678/s.
-                "{spinner} {pos}/{len} documents answered [{elapsed_precise}, {per_sec:0}, {eta} left] {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-    }
-    bar
 }
 
 /// Everything needed to send documents: one per `run`, one per `watch` for its whole life.
@@ -413,7 +400,7 @@ impl Runner {
             rt: &self.rt,
             submitter: &self.submitter,
             stopped: None,
-            bar: progress_bar(show_progress),
+            progress: Progress::new(show_progress),
             tally: Tally::default(),
             halt,
             halted: false,
@@ -471,7 +458,7 @@ impl Runner {
 impl RunDispatch<'_> {
     /// Clear the progress line.
     pub(super) fn finish(&self) {
-        self.bar.finish_and_clear();
+        self.progress.bar.finish_and_clear();
     }
 }
 

@@ -248,6 +248,10 @@ pub trait Dispatch {
         None
     }
 
+    /// The exports about to be read, in order, before the first is (for progress: `run` counts
+    /// their rows to estimate its whole length). Nothing by default.
+    fn inputs(&mut self, _files: &[std::path::PathBuf]) {}
+
     /// The batch's documents that failed the checks (never sent), in input order, before
     /// [`Dispatch::dispatch`] of the same batch: a verdict for each whose number was issued
     /// before, or maybe issued (for `run`, what its ledger holds: accepted, with or without a
