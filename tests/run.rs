@@ -32,6 +32,8 @@ mod inclusive;
 mod issued;
 #[path = "run/leftovers.rs"]
 mod leftovers;
+#[path = "run/note_order.rs"]
+mod note_order;
 #[path = "run/reconcile.rs"]
 mod reconcile;
 #[path = "run/sap_join.rs"]

@@ -4,12 +4,11 @@ use super::client::{ApiClient, AuthFailure, failure_text};
 use super::ledger::{BeginItem, Decision, DocumentKey, Ledger, content_hash, idempotency_key};
 use super::limit::RateControl;
 use super::retry::{self, Breaker};
-use super::schedule::{Job, Run, SortKey, dispatch_order};
+use super::schedule::{Job, PassKey, Run, SortKey, dispatch_order, passes, referenced_number};
 use super::token::{Bearer, TokenManager};
 use super::{ApiSettings, Outcome, Outgoing, SubmitError, SubmitEvent};
 use crate::model::{OnboardingRequest, OnboardingResponse};
 use serde_json::Value;
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -160,6 +159,15 @@ impl Submitter {
         let tags: Vec<u64> = docs.iter().map(|o| o.tag).collect();
         let mut sort_keys = Vec::with_capacity(count);
         let mut prepared: Vec<Option<(BeginItem, u64)>> = Vec::with_capacity(count);
+        let references: Vec<Option<String>> = docs
+            .iter()
+            .map(|o| {
+                o.document
+                    .billing_reference
+                    .as_deref()
+                    .map(|r| referenced_number(r).to_owned())
+            })
+            .collect();
         for (slot, o) in docs.into_iter().enumerate() {
             let key = self.key_of(&o.document);
             match serde_json::to_vec(&o.document) {
@@ -190,20 +198,19 @@ impl Submitter {
                 }
             }
         }
-        // The same document twice in one batch: the k-th copies go in the k-th pass, so a key is
-        // never in flight twice and later copies see the first one's result in the ledger.
-        let mut seen: HashMap<String, usize> = HashMap::new();
-        let mut passes: Vec<Vec<usize>> = Vec::new();
-        for slot in dispatch_order(&sort_keys) {
-            let Some((item, _)) = &prepared[slot] else { continue };
-            let n = seen.entry(item.idempotency_key.clone()).or_insert(0);
-            if passes.len() <= *n {
-                passes.push(Vec::new());
-            }
-            passes[*n].push(slot);
-            *n += 1;
-        }
-        for pass in passes {
+        let pass_keys: Vec<Option<PassKey>> = prepared
+            .iter()
+            .zip(&references)
+            .map(|(p, corrects)| {
+                p.as_ref().map(|(item, _)| PassKey {
+                    idempotency_key: item.idempotency_key.clone(),
+                    kind: item.key.kind,
+                    number: item.key.number.clone(),
+                    corrects: corrects.clone(),
+                })
+            })
+            .collect();
+        for pass in passes(&dispatch_order(&sort_keys), &pass_keys) {
             let mut items = Vec::with_capacity(pass.len());
             let mut meta = Vec::with_capacity(pass.len());
             for &slot in &pass {
