@@ -26,7 +26,7 @@ mod tax;
 
 pub use dates::DateLook;
 use joined::Joined;
-pub use joined::{NO_LINES_CODE, Unjoined};
+pub use joined::{KEY_BLANK_CODE, KEY_DUPLICATE_CODE, Left, NO_LINES_CODE, Unjoined};
 pub use side::{LookupMiss, SideFile, SideUse};
 
 /// A typed field value.
@@ -114,6 +114,8 @@ pub struct Bound {
     pub headers: HeaderIndex,
     join_headers: Option<HeaderIndex>,
     join_rows: HashMap<String, Joined>,
+    /// The joined header file's records without a key (`INV-MAP-KEY-BLANK`).
+    join_blank: Vec<Row>,
     join_parent: Option<usize>,
     /// The joined header file's key column, as an index in its headers.
     join_key: Option<usize>,
@@ -255,32 +257,6 @@ impl Bound {
         let text = self.view(row, header).get(i).as_text();
         let t = text.trimmed();
         (!t.is_empty()).then(|| t.to_string())
-    }
-
-    /// The joined header row of a lines row: `Ok(None)` without a join, `Err` when the row's parent
-    /// key is not in the header file.
-    pub fn header_row(&self, row: &Row) -> Result<Option<&Row>, Issue> {
-        let Some(p) = self.join_parent else {
-            return Ok(None);
-        };
-        let key = row.get(p).to_text().trimmed().to_string();
-        match self.join_rows.get(&key) {
-            Some(h) => Ok(Some(h.referred())),
-            None => Err(Issue::error(
-                "INV-MAP-JOIN",
-                Some(self.headers.name(p)),
-                Some(key),
-                format!(
-                    "no header with this key in {}, where this document's number, date, buyer and currency are \
-                     read: export the header file again with this document in it (or correct the key in this \
-                     file), and check it again",
-                    self.join_path
-                        .as_ref()
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_default()
-                ),
-            )),
-        }
     }
 
     fn column_name(&self, i: usize) -> String {

@@ -397,13 +397,7 @@ impl Grouper {
         if row.hidden() {
             issues.push(hidden_issue());
         }
-        let header = match self.bound.header_row(&row) {
-            Ok(h) => h,
-            Err(e) => {
-                issues.push(e);
-                None
-            }
-        };
+        let header = self.bound.header_row_said(&row, &mut issues);
         let key = self.bound.key(&row, header);
         // A number cell holding a spreadsheet error (`#REF!`): no number, and no continuation
         // of the document above either, though it may be one of its lines.

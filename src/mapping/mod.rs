@@ -37,7 +37,10 @@ pub mod spec;
 mod splits;
 pub mod transform;
 
-pub use apply::{Bound, DateLook, JoinRows, LookupMiss, NO_LINES_CODE, SideFile, SideUse, Unjoined, Value};
+pub use apply::{
+    Bound, DateLook, JoinRows, KEY_BLANK_CODE, KEY_DUPLICATE_CODE, Left, LookupMiss, NO_LINES_CODE, SideFile, SideUse,
+    Unjoined, Value,
+};
 pub use build::{Built, ErpTotals, Provenance, build, field_of};
 pub use group::{DocDraft, DraftRow, Grouper, ORPHAN_CODE, RowNote, SPLIT_CODE, Unit};
 pub use load::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule, parse_template};

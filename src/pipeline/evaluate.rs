@@ -116,7 +116,8 @@ fn shifts_cells(issue: &Issue) -> bool {
 /// (`INV-MAP-MISSING`) from a cell already said to be unreadable (`UNIT_PRICE "-": not a
 /// number`) is that same mistake; so is another row's `INV-MAP-CONFLICT` with a first row
 /// whose cell has its own error (a first row without a date); so is a parent key missing from
-/// the header file (`INV-MAP-JOIN`) on each of a document's rows after the first.
+/// the header file (`INV-MAP-JOIN`), or on several of its records (`INV-MAP-KEY-DUPLICATE`), on
+/// each of a document's rows after the first.
 fn drop_read_repeats(issues: &mut Vec<(Option<usize>, Issue)>) {
     let shifted: Vec<Option<usize>> = issues
         .iter()
@@ -149,7 +150,8 @@ fn drop_read_repeats(issues: &mut Vec<(Option<usize>, Issue)>) {
                 .any(|(r, i)| *r == Some(0) && i.column == said.column && i.is_error() && i.code != "INV-MAP-CONFLICT"),
             // The header row of the document's key missing from the header file is said on its
             // first row; its other rows, with the same key, point there.
-            "INV-MAP-JOIN" => issues[..k]
+            // So is a key on several records of the header file (`INV-MAP-KEY-DUPLICATE`).
+            "INV-MAP-JOIN" | crate::mapping::KEY_DUPLICATE_CODE => issues[..k]
                 .iter()
                 .any(|(_, i)| i.code == said.code && i.value == said.value),
             _ => false,

@@ -202,11 +202,6 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
                     Err(e) => return Err(e.into()),
                 }
             }
-            notes.push(format!(
-                "header file {} joined ({} documents)",
-                hp.display(),
-                rows.len()
-            ));
             Some(JoinRows {
                 path: hp,
                 headers,
@@ -248,6 +243,8 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
         }
         Err(e) => return Err(e.into()),
     };
+    // How many documents the header file holds, and which of its records make none.
+    notes.extend(bound.join_note());
     notes.extend(bound.notes.iter().cloned());
     if mapping.has_date_alternatives() {
         notes.extend(settle_dates(path, &opts, &mut bound)?);

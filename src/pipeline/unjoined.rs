@@ -1,15 +1,16 @@
-//! The records of a joined header file that no row of the lines file referred to
-//! (`INV-MAP-NO-LINES`), once the lines file's rows are all read: each is an invalid document
-//! with a row of its own at the end of the result file (the lines file's columns blank but the
-//! one referring to the header file, which holds its key), in `X.documents.csv`, the summary
-//! and `--json`, so that a document of the header file whose lines were left out of the lines
-//! file is never lost without a word.
+//! The records of a joined header file that make no document of the lines file's rows, once the
+//! lines file's rows are all read: no row referred to them (`INV-MAP-NO-LINES`), they have no key
+//! (`INV-MAP-KEY-BLANK`), or another record has their key (`INV-MAP-KEY-DUPLICATE`). Each is an
+//! invalid document with a row of its own at the end of the result file (the lines file's columns
+//! blank but the one referring to the header file, which holds its key), in
+//! `X.documents.csv`, the summary and `--json`, so that a document of the header file is never
+//! lost without a word, and never issued.
 
 use super::record::count_kind;
 use super::*;
-use crate::mapping::{NO_LINES_CODE, Unjoined};
+use crate::mapping::Unjoined;
 
-/// Write and count the header file's records that no row referred to. `dispatch` (`run`):
+/// Write and count the header file's records that make no document of the lines file's rows. `dispatch` (`run`):
 /// asked whether their numbers were issued before, which the finding then says. Nothing without
 /// a join, or when every record was referred to.
 pub(super) fn record_unjoined(
@@ -35,14 +36,16 @@ pub(super) fn record_unjoined(
     let width = bound.headers.width();
     let parent = bound.join_parent_column();
     for (i, u) in unjoined.iter().enumerate() {
-        let mut issue = bound.no_lines_issue(u);
-        if held.get(i).copied().unwrap_or(false) {
+        let mut issues = bound.unjoined_issues(u);
+        if held.get(i).copied().unwrap_or(false)
+            && let Some(issue) = issues.first_mut()
+        {
             issue.message.push_str(&format!(
                 " (the ledger holds {} from an earlier run: it was issued then, or maybe issued, and stays so)",
                 u.name()
             ));
         }
-        write_one(u, &issue, width, parent, &time, opts, writer, summary)?;
+        write_one(u, &issues, width, parent, &time, opts, writer, summary)?;
     }
     Ok(())
 }
@@ -51,7 +54,7 @@ pub(super) fn record_unjoined(
 #[allow(clippy::too_many_arguments)]
 fn write_one(
     u: &Unjoined,
-    issue: &crate::mapping::Issue,
+    issues: &[crate::mapping::Issue],
     width: usize,
     parent: Option<usize>,
     time: &str,
@@ -59,11 +62,19 @@ fn write_one(
     writer: &mut ResultWriter,
     summary: &mut FileSummary,
 ) -> std::io::Result<()> {
-    let found = ResultIssue::from(issue);
-    let text = found.render();
+    let found: Vec<ResultIssue> = issues.iter().map(ResultIssue::from).collect();
     let mut rr = ResultRow::new(RowStatus::Invalid, time);
     rr.document = u.name().into();
-    rr.push_rendered(found.clone(), text.clone());
+    for f in &found {
+        let text = f.render();
+        if summary.problems.len() < 20 {
+            summary
+                .problems
+                .push(format!("{} line {}: {text}", u.source.file, u.source.line));
+        }
+        *summary.codes.entry(f.code.clone()).or_default() += 1;
+        rr.push_rendered(f.clone(), text);
+    }
     let mut cells = vec![""; width];
     if let Some(cell) = parent.and_then(|p| cells.get_mut(p)) {
         *cell = &u.key;
@@ -71,17 +82,11 @@ fn write_one(
     writer.write_row(&cells, &rr, None)?;
     let mut record = DocumentRecord::new(u.name(), RowStatus::Invalid);
     record.rows = 1;
-    record.add_codes([&found]);
+    record.add_codes(&found);
     writer.document(&record)?;
 
     summary.rows += 1;
     summary.rows_invalid += 1;
-    if summary.problems.len() < 20 {
-        summary
-            .problems
-            .push(format!("{} line {}: {text}", u.source.file, u.source.line));
-    }
-    *summary.codes.entry(NO_LINES_CODE.to_string()).or_default() += 1;
     summary.documents.add(RowStatus::Invalid);
     count_kind(&mut summary.by_kind, "", "");
     if summary.document_list.len() < opts.max_briefs {

@@ -161,3 +161,131 @@ fn a_header_record_without_lines_is_an_invalid_document_counted_everywhere() {
         3
     );
 }
+
+#[test]
+fn header_records_with_a_shared_or_blank_record_key_are_invalid_documents_counted_everywhere() {
+    // RecordKey 2 on lines 4 and 5 of the header file (600202, 600203), none on line 6 (600204):
+    // the lines of key 2 cannot be told apart between 600202 and 600203.
+    let dir = tempfile::tempdir().unwrap();
+    export(
+        dir.path(),
+        &[("1", "A-100"), ("2", "A-100"), ("2", "A-200")],
+        &[
+            ("1", "600201", "20261107"),
+            ("2", "600202", "20261108"),
+            ("2", "600203", "20261109"),
+            ("", "600204", "20261110"),
+        ],
+    );
+    let (code, r, err) = check_json(
+        dir.path(),
+        &["OINV_Document_Lines.txt", "OINV_Documents.txt", "--results", "r"],
+    );
+    assert_eq!(code, 1, "{r:#}\n{err}");
+    let shared = "RecordKey \"2\" is on 2 records of the header file, document 600202 (line 4) and document 600203 \
+                  (line 5): the lines with ParentKey \"2\" cannot be told apart between them, so none of these \
+                  documents is issued; give each document its own RecordKey in the DTW header file (and its lines \
+                  that number in ParentKey in the lines file), or take out the record exported twice if they are \
+                  one document, and check it again";
+    let rows = result_rows(&dir.path().join("r/OINV_Document_Lines.result.csv"));
+    assert_eq!(rows.len(), 6, "{rows:?}");
+    let said: Vec<(&str, &str, &str)> = rows[1..]
+        .iter()
+        .map(|r| {
+            (
+                cell(&rows, r, "ParentKey"),
+                cell(&rows, r, "result_status"),
+                cell(&rows, r, "result_document"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("1", "valid", "600201"),
+            ("2", "invalid", "600202"),
+            ("2", "invalid", "600202"),
+            ("2", "invalid", "600203"),
+            ("", "invalid", "600204"),
+        ]
+    );
+    assert_eq!(
+        cell(&rows, &rows[2], "result_errors"),
+        format!("INV-MAP-KEY-DUPLICATE ParentKey \"2\": {shared}")
+    );
+    assert_eq!(
+        cell(&rows, &rows[4], "result_errors"),
+        format!("INV-MAP-KEY-DUPLICATE OINV_Documents.txt RecordKey \"2\": {shared}")
+    );
+    assert!(
+        cell(&rows, &rows[5], "result_errors").starts_with(
+            "INV-MAP-KEY-BLANK OINV_Documents.txt RecordKey \"\": document 600204 (line 6 of the header file) has \
+             no RecordKey, so no row of the lines file can refer to it and it is not issued: give it its RecordKey \
+             in the DTW header file"
+        ),
+        "{:?}",
+        rows[5]
+    );
+    let docs = std::fs::read_to_string(dir.path().join("r/OINV_Document_Lines.documents.csv")).unwrap();
+    for (number, code) in [
+        ("600202", "INV-MAP-KEY-DUPLICATE"),
+        ("600203", "INV-MAP-KEY-DUPLICATE"),
+        ("600204", "INV-MAP-KEY-BLANK"),
+    ] {
+        assert!(
+            docs.lines()
+                .any(|l| l.starts_with(&format!("{number},")) && l.contains(",invalid,") && l.contains(code)),
+            "{number}: {docs}"
+        );
+    }
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r/OINV_Document_Lines.summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["by_status"]["invalid"]["documents"], 3, "{summary:#}");
+    assert_eq!(summary["by_status"]["valid"]["documents"], 1, "{summary:#}");
+    assert_eq!(
+        (&r["documents"]["invalid"], &r["documents"]["valid"]),
+        (&3.into(), &1.into()),
+        "{r:#}"
+    );
+    let f = &r["files"][0];
+    assert_eq!(f["codes"]["INV-MAP-KEY-DUPLICATE"], 2, "{f:#}");
+    assert_eq!(f["codes"]["INV-MAP-KEY-BLANK"], 1, "{f:#}");
+    assert!(
+        f["notes"].as_array().unwrap().iter().any(|n| n
+            == "header file OINV_Documents.txt joined (4 documents, one for each record; not issued: 2 sharing \
+                a RecordKey (INV-MAP-KEY-DUPLICATE), 1 without a RecordKey (INV-MAP-KEY-BLANK))"),
+        "{f:#}"
+    );
+}
+
+#[test]
+fn header_records_sharing_a_key_no_line_has_each_say_both() {
+    let dir = tempfile::tempdir().unwrap();
+    export(
+        dir.path(),
+        &[("1", "A-100")],
+        &[
+            ("1", "600201", "20261107"),
+            ("7", "600207", "20261108"),
+            ("7", "600208", "20261109"),
+        ],
+    );
+    let (code, r, err) = check_json(
+        dir.path(),
+        &["OINV_Document_Lines.txt", "OINV_Documents.txt", "--results", "r"],
+    );
+    assert_eq!(code, 1, "{r:#}\n{err}");
+    let rows = result_rows(&dir.path().join("r/OINV_Document_Lines.result.csv"));
+    let own: Vec<(&str, &str)> = rows[2..]
+        .iter()
+        .map(|r| (cell(&rows, r, "result_document"), cell(&rows, r, "result_errors")))
+        .collect();
+    assert_eq!(own.len(), 2, "{rows:?}");
+    for (n, (number, errors)) in own.iter().enumerate() {
+        assert_eq!(*number, ["600207", "600208"][n]);
+        let codes: Vec<&str> = errors.split(" | ").map(|e| e.split(' ').next().unwrap()).collect();
+        assert_eq!(codes, ["INV-MAP-KEY-DUPLICATE", "INV-MAP-NO-LINES"], "{errors}");
+    }
+    assert_eq!(r["documents"]["invalid"], 2, "{r:#}");
+}

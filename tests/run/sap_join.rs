@@ -87,3 +87,67 @@ fn a_header_record_without_lines_is_not_sent_and_says_whether_an_earlier_run_iss
         "{row:?}"
     );
 }
+
+/// The lines file (one line for each key of `lines`) and the header file of `docs` (RecordKey,
+/// DocNum), dated yesterday.
+fn export_docs(dir: &Path, lines: &[&str], docs: &[(&str, &str)]) {
+    export(dir, lines);
+    let date = (chrono::Utc::now() - chrono::Duration::days(1)).format("%Y%m%d");
+    let mut text = "RecordKey\tDocNum\tDocDate\tDocDueDate\tCardCode\tCardName\tNumAtCard\tDocCurrency\r\n\
+                    RecordKey\tDocNum\tDocDate\tDocDueDate\tCardCode\tCardName\tNumAtCard\tDocCur\r\n"
+        .to_string();
+    for (key, num) in docs {
+        text.push_str(&format!(
+            "{key}\t{num}\t{date}\t{date}\tC-1\tWalk-in Customer\tPO-{num}\tSAR\r\n"
+        ));
+    }
+    std::fs::write(dir.join("OINV_Documents.txt"), text).unwrap();
+}
+
+#[test]
+fn header_records_with_a_shared_or_blank_record_key_are_never_sent() {
+    let server = Server::start(invoicedrop::sandbox::SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    onboard(d, &env);
+    // RecordKey 2 on 600202 and 600203 (whose lines cannot be told apart), none on 600204.
+    export_docs(
+        d,
+        &["1", "2", "2"],
+        &[("1", "600201"), ("2", "600202"), ("2", "600203"), ("", "600204")],
+    );
+    let o = run(
+        d,
+        &env,
+        &["run", "OINV_Document_Lines.txt", "OINV_Documents.txt", "--results", "r"],
+    );
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert_eq!(requests(&server), (1, 0, 0), "600201 alone is sent: {out}");
+    assert_eq!(server.issued(&onboard_id(&d.join(".invoicedrop"))), ["600201"]);
+    let rows = results(&d.join("r/OINV_Document_Lines.result.csv"));
+    let said: Vec<(&str, &str, bool, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["result_document"].as_str(),
+                r["result_status"].as_str(),
+                r["result_uuid"].is_empty(),
+                r["result_errors"].split(' ').next().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("600201", "accepted", false, ""),
+            ("600202", "invalid", true, "INV-MAP-KEY-DUPLICATE"),
+            ("600202", "invalid", true, "INV-DOCUMENT:"),
+            ("600203", "invalid", true, "INV-MAP-KEY-DUPLICATE"),
+            ("600204", "invalid", true, "INV-MAP-KEY-BLANK"),
+        ],
+        "{out}"
+    );
+    assert!(out.contains("1 accepted") && out.contains("3 invalid"), "{out}");
+}

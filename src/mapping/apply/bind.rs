@@ -3,6 +3,7 @@
 //! header file indexed by key, and the columns that belong to the document found.
 
 use super::*;
+use std::collections::hash_map::Entry;
 
 impl Bound {
     /// Bind a mapping to a file's header rows. `input` names the file for messages; `lookup_dirs`
@@ -77,6 +78,7 @@ impl Bound {
         let mut side: Vec<SideFile> = Vec::new();
         let mut table_side = Vec::new();
         let mut join_last = None;
+        let mut join_blank = Vec::new();
         for (name, spec) in &mapping.lookups {
             match Table::load(name, spec, lookup_dirs)? {
                 Some(t) => {
@@ -191,16 +193,23 @@ impl Bound {
                     .find(&spec.key)
                     .ok_or_else(|| missing("join.key", &spec.key, &jh, &join_name))?;
                 let parent = resolve(std::slice::from_ref(&spec.parent), false, "join.parent")?;
-                let mut rows = HashMap::new();
+                let mut rows: HashMap<String, Joined> = HashMap::new();
                 // The key of the last row, when that row is the first of its key (a later row of
-                // a key is never read).
+                // a key is never read: its document is not built, see `joined.rs`).
                 let mut last = None;
                 for r in j.rows {
                     let k = r.get(key_idx).to_text().trimmed().to_string();
                     last = None;
-                    if !k.is_empty() && !rows.contains_key(&k) {
-                        last = Some(k.clone());
-                        rows.insert(k, Joined::new(r));
+                    if k.is_empty() {
+                        join_blank.push(r);
+                        continue;
+                    }
+                    match rows.entry(k) {
+                        Entry::Occupied(mut e) => e.get_mut().repeat(r),
+                        Entry::Vacant(e) => {
+                            last = Some(e.key().clone());
+                            e.insert(Joined::new(r));
+                        }
                     }
                 }
                 if let Some(opened) = j.opened {
@@ -237,6 +246,7 @@ impl Bound {
             headers,
             join_headers,
             join_rows,
+            join_blank,
             join_parent,
             join_key,
             join_path,
