@@ -17,7 +17,7 @@
 
 use super::documents::DocumentRecord;
 use super::duplicates::{self, Duplicates, SetRecords};
-use super::summary::{Amounts, Summary, SummaryBuilder};
+use super::summary::{Summary, SummaryBuilder};
 use super::xml_totals::read_xml_totals;
 use super::{RESULT_COLUMNS, ResultsError, RowStatus};
 use serde::Serialize;
@@ -26,8 +26,10 @@ use std::path::Path;
 
 mod compare;
 mod sets;
+mod totals;
 use compare::{Ctx, is_conflict};
 use sets::{SetFiles, read_set, xml_files};
+pub use totals::{Reconciled, VatSar};
 
 /// One result set: the files of one input.
 #[derive(Debug, Clone, Serialize)]
@@ -36,21 +38,6 @@ pub struct SetReport {
     pub name: String,
     /// Its summary, rebuilt from `X.documents.csv` and `X.result.csv`.
     pub summary: Summary,
-}
-
-/// Input and XML totals of one day (or overall), in one currency.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Reconciled {
-    /// Accepted documents in the result files.
-    pub documents: u64,
-    /// Their amounts, as computed from the input rows.
-    pub input: Amounts,
-    /// Signed XML files read.
-    pub xml_documents: u64,
-    /// Their amounts, as the XML says.
-    pub xml: Amounts,
-    /// `input - xml`.
-    pub difference: Amounts,
 }
 
 /// Something that does not reconcile.
@@ -107,6 +94,11 @@ pub struct Report {
     pub by_day: BTreeMap<String, BTreeMap<String, Reconciled>>,
     /// Per currency (each document once).
     pub overall: BTreeMap<String, Reconciled>,
+    /// Per issue date, the VAT in SAR of every currency together, credit notes subtracted.
+    pub vat_sar_by_day: BTreeMap<String, VatSar>,
+    /// The VAT in SAR of every currency together, credit notes subtracted: the VAT return's
+    /// figure.
+    pub vat_sar: VatSar,
     /// Every difference, by set and document.
     pub differences: Vec<Difference>,
     /// Conflicts of earlier sets that the set counting for the document no longer says (not
@@ -346,6 +338,7 @@ pub fn build(dir: &Path) -> Result<Report, ResultsError> {
         dir,
         differences: Vec::new(),
         by_day: BTreeMap::new(),
+        vat_sar_by_day: BTreeMap::new(),
         xml_uuids: HashSet::new(),
         orphans: Vec::new(),
     };
@@ -382,20 +375,7 @@ pub fn build(dir: &Path) -> Result<Report, ResultsError> {
     for x in std::mem::take(&mut ctx.orphans) {
         ctx.add_xml(&x);
     }
-    let mut overall: BTreeMap<String, Reconciled> = BTreeMap::new();
-    for day in ctx.by_day.values_mut() {
-        for (currency, r) in day.iter_mut() {
-            r.difference = r.input.minus(&r.xml);
-            let o = overall.entry(currency.clone()).or_default();
-            o.documents += r.documents;
-            o.xml_documents += r.xml_documents;
-            o.input.add(&r.input);
-            o.xml.add(&r.xml);
-        }
-    }
-    for o in overall.values_mut() {
-        o.difference = o.input.minus(&o.xml);
-    }
+    let (overall, vat_sar) = totals::settle(&mut ctx.by_day, &mut ctx.vat_sar_by_day);
     let reconciled = ctx.differences.is_empty();
     Ok(Report {
         results_dir: dir.display().to_string(),
@@ -404,6 +384,8 @@ pub fn build(dir: &Path) -> Result<Report, ResultsError> {
         duplicates: selection.duplicates,
         by_day: ctx.by_day,
         overall,
+        vat_sar_by_day: ctx.vat_sar_by_day,
+        vat_sar,
         differences: ctx.differences,
         conflicts_settled,
         reconciled,

@@ -4,6 +4,7 @@
 use super::super::documents::DocumentRecord;
 use super::super::summary::Amounts;
 use super::super::xml_totals::{XmlTotals, read_xml_totals};
+use super::totals::{VatSar, xml_kind};
 use super::{Difference, Reconciled};
 use rust_decimal::Decimal;
 use std::collections::{BTreeMap, HashSet};
@@ -14,6 +15,8 @@ pub(super) struct Ctx<'a> {
     pub(super) dir: &'a Path,
     pub(super) differences: Vec<Difference>,
     pub(super) by_day: BTreeMap<String, BTreeMap<String, Reconciled>>,
+    /// Per issue date, the VAT in SAR of every currency.
+    pub(super) vat_sar_by_day: BTreeMap<String, VatSar>,
     /// UUIDs of the signed XML counted so far: each issued document counts once.
     pub(super) xml_uuids: HashSet<String>,
     /// Signed XML no accepted document claims, counted once every set is read.
@@ -36,14 +39,17 @@ impl Ctx<'_> {
         &mut self.differences[last]
     }
 
-    fn day(&mut self, date: &str, currency: &str) -> &mut Reconciled {
+    /// The totals of a day: in `currency`, and the VAT in SAR of every currency.
+    fn day(&mut self, date: &str, currency: &str) -> (&mut Reconciled, &mut VatSar) {
         let date = if date.is_empty() { "(no date)" } else { date };
         let currency = if currency.is_empty() { "SAR" } else { currency };
-        self.by_day
+        let r = self
+            .by_day
             .entry(date.to_string())
             .or_default()
             .entry(currency.to_string())
-            .or_default()
+            .or_default();
+        (r, self.vat_sar_by_day.entry(date.to_string()).or_default())
     }
 
     /// Compare one accepted document with its XML; `counted`: its amounts count in the totals,
@@ -69,9 +75,9 @@ impl Ctx<'_> {
         }
         if let (Some(net), Some(vat), Some(gross)) = (r.net, r.vat, r.gross) {
             if counted {
-                let day = self.day(date, &r.currency);
-                day.documents += 1;
-                day.input.add(&Amounts { net, vat, gross });
+                let (day, vat_sar) = self.day(date, &r.currency);
+                day.add_input(Amounts { net, vat, gross }, &r.kind);
+                vat_sar.add_input(r.vat_sar, &r.kind);
             }
         } else {
             self.diff(
@@ -123,16 +129,18 @@ impl Ctx<'_> {
         {
             return;
         }
-        let day = self.day(
+        let kind = xml_kind(x.type_code.as_deref());
+        let (day, vat_sar) = self.day(
             x.issue_date.as_deref().unwrap_or(""),
             x.currency.as_deref().unwrap_or(""),
         );
-        day.xml_documents += 1;
-        day.xml.add(&Amounts {
+        let amounts = Amounts {
             net: x.net.unwrap_or_default(),
             vat: x.vat.unwrap_or_default(),
             gross: x.gross.unwrap_or_default(),
-        });
+        };
+        day.add_xml(amounts, kind);
+        vat_sar.add_xml(x.vat_tax_currency, kind);
     }
 
     fn compare(&mut self, set: &str, r: &DocumentRecord, x: &XmlTotals) {
@@ -172,9 +180,15 @@ impl Ctx<'_> {
             ("issue_date", r.issue_date.as_str(), x.issue_date.as_deref()),
             ("uuid", r.uuid.as_str(), x.uuid.as_deref()),
             ("currency", r.currency.as_str(), x.currency.as_deref()),
+            // By its type code (BT-3): the netted totals subtract what the XML calls a credit note.
+            (
+                "kind",
+                r.kind.as_str(),
+                x.type_code.as_deref().map(|c| xml_kind(Some(c))),
+            ),
         ];
         for (kind, mine, theirs) in texts {
-            if mine.is_empty() && kind == "uuid" {
+            if mine.is_empty() && (kind == "uuid" || kind == "kind") {
                 continue;
             }
             if Some(mine) != theirs {
