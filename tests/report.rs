@@ -1,6 +1,6 @@
 //! `invoicedrop report`: a results folder built from documents really issued by the sandbox
 //! authority (over HTTP, in-process), written with the result writer as `run` will; the report's
-//! totals equal the sums of the signed XML amounts; a tampered XML amount is a listed difference
+//! totals equal the sums of the signed XML amounts; a tampered XML amount (or type code) is a listed difference
 //! with exit 1; usage errors exit 2.
 
 #[path = "results_files/common.rs"]
@@ -305,6 +305,32 @@ async fn report_totals_equal_the_signed_xml_and_a_tampered_amount_is_listed() {
         out.contains("DIFFERENCE") && out.contains("INV-2") && out.contains("[amount]"),
         "{out}"
     );
+
+    // The credit note's XML made an invoice (type code 388): the netted totals would subtract
+    // it on one side only, so its kind is a difference of its own.
+    let (cn, _) = accepted.iter().find(|(d, _)| d.number == "CN-4").unwrap();
+    let path = dir
+        .path()
+        .join("sales")
+        .join(invoicedrop::sandbox::issue::file_name(example::SELLER_VAT, cn));
+    let xml = std::fs::read_to_string(&path).unwrap();
+    let code381 = xml
+        .find(">381</cbc:InvoiceTypeCode>")
+        .expect("a credit note's type code");
+    std::fs::write(&path, format!("{}>388{}", &xml[..code381], &xml[code381 + 4..])).unwrap();
+    let (code, out) = bin(&["--json", "report", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let kinds: Vec<(&str, &str, &str, &str)> = v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let s = |k: &str| d[k].as_str().unwrap_or("");
+            (s("document"), s("kind"), s("input"), s("xml"))
+        })
+        .collect();
+    assert!(kinds.contains(&("CN-4", "kind", "credit_note", "invoice")), "{kinds:?}");
 }
 
 #[test]

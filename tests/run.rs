@@ -4,8 +4,9 @@
 //! issue kept from being sent (run/device_checks.rs), numbers a replaced device issued not issued
 //! again by its successor (run/device_change.rs), a file cut while it is read
 //! (run/changed_file.rs) or whose last line was cut before it was read (run/cut_file.rs), reruns as
-//! `report` counts them (run/reconcile.rs), no part of a document whose rows are apart in the
-//! export sent (run/split.rs), unless issued earlier: then reported issued once
+//! `report` counts them (run/reconcile.rs), credit notes subtracted and foreign currencies in
+//! the VAT in SAR of `report`'s and the summary's totals (run/report_totals.rs), no part of a
+//! document whose rows are apart in the export sent (run/split.rs), unless issued earlier: then reported issued once
 //! (run/split_issued.rs), issued documents the export now marks voided or draft still
 //! reported issued (run/voided.rs), a workbook damaged part-way (run/damaged_book.rs),
 //! tax-inclusive totals rounded per line issued as the amount due (run/inclusive.rs), a Tally
@@ -36,6 +37,8 @@ mod leftovers;
 mod note_order;
 #[path = "run/reconcile.rs"]
 mod reconcile;
+#[path = "run/report_totals.rs"]
+mod report_totals;
 #[path = "run/sap_join.rs"]
 mod sap_join;
 #[path = "run/split.rs"]

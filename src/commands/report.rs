@@ -7,7 +7,7 @@ use super::json::Fatal;
 use super::out::out;
 use crate::cli::{Cli, ReportArgs};
 use crate::results::duplicates::Duplicates;
-use crate::results::report::{self, Reconciled, Report, SettledConflict};
+use crate::results::report::{self, Reconciled, Report, SettledConflict, VatSar};
 use crate::results::summary::{Amounts, money};
 use std::fmt::Write as _;
 
@@ -63,18 +63,49 @@ fn amounts(a: &Amounts) -> String {
     format!("net {}  VAT {}  gross {}", money(a.net), money(a.vat), money(a.gross))
 }
 
+/// One currency's line, credit notes subtracted; a difference only as issued (a document
+/// whose kind differs from its XML's) is shown as such.
 fn reconciled_line(r: &Reconciled) -> String {
     let mut s = format!(
         "input {} {}  |  XML {} {}",
         crate::text::count_of(r.documents, "doc", "docs"),
-        amounts(&r.input),
+        amounts(&r.netted_input),
         crate::text::count_of(r.xml_documents, "doc", "docs"),
-        amounts(&r.xml)
+        amounts(&r.netted_xml)
     );
-    if r.difference.is_zero() && r.documents == r.xml_documents {
+    if r.is_ok() {
+        s.push_str("  ok");
+    } else if r.netted_difference.is_zero() && !r.difference.is_zero() {
+        let _ = write!(s, "  DIFFERENCE (as issued) {}", amounts(&r.difference));
+    } else {
+        let _ = write!(s, "  DIFFERENCE {}", amounts(&r.netted_difference));
+    }
+    s
+}
+
+/// The VAT in SAR of every currency: `all currencies VAT in SAR input 2 docs 1,150.00  |  XML
+/// 2 docs 1,150.00  ok`.
+fn vat_sar_line(v: &VatSar) -> String {
+    let without = |n: u64| {
+        if n == 0 {
+            String::new()
+        } else {
+            format!(" ({n} without VAT in SAR)")
+        }
+    };
+    let mut s = format!(
+        "all currencies VAT in SAR input {} {}{}  |  XML {} {}{}",
+        crate::text::count_of(v.documents, "doc", "docs"),
+        money(v.input),
+        without(v.input_without),
+        crate::text::count_of(v.xml_documents, "doc", "docs"),
+        money(v.xml),
+        without(v.xml_without)
+    );
+    if v.is_ok() {
         s.push_str("  ok");
     } else {
-        let _ = write!(s, "  DIFFERENCE {}", amounts(&r.difference));
+        let _ = write!(s, "  DIFFERENCE {}", money(v.difference));
     }
     s
 }
@@ -163,7 +194,10 @@ pub fn render(r: &Report, quiet: bool) -> String {
         }
         out.push_str(&duplicates_text(&r.duplicates));
         out.push_str(&settled_text(&r.conflicts_settled));
-        let _ = writeln!(out, "reconciliation (accepted documents against their signed XML):");
+        let _ = writeln!(
+            out,
+            "reconciliation (accepted documents against their signed XML, net of credit notes):"
+        );
         if r.overall.is_empty() {
             let _ = writeln!(out, "  no accepted documents and no signed XML: nothing to reconcile");
         }
@@ -171,9 +205,18 @@ pub fn render(r: &Report, quiet: bool) -> String {
             for (currency, rec) in m {
                 let _ = writeln!(out, "  {date:<10} {currency} {}", reconciled_line(rec));
             }
+            // The VAT in SAR adds something to a day's lines only with another currency.
+            if let Some(v) = r.vat_sar_by_day.get(date)
+                && (m.keys().any(|c| c != "SAR") || !v.is_ok())
+            {
+                let _ = writeln!(out, "  {date:<10} {}", vat_sar_line(v));
+            }
         }
         for (currency, rec) in &r.overall {
             let _ = writeln!(out, "  {:<10} {currency} {}", "overall", reconciled_line(rec));
+        }
+        if !r.overall.is_empty() {
+            let _ = writeln!(out, "  {:<10} {}", "overall", vat_sar_line(&r.vat_sar));
         }
     }
     if r.reconciled {

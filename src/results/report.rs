@@ -17,16 +17,19 @@
 
 use super::documents::DocumentRecord;
 use super::duplicates::{self, Duplicates, SetRecords};
-use super::summary::{Amounts, Summary, SummaryBuilder};
-use super::xml_totals::{XmlTotals, read_xml_totals};
+use super::summary::{Summary, SummaryBuilder};
+use super::xml_totals::read_xml_totals;
 use super::{RESULT_COLUMNS, ResultsError, RowStatus};
-use rust_decimal::Decimal;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
+mod compare;
 mod sets;
+mod totals;
+use compare::{Ctx, is_conflict};
 use sets::{SetFiles, read_set, xml_files};
+pub use totals::{Reconciled, VatSar};
 
 /// One result set: the files of one input.
 #[derive(Debug, Clone, Serialize)]
@@ -35,21 +38,6 @@ pub struct SetReport {
     pub name: String,
     /// Its summary, rebuilt from `X.documents.csv` and `X.result.csv`.
     pub summary: Summary,
-}
-
-/// Input and XML totals of one day (or overall), in one currency.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Reconciled {
-    /// Accepted documents in the result files.
-    pub documents: u64,
-    /// Their amounts, as computed from the input rows.
-    pub input: Amounts,
-    /// Signed XML files read.
-    pub xml_documents: u64,
-    /// Their amounts, as the XML says.
-    pub xml: Amounts,
-    /// `input - xml`.
-    pub difference: Amounts,
 }
 
 /// Something that does not reconcile.
@@ -106,6 +94,11 @@ pub struct Report {
     pub by_day: BTreeMap<String, BTreeMap<String, Reconciled>>,
     /// Per currency (each document once).
     pub overall: BTreeMap<String, Reconciled>,
+    /// Per issue date, the VAT in SAR of every currency together, credit notes subtracted.
+    pub vat_sar_by_day: BTreeMap<String, VatSar>,
+    /// The VAT in SAR of every currency together, credit notes subtracted: the VAT return's
+    /// figure.
+    pub vat_sar: VatSar,
     /// Every difference, by set and document.
     pub differences: Vec<Difference>,
     /// Conflicts of earlier sets that the set counting for the document no longer says (not
@@ -132,195 +125,6 @@ pub fn result_sets(dir: &Path) -> Result<Vec<String>, ResultsError> {
         }
     }
     Ok(sets.into_iter().collect())
-}
-
-struct Ctx<'a> {
-    dir: &'a Path,
-    differences: Vec<Difference>,
-    by_day: BTreeMap<String, BTreeMap<String, Reconciled>>,
-    /// UUIDs of the signed XML counted so far: each issued document counts once.
-    xml_uuids: HashSet<String>,
-    /// Signed XML no accepted document claims, counted once every set is read.
-    orphans: Vec<XmlTotals>,
-}
-
-impl Ctx<'_> {
-    fn diff(&mut self, set: &str, doc: &str, date: &str, kind: &str, message: String) -> &mut Difference {
-        self.differences.push(Difference {
-            set: set.to_string(),
-            document: doc.to_string(),
-            issue_date: date.to_string(),
-            kind: kind.to_string(),
-            field: String::new(),
-            input: String::new(),
-            xml: String::new(),
-            message,
-        });
-        let last = self.differences.len() - 1;
-        &mut self.differences[last]
-    }
-
-    fn day(&mut self, date: &str, currency: &str) -> &mut Reconciled {
-        let date = if date.is_empty() { "(no date)" } else { date };
-        let currency = if currency.is_empty() { "SAR" } else { currency };
-        self.by_day
-            .entry(date.to_string())
-            .or_default()
-            .entry(currency.to_string())
-            .or_default()
-    }
-
-    /// Compare one accepted document with its XML; `counted`: its amounts count in the totals,
-    /// and its conflict, if any, is a difference (false for a duplicate of a document counted
-    /// elsewhere: the record that counts says whether the export is in conflict now).
-    fn reconcile(&mut self, set: &str, r: &DocumentRecord, counted: bool) -> Option<String> {
-        let (doc, date) = (r.document.as_str(), r.issue_date.as_str());
-        if counted && is_conflict(r) {
-            let as_uuid = if r.uuid.is_empty() { "" } else { " as UUID " };
-            self.diff(
-                set,
-                doc,
-                date,
-                "conflict",
-                format!(
-                    "issued{as_uuid}{} with other content than the export now gives ({}): the figures here are the \
-                     issued document's. Issue a credit or debit note against it, or give the export back its issued \
-                     content",
-                    r.uuid,
-                    crate::submit::CONFLICT_CODE
-                ),
-            );
-        }
-        if let (Some(net), Some(vat), Some(gross)) = (r.net, r.vat, r.gross) {
-            if counted {
-                let day = self.day(date, &r.currency);
-                day.documents += 1;
-                day.input.add(&Amounts { net, vat, gross });
-            }
-        } else {
-            self.diff(
-                set,
-                doc,
-                date,
-                "inconsistent",
-                "an accepted document without amounts in X.documents.csv".into(),
-            );
-        }
-        if r.xml_file.is_empty() {
-            self.diff(
-                set,
-                doc,
-                date,
-                "xml_missing",
-                "accepted, but no signed XML file is recorded".into(),
-            );
-            return None;
-        }
-        let path = self.dir.join(&r.xml_file);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) => {
-                let m = format!("accepted, but its signed XML {} cannot be read: {e}", r.xml_file);
-                self.diff(set, doc, date, "xml_missing", m);
-                return Some(r.xml_file.clone());
-            }
-        };
-        match read_xml_totals(&bytes) {
-            Ok(x) => {
-                if counted {
-                    self.add_xml(&x);
-                }
-                self.compare(set, r, &x);
-            }
-            Err(e) => {
-                let m = format!("its signed XML {} does not read: {e}", r.xml_file);
-                self.diff(set, doc, date, "xml_unreadable", m);
-            }
-        }
-        Some(r.xml_file.clone())
-    }
-
-    /// Count a signed XML's amounts, once per UUID.
-    fn add_xml(&mut self, x: &XmlTotals) {
-        if let Some(u) = x.uuid.as_deref().filter(|u| !u.is_empty())
-            && !self.xml_uuids.insert(u.to_string())
-        {
-            return;
-        }
-        let day = self.day(
-            x.issue_date.as_deref().unwrap_or(""),
-            x.currency.as_deref().unwrap_or(""),
-        );
-        day.xml_documents += 1;
-        day.xml.add(&Amounts {
-            net: x.net.unwrap_or_default(),
-            vat: x.vat.unwrap_or_default(),
-            gross: x.gross.unwrap_or_default(),
-        });
-    }
-
-    fn compare(&mut self, set: &str, r: &DocumentRecord, x: &XmlTotals) {
-        let (doc, date) = (r.document.as_str(), r.issue_date.as_str());
-        let amounts: [(&str, Option<Decimal>, Option<Decimal>); 5] = [
-            ("net", r.net, x.net),
-            ("vat", r.vat, x.vat),
-            ("vat_sar", r.vat_sar, x.vat_tax_currency),
-            ("gross", r.gross, x.gross),
-            ("payable", r.payable, x.payable),
-        ];
-        for (field, mine, theirs) in amounts {
-            if mine.is_none() && field == "vat_sar" {
-                continue;
-            }
-            if mine != theirs {
-                let show = |d: Option<Decimal>| d.map_or("(none)".to_string(), |d| d.to_string());
-                let d = self.diff(
-                    set,
-                    doc,
-                    date,
-                    "amount",
-                    format!(
-                        "{field}: the result files say {}, the signed XML {} says {}",
-                        show(mine),
-                        r.xml_file,
-                        show(theirs)
-                    ),
-                );
-                d.field = field.to_string();
-                d.input = show(mine);
-                d.xml = show(theirs);
-            }
-        }
-        let texts = [
-            ("number", r.document.as_str(), x.number.as_deref()),
-            ("issue_date", r.issue_date.as_str(), x.issue_date.as_deref()),
-            ("uuid", r.uuid.as_str(), x.uuid.as_deref()),
-            ("currency", r.currency.as_str(), x.currency.as_deref()),
-        ];
-        for (kind, mine, theirs) in texts {
-            if mine.is_empty() && kind == "uuid" {
-                continue;
-            }
-            if Some(mine) != theirs {
-                let theirs = theirs.unwrap_or("(none)").to_string();
-                let d = self.diff(
-                    set,
-                    doc,
-                    date,
-                    kind,
-                    format!("{kind}: the result files say {mine:?}, the signed XML says {theirs:?}"),
-                );
-                d.field = kind.to_string();
-                d.input = mine.to_string();
-                d.xml = theirs;
-            }
-        }
-    }
-}
-
-/// Accepted with a conflict (`INV-LEDGER-CONFLICT`).
-fn is_conflict(r: &DocumentRecord) -> bool {
-    r.errors.iter().any(|c| c == crate::submit::CONFLICT_CODE)
 }
 
 /// The conflicts of records left out (not counted) whose document's counted record, in
@@ -534,6 +338,7 @@ pub fn build(dir: &Path) -> Result<Report, ResultsError> {
         dir,
         differences: Vec::new(),
         by_day: BTreeMap::new(),
+        vat_sar_by_day: BTreeMap::new(),
         xml_uuids: HashSet::new(),
         orphans: Vec::new(),
     };
@@ -570,20 +375,7 @@ pub fn build(dir: &Path) -> Result<Report, ResultsError> {
     for x in std::mem::take(&mut ctx.orphans) {
         ctx.add_xml(&x);
     }
-    let mut overall: BTreeMap<String, Reconciled> = BTreeMap::new();
-    for day in ctx.by_day.values_mut() {
-        for (currency, r) in day.iter_mut() {
-            r.difference = r.input.minus(&r.xml);
-            let o = overall.entry(currency.clone()).or_default();
-            o.documents += r.documents;
-            o.xml_documents += r.xml_documents;
-            o.input.add(&r.input);
-            o.xml.add(&r.xml);
-        }
-    }
-    for o in overall.values_mut() {
-        o.difference = o.input.minus(&o.xml);
-    }
+    let (overall, vat_sar) = totals::settle(&mut ctx.by_day, &mut ctx.vat_sar_by_day);
     let reconciled = ctx.differences.is_empty();
     Ok(Report {
         results_dir: dir.display().to_string(),
@@ -592,6 +384,8 @@ pub fn build(dir: &Path) -> Result<Report, ResultsError> {
         duplicates: selection.duplicates,
         by_day: ctx.by_day,
         overall,
+        vat_sar_by_day: ctx.vat_sar_by_day,
+        vat_sar,
         differences: ctx.differences,
         conflicts_settled,
         reconciled,

@@ -4,8 +4,13 @@
 //!
 //! [`SummaryBuilder`] takes any status, so `check` (valid, invalid, skipped) and `run`
 //! (accepted, rejected, failed) build the same summary; [`Summary::merge`] adds summaries up
-//! (`report`). Amounts are exact decimals, written as JSON strings (`"1150.00"`). A credit note
-//! counts with its own, positive, amounts: read the `by_kind` split to net them.
+//! (`report`). Amounts are exact decimals, written as JSON strings (`"1150.00"`).
+//!
+//! Each [`Totals`] adds its documents up twice: `amounts`, each document with its own, positive,
+//! amounts (a credit note too: as issued), and `netted`, credit notes subtracted (invoices +
+//! debit notes - credit notes, per currency, and the VAT in SAR of every currency together): the
+//! figures of the VAT return and of the ERP's ledger. The printed summary shows `netted`, except
+//! by kind and type (as issued).
 
 use super::{DocumentRecord, RowStatus};
 use rust_decimal::Decimal;
@@ -32,16 +37,9 @@ pub struct Amounts {
 impl Amounts {
     /// Add, saturating instead of overflowing (an amount beyond 7.9e28 is not a real total).
     pub fn add(&mut self, other: &Amounts) {
-        let add = |a: Decimal, b: Decimal| {
-            a.checked_add(b).unwrap_or(if b.is_sign_negative() {
-                Decimal::MIN
-            } else {
-                Decimal::MAX
-            })
-        };
-        self.net = add(self.net, other.net);
-        self.vat = add(self.vat, other.vat);
-        self.gross = add(self.gross, other.gross);
+        self.net = saturating_add(self.net, other.net);
+        self.vat = saturating_add(self.vat, other.vat);
+        self.gross = saturating_add(self.gross, other.gross);
     }
 
     /// `self - other`, field by field (saturating).
@@ -58,6 +56,78 @@ impl Amounts {
     pub fn is_zero(&self) -> bool {
         self.net.is_zero() && self.vat.is_zero() && self.gross.is_zero()
     }
+
+    /// The amounts as they count in a netted total: negated for a credit note (`kind`
+    /// `credit_note`), as they are for any other document.
+    pub fn signed(self, kind: &str) -> Amounts {
+        if !is_credit_note(kind) {
+            return self;
+        }
+        Amounts {
+            net: -self.net,
+            vat: -self.vat,
+            gross: -self.gross,
+        }
+    }
+}
+
+/// True for the kind of a credit note (`credit_note`, as `X.documents.csv` writes it).
+pub fn is_credit_note(kind: &str) -> bool {
+    kind == "credit_note"
+}
+
+/// `a + b`, saturating instead of overflowing.
+pub(crate) fn saturating_add(a: Decimal, b: Decimal) -> Decimal {
+    a.checked_add(b).unwrap_or(if b.is_sign_negative() {
+        Decimal::MIN
+    } else {
+        Decimal::MAX
+    })
+}
+
+/// Documents added up with credit notes subtracted: what the VAT return and the ERP's ledger
+/// show.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Netted {
+    /// By document currency: invoices and debit notes added, credit notes subtracted.
+    pub amounts: BTreeMap<String, Amounts>,
+    /// VAT in SAR (BT-111, `vat_sar` of `X.documents.csv`) of every currency together, credit
+    /// notes subtracted.
+    pub vat_sar: Decimal,
+    /// Documents with amounts but no VAT in SAR (another currency without its exchange rate),
+    /// which `vat_sar` leaves out.
+    pub without_vat_sar: u64,
+}
+
+impl Netted {
+    fn add_record(&mut self, currency: &str, amounts: Amounts, r: &DocumentRecord) {
+        let signed = amounts.signed(&r.kind);
+        match self.amounts.get_mut(currency) {
+            Some(a) => a.add(&signed),
+            None => self.amounts.entry(currency.to_string()).or_default().add(&signed),
+        }
+        match r.vat_sar {
+            Some(v) => {
+                let v = if is_credit_note(&r.kind) { -v } else { v };
+                self.vat_sar = saturating_add(self.vat_sar, v);
+            }
+            None => self.without_vat_sar += 1,
+        }
+    }
+
+    fn merge(&mut self, other: &Netted) {
+        for (c, a) in &other.amounts {
+            self.amounts.entry(c.clone()).or_default().add(a);
+        }
+        self.vat_sar = saturating_add(self.vat_sar, other.vat_sar);
+        self.without_vat_sar += other.without_vat_sar;
+    }
+
+    /// True when `vat_sar` says more than the SAR amounts: a document in another currency, or
+    /// one without its VAT in SAR.
+    pub fn has_other_currencies(&self) -> bool {
+        self.without_vat_sar > 0 || self.amounts.keys().any(|c| c != "SAR")
+    }
 }
 
 /// Documents and their amounts, by currency.
@@ -67,8 +137,13 @@ pub struct Totals {
     pub documents: u64,
     /// Of those, how many have no amounts (not computed: skipped, or broken rows).
     pub without_amounts: u64,
-    /// Their amounts, by document currency.
+    /// Their amounts, by document currency, each document's as issued (a credit note's
+    /// positive).
     pub amounts: BTreeMap<String, Amounts>,
+    /// Their amounts with credit notes subtracted, and the VAT in SAR of every currency. Absent
+    /// from summaries written before it (read as zero).
+    #[serde(default)]
+    pub netted: Netted,
 }
 
 impl Totals {
@@ -87,6 +162,7 @@ impl Totals {
                     Some(a) => a.add(&amounts),
                     None => self.amounts.entry(currency.to_string()).or_default().add(&amounts),
                 }
+                self.netted.add_record(currency, amounts, r);
             }
             _ => self.without_amounts += 1,
         }
@@ -98,6 +174,7 @@ impl Totals {
         for (c, a) in &other.amounts {
             self.amounts.entry(c.clone()).or_default().add(a);
         }
+        self.netted.merge(&other.netted);
     }
 }
 
@@ -325,10 +402,29 @@ pub fn money(d: Decimal) -> String {
     format!("{sign}{grouped}.{frac}")
 }
 
-/// One line of totals: `12 documents  SAR net 1,000.00  VAT 150.00  gross 1,150.00`.
+/// One line of totals, credit notes subtracted: `12 documents  SAR net 1,000.00  VAT 150.00
+/// gross 1,150.00`, then, when a document is in another currency (or has no VAT in SAR), `all
+/// currencies VAT in SAR 160.00`.
 pub fn totals_line(t: &Totals) -> String {
-    let mut s = format!("{} document{}", t.documents, if t.documents == 1 { "" } else { "s" });
-    for (currency, a) in &t.amounts {
+    let mut s = amounts_line(t.documents, &t.netted.amounts, t.without_amounts);
+    let n = &t.netted;
+    if n.has_other_currencies() {
+        let _ = write!(s, "  all currencies VAT in SAR {}", money(n.vat_sar));
+        if n.without_vat_sar > 0 {
+            let _ = write!(s, " ({} without VAT in SAR)", n.without_vat_sar);
+        }
+    }
+    s
+}
+
+/// One line of totals as issued (each document's own, positive, amounts): `by kind and type`.
+pub fn issued_line(t: &Totals) -> String {
+    amounts_line(t.documents, &t.amounts, t.without_amounts)
+}
+
+fn amounts_line(documents: u64, amounts: &BTreeMap<String, Amounts>, without_amounts: u64) -> String {
+    let mut s = format!("{} document{}", documents, if documents == 1 { "" } else { "s" });
+    for (currency, a) in amounts {
         let _ = write!(
             s,
             "  {currency} net {}  VAT {}  gross {}",
@@ -337,8 +433,8 @@ pub fn totals_line(t: &Totals) -> String {
             money(a.gross)
         );
     }
-    if t.without_amounts > 0 {
-        let _ = write!(s, "  ({} without amounts)", t.without_amounts);
+    if without_amounts > 0 {
+        let _ = write!(s, "  ({without_amounts} without amounts)");
     }
     s
 }
@@ -413,20 +509,24 @@ impl Summary {
         let mut out = String::new();
         let rows: Vec<String> = self.rows_by_status.iter().map(|(s, n)| format!("{n} {s}")).collect();
         let _ = writeln!(out, "{indent}rows: {} ({})", self.rows, rows.join(", "));
-        let _ = writeln!(out, "{indent}documents: {}", totals_line(&self.documents));
+        let _ = writeln!(
+            out,
+            "{indent}documents (net of credit notes): {}",
+            totals_line(&self.documents)
+        );
         for (status, t) in &self.by_status {
             let _ = writeln!(out, "{indent}  {status:<9} {}", totals_line(t));
         }
         if !self.by_kind.is_empty() {
-            let _ = writeln!(out, "{indent}by kind and type:");
+            let _ = writeln!(out, "{indent}by kind and type (as issued):");
             for (kind, m) in &self.by_kind {
                 for (status, t) in m {
-                    let _ = writeln!(out, "{indent}  {kind:<24} {status:<9} {}", totals_line(t));
+                    let _ = writeln!(out, "{indent}  {kind:<24} {status:<9} {}", issued_line(t));
                 }
             }
         }
         if dates && !self.by_date.is_empty() {
-            let _ = writeln!(out, "{indent}by issue date:");
+            let _ = writeln!(out, "{indent}by issue date (net of credit notes):");
             for (date, m) in &self.by_date {
                 for (status, t) in m {
                     let _ = writeln!(out, "{indent}  {date:<10} {status:<9} {}", totals_line(t));

@@ -146,3 +146,152 @@ fn money_is_grouped_and_rounded_half_away() {
     assert_eq!(money(dec!(-1000)), "-1,000.00");
     assert_eq!(money(dec!(0.5)), "0.50");
 }
+
+/// A document of `kind` in `currency`, its VAT in SAR `vat_sar`.
+fn doc(n: &str, kind: &str, currency: &str, net: Decimal, vat_sar: Option<Decimal>) -> DocumentRecord {
+    DocumentRecord {
+        kind: kind.into(),
+        currency: currency.into(),
+        vat_sar,
+        ..record(n, RowStatus::Accepted, "2026-11-16", net)
+    }
+}
+
+#[test]
+fn totals_net_credit_notes_and_add_the_vat_in_sar_of_every_currency() {
+    let mut b = SummaryBuilder::new("x.csv", "xero", "t");
+    b.add_document(&doc("INV-1", "invoice", "SAR", dec!(10000.00), Some(dec!(1500.00))));
+    b.add_document(&doc("CN-1", "credit_note", "SAR", dec!(2500.00), Some(dec!(375.00))));
+    b.add_document(&doc("DN-1", "debit_note", "SAR", dec!(100.00), Some(dec!(15.00))));
+    // 1,000 dollars at 3.75: VAT 150 dollars, 562.50 riyals.
+    b.add_document(&doc("INV-2", "invoice", "USD", dec!(1000.00), Some(dec!(562.50))));
+    b.add_document(&doc("INV-3", "invoice", "EUR", dec!(10.00), None));
+    let s = b.finish();
+    let accepted = &s.by_status[&RowStatus::Accepted];
+    for t in [&s.documents, accepted, &s.by_date["2026-11-16"][&RowStatus::Accepted]] {
+        // As issued: every document's own, positive, amounts (the documented meaning).
+        assert_eq!(t.amounts["SAR"].vat, dec!(1890.00));
+        // Netted: invoices + debit notes - credit notes.
+        assert_eq!(t.netted.amounts["SAR"].net, dec!(7600.00));
+        assert_eq!(t.netted.amounts["SAR"].vat, dec!(1140.00));
+        assert_eq!(t.netted.amounts["SAR"].gross, dec!(8740.00));
+        assert_eq!(t.netted.amounts["USD"].vat, dec!(150.00));
+        assert_eq!(t.netted.vat_sar, dec!(1702.50), "1,500 - 375 + 15 + 562.50");
+        assert_eq!(t.netted.without_vat_sar, 1);
+    }
+    // By kind: as issued, a credit note's amounts positive.
+    let cn = &s.by_kind["credit_note/standard"][&RowStatus::Accepted];
+    assert_eq!(cn.amounts["SAR"].vat, dec!(375.00));
+    let text = s.render("", true);
+    assert!(
+        text.contains(
+            "documents (net of credit notes): 5 documents  EUR net 10.00  VAT 1.50  gross 11.50  SAR net 7,600.00  \
+             VAT 1,140.00  gross 8,740.00  USD net 1,000.00  VAT 150.00  gross 1,150.00  all currencies VAT in SAR \
+             1,702.50 (1 without VAT in SAR)\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("by issue date (net of credit notes):\n"), "{text}");
+    assert!(
+        text.contains(
+            "  credit_note/standard     accepted  1 document  SAR net 2,500.00  VAT 375.00  gross 2,875.00\n"
+        ),
+        "{text}"
+    );
+    let json = serde_json::to_value(&s).unwrap();
+    assert_eq!(json["by_status"]["accepted"]["netted"]["vat_sar"], "1702.50");
+    assert_eq!(json["by_status"]["accepted"]["amounts"]["SAR"]["vat"], "1890.0000");
+}
+
+#[test]
+fn a_day_of_sar_documents_only_says_no_vat_in_sar_of_its_own() {
+    let mut b = SummaryBuilder::new("x.csv", "xero", "t");
+    b.add_document(&doc("INV-1", "invoice", "SAR", dec!(10000.00), Some(dec!(1500.00))));
+    b.add_document(&doc("CN-1", "credit_note", "SAR", dec!(2500.00), Some(dec!(375.00))));
+    let text = b.finish().render("", true);
+    assert!(
+        text.contains("  2026-11-16 accepted  2 documents  SAR net 7,500.00  VAT 1,125.00  gross 8,625.00\n"),
+        "{text}"
+    );
+    assert!(!text.contains("VAT in SAR"), "{text}");
+}
+
+#[test]
+fn a_summary_written_before_the_netted_totals_reads_them_as_zero() {
+    let mut b = SummaryBuilder::new("x.csv", "xero", "t");
+    b.add_document(&doc("INV-1", "invoice", "SAR", dec!(10.00), Some(dec!(1.50))));
+    let s = b.finish();
+    let mut json = serde_json::to_value(&s).unwrap();
+    json["documents"].as_object_mut().unwrap().remove("netted");
+    json["by_status"]["accepted"].as_object_mut().unwrap().remove("netted");
+    let back: Summary = serde_json::from_value(json).unwrap();
+    assert_eq!(back.documents.netted, Netted::default());
+    assert_eq!(back.documents.amounts, s.documents.amounts);
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn kind() -> impl Strategy<Value = &'static str> {
+        prop_oneof![Just("invoice"), Just("credit_note"), Just("debit_note"), Just("")]
+    }
+
+    fn currency() -> impl Strategy<Value = &'static str> {
+        prop_oneof![Just("SAR"), Just("USD"), Just("")]
+    }
+
+    /// A document: kind, currency, net in halalas, VAT in SAR in halalas (or none).
+    fn docs() -> impl Strategy<Value = Vec<(&'static str, &'static str, i64, Option<i64>)>> {
+        proptest::collection::vec(
+            (
+                kind(),
+                currency(),
+                0i64..10_000_000,
+                proptest::option::of(0i64..2_000_000),
+            ),
+            0..30,
+        )
+    }
+
+    proptest! {
+        /// Whatever the documents, and however they are split into summaries and merged,
+        /// the netted totals are the sums of the signed documents: invoices and debit notes
+        /// added, credit notes subtracted; the as-issued ones the sums of their own amounts.
+        #[test]
+        fn netted_totals_are_the_sums_of_the_signed_documents(docs in docs(), split in 0usize..30) {
+            let mut builders = [SummaryBuilder::new("a", "", ""), SummaryBuilder::new("b", "", "")];
+            let mut want: BTreeMap<String, (Decimal, Decimal)> = BTreeMap::new();
+            let (mut want_sar, mut want_without) = (Decimal::ZERO, 0u64);
+            for (i, (kind, currency, net, vat_sar)) in docs.iter().enumerate() {
+                let net = Decimal::new(*net, 2);
+                let vat_sar = vat_sar.map(|v| Decimal::new(v, 2));
+                let sign = if *kind == "credit_note" { -Decimal::ONE } else { Decimal::ONE };
+                let c = if currency.is_empty() { "SAR" } else { currency };
+                let w = want.entry(c.to_string()).or_default();
+                w.0 += sign * net;
+                w.1 += net;
+                match vat_sar {
+                    Some(v) => want_sar += sign * v,
+                    None => want_without += 1,
+                }
+                let r = doc(&format!("D{i}"), kind, currency, net, vat_sar);
+                builders[usize::from(i >= split)].add_document(&r);
+            }
+            let [a, b] = builders;
+            let mut s = a.finish();
+            s.merge(&b.finish());
+            let t = &s.documents;
+            prop_assert_eq!(t.netted.amounts.len(), want.len());
+            for (c, (netted, issued)) in &want {
+                prop_assert_eq!(t.netted.amounts[c].net, *netted);
+                prop_assert_eq!(t.amounts[c].net, *issued);
+                let a = t.netted.amounts[c];
+                prop_assert_eq!(a.gross, a.net + a.vat);
+            }
+            prop_assert_eq!(t.netted.vat_sar, want_sar);
+            prop_assert_eq!(t.netted.without_vat_sar, want_without);
+            prop_assert_eq!(&s.by_status.get(&RowStatus::Accepted).cloned().unwrap_or_default().netted, &t.netted);
+        }
+    }
+}

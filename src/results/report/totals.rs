@@ -1,0 +1,235 @@
+//! The reconciliation's totals: per issue date and overall, per currency ([`Reconciled`]), and
+//! the VAT in SAR of every currency together ([`VatSar`]). Credit notes count as issued in the
+//! `input`, `xml` and `difference` amounts (positive), and subtracted in the `netted_*` ones and
+//! in [`VatSar`]: invoices + debit notes - credit notes, the figures of the VAT return and of the
+//! ERP's ledger.
+
+use super::super::summary::{Amounts, is_credit_note, saturating_add};
+use rust_decimal::Decimal;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Input and XML totals of one day (or overall), in one currency.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Reconciled {
+    /// Accepted documents in the result files.
+    pub documents: u64,
+    /// Their amounts, as computed from the input rows, each as issued (a credit note's positive).
+    pub input: Amounts,
+    /// Signed XML files read.
+    pub xml_documents: u64,
+    /// Their amounts, as the XML says, each as issued.
+    pub xml: Amounts,
+    /// `input - xml`.
+    pub difference: Amounts,
+    /// `input`, credit notes subtracted.
+    pub netted_input: Amounts,
+    /// `xml`, credit notes (type code 381) subtracted.
+    pub netted_xml: Amounts,
+    /// `netted_input - netted_xml`.
+    pub netted_difference: Amounts,
+}
+
+impl Reconciled {
+    /// Count one accepted document of the result files, of `kind`.
+    pub(super) fn add_input(&mut self, a: Amounts, kind: &str) {
+        self.documents += 1;
+        self.input.add(&a);
+        self.netted_input.add(&a.signed(kind));
+    }
+
+    /// Count one signed XML, of `kind`.
+    pub(super) fn add_xml(&mut self, a: Amounts, kind: &str) {
+        self.xml_documents += 1;
+        self.xml.add(&a);
+        self.netted_xml.add(&a.signed(kind));
+    }
+
+    fn add(&mut self, other: &Reconciled) {
+        self.documents += other.documents;
+        self.xml_documents += other.xml_documents;
+        self.input.add(&other.input);
+        self.xml.add(&other.xml);
+        self.netted_input.add(&other.netted_input);
+        self.netted_xml.add(&other.netted_xml);
+    }
+
+    fn settle(&mut self) {
+        self.difference = self.input.minus(&self.xml);
+        self.netted_difference = self.netted_input.minus(&self.netted_xml);
+    }
+
+    /// As many documents as XML files, and no difference, as issued or netted.
+    pub fn is_ok(&self) -> bool {
+        self.documents == self.xml_documents && self.difference.is_zero() && self.netted_difference.is_zero()
+    }
+}
+
+/// The VAT in SAR (BT-111) of one day (or overall), every currency together, credit notes
+/// subtracted: the figure of the VAT return.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct VatSar {
+    /// Accepted documents in the result files.
+    pub documents: u64,
+    /// Their VAT in SAR (`vat_sar` of `X.documents.csv`), credit notes subtracted.
+    pub input: Decimal,
+    /// Of `documents`, those without a VAT in SAR, which `input` leaves out.
+    pub input_without: u64,
+    /// Signed XML files read.
+    pub xml_documents: u64,
+    /// Their VAT in SAR (the `TaxTotal` without subtotals), credit notes subtracted.
+    pub xml: Decimal,
+    /// Of `xml_documents`, those without a VAT in SAR, which `xml` leaves out.
+    pub xml_without: u64,
+    /// `input - xml`.
+    pub difference: Decimal,
+}
+
+fn signed(v: Decimal, kind: &str) -> Decimal {
+    if is_credit_note(kind) { -v } else { v }
+}
+
+impl VatSar {
+    /// Count one accepted document of the result files, of `kind`.
+    pub(super) fn add_input(&mut self, vat_sar: Option<Decimal>, kind: &str) {
+        self.documents += 1;
+        match vat_sar {
+            Some(v) => self.input = saturating_add(self.input, signed(v, kind)),
+            None => self.input_without += 1,
+        }
+    }
+
+    /// Count one signed XML, of `kind`.
+    pub(super) fn add_xml(&mut self, vat_sar: Option<Decimal>, kind: &str) {
+        self.xml_documents += 1;
+        match vat_sar {
+            Some(v) => self.xml = saturating_add(self.xml, signed(v, kind)),
+            None => self.xml_without += 1,
+        }
+    }
+
+    fn add(&mut self, other: &VatSar) {
+        self.documents += other.documents;
+        self.input = saturating_add(self.input, other.input);
+        self.input_without += other.input_without;
+        self.xml_documents += other.xml_documents;
+        self.xml = saturating_add(self.xml, other.xml);
+        self.xml_without += other.xml_without;
+    }
+
+    fn settle(&mut self) {
+        self.difference = self.input.checked_sub(self.xml).unwrap_or(Decimal::MAX);
+    }
+
+    /// As many documents as XML files, each with its VAT in SAR, and no difference.
+    pub fn is_ok(&self) -> bool {
+        self.documents == self.xml_documents
+            && self.input_without == 0
+            && self.xml_without == 0
+            && self.difference.is_zero()
+    }
+}
+
+/// The kind of a signed document by its type code (BT-3): 381 a credit note.
+pub(super) fn xml_kind(type_code: Option<&str>) -> &'static str {
+    match type_code.map(str::trim) {
+        Some("381") => "credit_note",
+        Some("383") => "debit_note",
+        _ => "invoice",
+    }
+}
+
+/// The per-day figures' differences, and the overall figures: per currency, and the VAT in SAR.
+pub(super) fn settle(
+    by_day: &mut BTreeMap<String, BTreeMap<String, Reconciled>>,
+    vat_sar_by_day: &mut BTreeMap<String, VatSar>,
+) -> (BTreeMap<String, Reconciled>, VatSar) {
+    let mut overall: BTreeMap<String, Reconciled> = BTreeMap::new();
+    for day in by_day.values_mut() {
+        for (currency, r) in day.iter_mut() {
+            r.settle();
+            overall.entry(currency.clone()).or_default().add(r);
+        }
+    }
+    overall.values_mut().for_each(Reconciled::settle);
+    let mut vat_sar = VatSar::default();
+    for v in vat_sar_by_day.values_mut() {
+        v.settle();
+        vat_sar.add(v);
+    }
+    vat_sar.settle();
+    (overall, vat_sar)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rust_decimal_macros::dec;
+
+    fn a(net: Decimal) -> Amounts {
+        Amounts {
+            net,
+            vat: net * dec!(0.15),
+            gross: net * dec!(1.15),
+        }
+    }
+
+    #[test]
+    fn a_day_nets_credit_notes_on_both_sides_and_adds_the_vat_in_sar_of_every_currency() {
+        let mut by_day: BTreeMap<String, BTreeMap<String, Reconciled>> = BTreeMap::new();
+        let mut vat_sar: BTreeMap<String, VatSar> = BTreeMap::new();
+        let day = by_day.entry("2026-11-16".into()).or_default();
+        let sar = day.entry("SAR".into()).or_default();
+        sar.add_input(a(dec!(10000)), "invoice");
+        sar.add_input(a(dec!(2500)), "credit_note");
+        sar.add_xml(a(dec!(10000)), xml_kind(Some("388")));
+        sar.add_xml(a(dec!(2500)), xml_kind(Some("381")));
+        let usd = day.entry("USD".into()).or_default();
+        usd.add_input(a(dec!(1000)), "invoice");
+        usd.add_xml(a(dec!(1000)), xml_kind(Some("388")));
+        let v = vat_sar.entry("2026-11-16".into()).or_default();
+        for (vat, kind) in [
+            (dec!(1500), "invoice"),
+            (dec!(375), "credit_note"),
+            (dec!(562.50), "invoice"),
+        ] {
+            v.add_input(Some(vat), kind);
+            v.add_xml(Some(vat), kind);
+        }
+        let (overall, all) = settle(&mut by_day, &mut vat_sar);
+        let sar = &overall["SAR"];
+        assert_eq!(sar.input.vat, dec!(1875.00), "as issued");
+        assert_eq!(sar.netted_input.vat, dec!(1125.00));
+        assert_eq!(sar.netted_xml, sar.netted_input);
+        assert!(sar.is_ok() && overall["USD"].is_ok());
+        assert_eq!(by_day["2026-11-16"]["SAR"].netted_input.net, dec!(7500));
+        assert_eq!(
+            (all.input, all.xml, all.difference),
+            (dec!(1687.50), dec!(1687.50), dec!(0))
+        );
+        assert!(all.is_ok() && vat_sar["2026-11-16"].is_ok());
+    }
+
+    #[test]
+    fn a_kind_the_xml_does_not_share_is_a_difference_though_as_issued_nothing_differs() {
+        let mut r = Reconciled::default();
+        r.add_input(a(dec!(100)), "credit_note");
+        r.add_xml(a(dec!(100)), xml_kind(Some("388")));
+        r.settle();
+        assert!(r.difference.is_zero());
+        assert_eq!(r.netted_difference.net, dec!(-200));
+        assert!(!r.is_ok());
+    }
+
+    #[test]
+    fn a_document_without_its_vat_in_sar_keeps_the_total_from_being_ok() {
+        let mut v = VatSar::default();
+        v.add_input(None, "invoice");
+        v.add_xml(None, "invoice");
+        v.settle();
+        assert_eq!((v.input_without, v.xml_without, v.difference), (1, 1, Decimal::ZERO));
+        assert!(!v.is_ok());
+        assert_eq!(xml_kind(Some(" 383 ")), "debit_note");
+        assert_eq!(xml_kind(None), "invoice");
+    }
+}
