@@ -480,3 +480,37 @@ mod loading;
 
 #[path = "tests_fields.rs"]
 mod field_reading;
+
+/// A lookup key written as a list of columns reads the first one present, as a field's `column`
+/// list does: QuickBooks writes `InvoiceNo` on older screens and `Invoice number` on newer ones.
+#[test]
+fn a_lookup_key_may_list_alternative_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("customers.csv"),
+        "name,vat_number\nA1,310122393500003\n",
+    )
+    .unwrap();
+    let m = SIMPLE.replace(
+        "buyer.vat_number = { column = \"VAT\", optional = true }",
+        "buyer.vat_number = { lookup = \"customers\", key = [\"InvoiceNo\", \"Invoice number\"], get = \"vat_number\" }",
+    )
+    .replace("number = \"No\"", "number = { column = [\"InvoiceNo\", \"Invoice number\"] }")
+        + "\n[lookups.customers]\nfile = \"customers.csv\"\nkey_column = \"name\"\n";
+    for header in ["InvoiceNo", "Invoice number"] {
+        let (h, rows) = rows_from_csv(
+            &format!("{header},Date,Customer,Item,Qty,Price,Tax\nA1,05/11/2026,X,Pen,1,1,\n"),
+            1,
+        );
+        let mapping = Mapping::from_toml(&m, Origin::File("t.toml".into())).unwrap();
+        let b = Arc::new(Bound::new(Arc::new(mapping), &h, "t.csv", &[dir.path().to_path_buf()], None).unwrap());
+        let built = build(docs(&group_all(&b, rows))[0], &b, &seller());
+        assert!(built.issues.is_empty(), "{header}: {:?}", built.issues);
+        let doc = built.document.unwrap();
+        assert_eq!(
+            doc.customer_info.vat_number.as_deref(),
+            Some("310122393500003"),
+            "{header}"
+        );
+    }
+}
