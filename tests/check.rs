@@ -10,6 +10,8 @@ mod encodings;
 mod findings;
 #[path = "check/input_edges.rs"]
 mod input_edges;
+#[path = "check/notes.rs"]
+mod notes;
 #[path = "check/sap_join.rs"]
 mod sap_join;
 #[path = "check/sheet_xml.rs"]

@@ -10,8 +10,9 @@
 //! (run/split_issued.rs), issued documents the export now marks voided or draft still
 //! reported issued (run/voided.rs), a workbook damaged part-way (run/damaged_book.rs),
 //! tax-inclusive totals rounded per line issued as the amount due (run/inclusive.rs), a Tally
-//! register's Sales 1 and Credit Note 1 each issued once (run/tally.rs), and the configuration
-//! failures, each with a message that says what to do.
+//! register's Sales 1 and Credit Note 1 each issued once (run/tally.rs), an ERPNext debit note and a
+//! QuickBooks credit memo issued as notes that pass the authority's validator (run/notes.rs), and
+//! the configuration failures, each with a message that says what to do.
 
 #[path = "run/changed_file.rs"]
 mod changed_file;
@@ -35,6 +36,8 @@ mod issued;
 mod leftovers;
 #[path = "run/note_order.rs"]
 mod note_order;
+#[path = "run/notes.rs"]
+mod notes;
 #[path = "run/reconcile.rs"]
 mod reconcile;
 #[path = "run/report_totals.rs"]

@@ -18,6 +18,7 @@ use chrono::{NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
 use std::sync::Arc;
 
+mod kind;
 mod provenance;
 mod raw_line;
 mod reference;
@@ -197,6 +198,11 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
         Some(Value::Kind(k)) => k,
         _ => DocumentKind::Invoice,
     };
+    let debit_flag = match take(fid!("debit_note")) {
+        Some(Value::Bool(b)) => Some(b),
+        _ => None,
+    };
+    kind = kind::with_debit_flag(&mut cx.issues, bound, kind, debit_flag, (first_idx, first));
     let sign = |l: &RawLine| {
         l.amount
             .or_else(|| l.unit_price.and_then(|p| p.checked_mul(l.quantity)))

@@ -33,6 +33,9 @@ pub enum Part {
     Text(String),
     /// A column's value.
     Column(String),
+    /// A column's value, from the first of these alternatives present in the file (a lookup
+    /// `key` written as a list: `["InvoiceNo", "Invoice number"]`).
+    Columns(Vec<String>),
 }
 
 /// Where a field's value comes from.
@@ -214,8 +217,10 @@ impl Mapping {
                 }
                 Source::Lookup { key: k, .. } => {
                     for p in k {
-                        if let Part::Column(c) = p {
-                            push(vec![c.clone()], false, key.clone());
+                        match p {
+                            Part::Column(c) => push(vec![c.clone()], false, key.clone()),
+                            Part::Columns(names) => push(names.clone(), false, key.clone()),
+                            Part::Text(_) => {}
                         }
                     }
                 }

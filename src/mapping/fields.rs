@@ -95,6 +95,12 @@ pub const FIELDS: &[FieldDef] = &[
         "invoice, credit_note or debit_note (default invoice)",
     ),
     doc(
+        "debit_note",
+        Bool,
+        &[],
+        "true: the document is a debit note (a check box such as ERPNext's Is Rate Adjustment Entry)",
+    ),
+    doc(
         "invoice_type",
         InvoiceType,
         &["invoice_type", "creditnote_type", "debitnote_type"],

@@ -289,14 +289,27 @@ impl Mapping {
                         format!("lookup {table:?} is not declared in [lookups]"),
                     ));
                 }
-                let key = spec
-                    .key
-                    .as_deref()
-                    .ok_or_else(|| invalid(&origin, &fkey, "key = the column (or template) giving the lookup key"))?;
-                let key = if key.contains('{') {
-                    parse_template(key).map_err(|e| invalid(&origin, &fkey, e))?
-                } else {
-                    vec![Part::Column(key.to_string())]
+                let key = match spec.key.as_ref() {
+                    None => {
+                        return Err(invalid(
+                            &origin,
+                            &fkey,
+                            "key = the column (or template, or list of alternative columns) giving the lookup key",
+                        ));
+                    }
+                    Some(OneOrMany::One(key)) if key.contains('{') => {
+                        parse_template(key).map_err(|e| invalid(&origin, &fkey, e))?
+                    }
+                    Some(OneOrMany::One(key)) => vec![Part::Column(key.to_string())],
+                    // Alternatives, as a column field's: the first present in the file.
+                    Some(OneOrMany::Many(names)) if !names.is_empty() => vec![Part::Columns(names.clone())],
+                    Some(OneOrMany::Many(_)) => {
+                        return Err(invalid(
+                            &origin,
+                            &fkey,
+                            "key = a column name, or a list of them (not empty)",
+                        ));
+                    }
                 };
                 let get = spec
                     .get

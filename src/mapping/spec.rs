@@ -102,8 +102,9 @@ pub struct FieldSpec {
     pub template: Option<String>,
     /// A lookup table's name (see `[lookups]`).
     pub lookup: Option<String>,
-    /// The lookup key: a column name, or a template.
-    pub key: Option<String>,
+    /// The lookup key: a column name, a template, or a list of column names (alternatives: the
+    /// first present in the file, as a field's `column` list).
+    pub key: Option<OneOrMany>,
     /// The lookup table's column giving the value.
     pub get: Option<String>,
     /// Date or time formats, tried in order.

@@ -329,6 +329,52 @@ fn negative_documents_become_credit_notes_with_positive_amounts() {
     );
 }
 
+/// A debit-note box (ERPNext's `Is Rate Adjustment Entry (Debit Note)`) makes a debit note of an
+/// invoice, naming the invoice it corrects with that invoice's date from the file; ticked beside
+/// the return box it is an error naming both cells, and the document is no debit note.
+#[test]
+fn a_debit_note_flag_makes_a_debit_note_and_beside_a_return_an_error() {
+    let m = SIMPLE.replace(
+        "[taxes]",
+        "kind = { column = \"Return\", map = { \"0\" = \"invoice\", \"1\" = \"credit_note\" }, default = \"invoice\" }\n\
+         debit_note = { column = [\"Is Rate Adjustment Entry (Debit Note)\", \"Is Debit Note\"], optional = true }\n\
+         original_number = { column = \"Against\", optional = true }\n\
+         note_reason = { value = \"Rate adjustment\" }\n[taxes]",
+    );
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax,Return,Is Debit Note,Against\n\
+         A1,05/11/2026,X,,Pen,2,10,,0,0,\n\
+         D1,06/11/2026,X,,Pen,1,3,,0,1,A1\n\
+         B1,07/11/2026,X,,Pen,1,3,,1,1,A1\n",
+        1,
+    );
+    let b = bound(&m, &h);
+    let units = group_all(&b, rows);
+    let ds = docs(&units);
+    let invoice = build(ds[0], &b, &seller());
+    assert_eq!(invoice.document.unwrap().kind, DocumentKind::Invoice);
+    let debit = build(ds[1], &b, &seller());
+    assert!(debit.issues.is_empty(), "{:?}", debit.issues);
+    let doc = debit.document.unwrap();
+    assert_eq!(doc.kind, DocumentKind::DebitNote);
+    assert_eq!(
+        doc.billing_reference.as_deref(),
+        Some("Invoice Number: A1; Invoice Issue Date: 2026-11-05")
+    );
+    assert_eq!(doc.payment_means_instruction_note.as_deref(), Some("Rate adjustment"));
+    let both = build(ds[2], &b, &seller());
+    assert_eq!(
+        issues_on(&both, 0),
+        [
+            "INV-MAP-KIND Is Debit Note \"1\": this document is marked both a credit note (Return \"1\") and a debit \
+          note (Is Debit Note \"1\"): a document is one or the other. A return is a credit note; a rate adjustment \
+          that raises the amount due is a debit note. Untick one of the two in the ERP (or correct one of the cells) \
+          and export again; the document is not issued until then"
+        ]
+    );
+    assert_eq!(both.document.unwrap().kind, DocumentKind::CreditNote);
+}
+
 #[test]
 fn tax_inclusive_prices_give_net_prices() {
     let m = SIMPLE.replace("[taxes]", "prices_include_tax = { value = true }\n[taxes]");
@@ -480,3 +526,37 @@ mod loading;
 
 #[path = "tests_fields.rs"]
 mod field_reading;
+
+/// A lookup key written as a list of columns reads the first one present, as a field's `column`
+/// list does: QuickBooks writes `InvoiceNo` on older screens and `Invoice number` on newer ones.
+#[test]
+fn a_lookup_key_may_list_alternative_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("customers.csv"),
+        "name,vat_number\nA1,310122393500003\n",
+    )
+    .unwrap();
+    let m = SIMPLE.replace(
+        "buyer.vat_number = { column = \"VAT\", optional = true }",
+        "buyer.vat_number = { lookup = \"customers\", key = [\"InvoiceNo\", \"Invoice number\"], get = \"vat_number\" }",
+    )
+    .replace("number = \"No\"", "number = { column = [\"InvoiceNo\", \"Invoice number\"] }")
+        + "\n[lookups.customers]\nfile = \"customers.csv\"\nkey_column = \"name\"\n";
+    for header in ["InvoiceNo", "Invoice number"] {
+        let (h, rows) = rows_from_csv(
+            &format!("{header},Date,Customer,Item,Qty,Price,Tax\nA1,05/11/2026,X,Pen,1,1,\n"),
+            1,
+        );
+        let mapping = Mapping::from_toml(&m, Origin::File("t.toml".into())).unwrap();
+        let b = Arc::new(Bound::new(Arc::new(mapping), &h, "t.csv", &[dir.path().to_path_buf()], None).unwrap());
+        let built = build(docs(&group_all(&b, rows))[0], &b, &seller());
+        assert!(built.issues.is_empty(), "{header}: {:?}", built.issues);
+        let doc = built.document.unwrap();
+        assert_eq!(
+            doc.customer_info.vat_number.as_deref(),
+            Some("310122393500003"),
+            "{header}"
+        );
+    }
+}

@@ -172,9 +172,10 @@ pub fn assemble(
     writer: &mut ResultWriter,
     d: &mut (dyn Dispatch + '_),
 ) -> Option<Arc<Assembled>> {
-    // Negative amounts may make a credit note of what the kind column calls an invoice: then the
-    // ledger is asked under every kind.
-    let asked = |kind: Option<DocumentKind>| kind.filter(|_| !bound.mapping.credit_note_when_negative);
+    // Negative amounts, or a debit-note flag (ERPNext), may make a note of what the kind column
+    // calls an invoice: then the ledger is asked under every kind.
+    let flagged = bound.mapping.credit_note_when_negative || bound.maps(crate::mapping::fields::fid!("debit_note"));
+    let asked = |kind: Option<DocumentKind>| kind.filter(|_| !flagged);
     let (keys, numbers): (Vec<DocKey>, Vec<(String, Option<DocumentKind>)>) = splits
         .numbers()
         .map(|(k, n, kind)| ((k.to_string(), kind), (n.to_string(), asked(kind))))

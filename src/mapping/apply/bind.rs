@@ -107,6 +107,7 @@ impl Bound {
                 .map(|p| match p {
                     Part::Text(t) => Ok(RPart::Text(t.clone())),
                     Part::Column(c) => resolve(std::slice::from_ref(c), optional, key).map(RPart::Col),
+                    Part::Columns(names) => resolve(names, optional, key).map(RPart::Col),
                 })
                 .collect()
         };
@@ -135,6 +136,7 @@ impl Bound {
                         .map(|p| match p {
                             Part::Text(t) => t.clone(),
                             Part::Column(c) => format!("{{{c}}}"),
+                            Part::Columns(names) => format!("{{{}}}", names.join("|")),
                         })
                         .collect::<String>();
                     RSource::Template(parts(p, *optional, &key)?, label.into())
