@@ -27,6 +27,7 @@ use std::path::Path;
 mod compare;
 mod sets;
 mod totals;
+mod twice;
 use compare::{Ctx, is_conflict};
 use sets::{SetFiles, read_set, xml_files};
 pub use totals::{Reconciled, VatSar};
@@ -49,8 +50,8 @@ pub struct Difference {
     pub document: String,
     /// Its issue date, when known.
     pub issue_date: String,
-    /// `amount`, `number`, `uuid`, `issue_date`, `currency`, `xml_missing`, `xml_unreadable`,
-    /// `xml_orphan`, `inconsistent`, `conflict`.
+    /// `amount`, `number`, `uuid`, `issue_date`, `currency`, `kind`, `xml_missing`,
+    /// `xml_unreadable`, `xml_orphan`, `inconsistent`, `conflict`, `twice`.
     pub kind: String,
     /// The field compared (`net`, `vat`, `vat_sar`, `gross`, `payable`), for amounts.
     pub field: String,
@@ -357,6 +358,7 @@ pub fn build(dir: &Path) -> Result<Report, ResultsError> {
             .collect::<Vec<_>>(),
     );
     let conflicts_settled = settled_conflicts(&files, &selection.counted);
+    twice::issued_twice(&mut ctx, &files, &selection.counted);
     let mut reports = Vec::new();
     let mut all = Summary::default();
     let mut once = SummaryBuilder::new("", "", "");

@@ -414,3 +414,59 @@ fn a_conflict_counts_once_as_the_set_written_last_says_and_an_export_given_back_
         "{out}"
     );
 }
+
+/// One export run through two state folders of one seller (two devices that do not know each
+/// other's ledgers) against one API is issued twice; `report` over their results says so, on
+/// every copy, naming both UUIDs, and does not call the folder reconciled.
+#[test]
+fn a_number_issued_twice_through_two_state_folders_is_a_difference_in_report() {
+    let server = Server::start(invoicedrop::sandbox::SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    for (state, device) in [("st1", "till-1"), ("st2", "till-2")] {
+        let o = run(
+            dir.path(),
+            &env,
+            &["onboard", "--otp", "123456", "--device-id", device, "--state", state],
+        );
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let export = sage50(dir.path());
+    std::fs::write(dir.path().join("nightly.csv"), &export).unwrap();
+    std::fs::write(dir.path().join("backlog.csv"), &export).unwrap();
+    for (file, state) in [("nightly.csv", "st1"), ("backlog.csv", "st2")] {
+        let o = run(dir.path(), &env, &["run", file, "--state", state, "--results", "r"]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    }
+    let (nightly, backlog) = (accepted(dir.path(), "nightly"), accepted(dir.path(), "backlog"));
+    assert!(nightly.len() >= 2, "{nightly:?}");
+    assert_eq!(server.accepted(), 2 * nightly.len() as u64);
+
+    let (code, v) = report_json(dir.path());
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["reconciled"], false);
+    let twice: Vec<&Value> = v["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] == "twice")
+        .collect();
+    assert_eq!(twice.len(), 2 * nightly.len(), "{v}");
+    for (number, (uuid, _)) in &nightly {
+        let said: Vec<&&Value> = twice.iter().filter(|d| d["document"] == number.as_str()).collect();
+        assert_eq!(said.len(), 2, "{number}: {twice:?}");
+        let message = said[0]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("{number} ("))
+                && message.contains("was issued 2 times, under ")
+                && message.contains(uuid.as_str())
+                && message.contains(backlog[number].0.as_str())
+                && message.contains("keep one state folder per seller"),
+            "{message}"
+        );
+    }
+    // The text says it too.
+    let o = run(dir.path(), &[], &["report", "r"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("was issued 2 times"), "{}", text(&o));
+}
