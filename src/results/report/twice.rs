@@ -19,10 +19,13 @@ fn seller_of(xml_file: &str) -> &str {
     }
 }
 
+/// Seller, kind and number.
+type Key<'a> = (&'a str, &'a str, &'a str);
+
 /// A `twice` difference on every counted accepted document whose seller, kind and number another
 /// counted accepted document of another UUID has (`counted[set][record]`).
 pub(super) fn issued_twice(ctx: &mut Ctx<'_>, files: &[SetFiles], counted: &[Vec<bool>]) {
-    let mut by_key: BTreeMap<(&str, &str, &str), Vec<(&str, &DocumentRecord)>> = BTreeMap::new();
+    let mut by_key: BTreeMap<Key<'_>, Vec<(&str, &DocumentRecord)>> = BTreeMap::new();
     for (f, c) in files.iter().zip(counted) {
         for (r, _) in f
             .records
