@@ -557,7 +557,8 @@ fn an_issued_invoice_dropped_again_with_other_content_counts_as_accepted_with_a_
     let log = w.log();
     assert!(
         log.contains(
-            "again.csv: done (3 rows, 3 accepted (1 in conflict with its export: INV-LEDGER-CONFLICT), 0 rejected, 0 failed"
+            "again.csv: done (3 rows, 3 accepted (1 in conflict with its export: INV-LEDGER-CONFLICT; 3 issued \
+             before, from the ledger: not sent again), 0 rejected, 0 failed"
         ),
         "{log}"
     );

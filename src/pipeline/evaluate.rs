@@ -361,6 +361,7 @@ fn evaluate_document(
         first_line,
         conflict: false,
         issued: None,
+        issued_before: false,
     };
     let mut record = match &built.document {
         Some(d) if payable.is_some() => DocumentRecord::from_document(d, status),

@@ -148,6 +148,9 @@ pub struct Counts {
     /// Of the accepted, those issued earlier with content the export no longer gives
     /// (`INV-LEDGER-CONFLICT`): issued, but to be corrected with a credit or debit note.
     pub conflicts: u64,
+    /// Of the accepted, those issued before this request (an earlier run, or an earlier file
+    /// or batch of this run): reported from the ledger, not sent again.
+    pub issued_before: u64,
 }
 
 impl Counts {
@@ -172,6 +175,7 @@ impl Counts {
         self.rejected += other.rejected;
         self.failed += other.failed;
         self.conflicts += other.conflicts;
+        self.issued_before += other.issued_before;
     }
 
     /// All documents.
@@ -359,6 +363,9 @@ pub struct DocBrief {
     /// What was issued, for a conflict.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub issued: Option<Box<IssuedBrief>>,
+    /// Accepted before this request (an earlier run, or an earlier file or batch of this run):
+    /// reported from the ledger, not sent again.
+    pub issued_before: bool,
 }
 
 /// What was issued under a number whose export now differs (`INV-LEDGER-CONFLICT`): from the

@@ -117,6 +117,8 @@ impl Outcome {
         }
         if let Some(b) = &mut self.brief {
             b.status = status;
+            // A conflict too: what is accepted is what was issued then.
+            b.issued_before = status == RowStatus::Accepted && (v.accepted_at.is_some() || v.conflict);
             if v.conflict {
                 b.conflict = true;
                 let was = v.issued.as_deref();
@@ -229,6 +231,7 @@ mod tests {
                 first_line: 2,
                 conflict: false,
                 issued: None,
+                issued_before: false,
             }),
             codes: Vec::new(),
             record: Some(record),

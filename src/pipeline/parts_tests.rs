@@ -284,6 +284,7 @@ fn a_part_is_given_its_results_only_when_its_rows_are_those_read_together() {
                 first_line: 2,
                 conflict: false,
                 issued: None,
+                issued_before: false,
             },
             record: None,
             codes: vec![crate::mapping::SPLIT_CODE.into()],

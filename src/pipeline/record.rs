@@ -75,6 +75,9 @@ pub(super) fn tally(o: Outcome, file: &str, opts: &CheckOptions, summary: &mut F
         if conflict && b.status == RowStatus::Accepted {
             summary.documents.conflicts += 1;
         }
+        if b.issued_before {
+            summary.documents.issued_before += 1;
+        }
         if b.status != RowStatus::Skipped {
             count_kind(&mut summary.by_kind, &b.kind, &b.invoice_type);
         }

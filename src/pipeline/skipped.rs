@@ -60,6 +60,7 @@ pub(super) fn skipped(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time:
             first_line,
             conflict: false,
             issued: None,
+            issued_before: false,
         }),
         codes: vec!["INV-SKIP".into()],
         document: None,

@@ -100,6 +100,7 @@ fn write_one(
             first_line: 0,
             conflict: false,
             issued: None,
+            issued_before: false,
         });
     }
     Ok(())

@@ -52,6 +52,20 @@ fn an_export_reported_again_under_another_name_counts_once_in_the_folder_totals(
     let o = run_file(dir.path(), "b.csv");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let a = accepted(dir.path(), "a");
+    // The run says they were issued before, not sent again: its total against the authority's.
+    let again = format!(
+        "{n} accepted ({n} issued before, from the ledger: not sent again)",
+        n = a.len()
+    );
+    assert!(text(&o).contains(&format!("documents: {again}")), "{}", text(&o));
+    let o = run(
+        dir.path(),
+        &[],
+        &["--json", "run", "b.csv", "--state", "st", "--results", "r"],
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["documents"]["issued_before"], a.len() as u64, "{v}");
+    assert_eq!(v["documents"]["accepted"], a.len() as u64, "{v}");
     assert!(a.len() >= 2, "{a:?}");
     assert_eq!(
         a,
@@ -164,7 +178,10 @@ fn an_issued_invoice_whose_export_changed_keeps_its_artefacts_and_counts_once() 
         "{out}"
     );
     assert!(
-        out.contains("3 accepted (1 in conflict with its export: INV-LEDGER-CONFLICT), 0 rejected"),
+        out.contains(
+            "3 accepted (1 in conflict with its export: INV-LEDGER-CONFLICT; 3 issued before, from the ledger: not \
+             sent again), 0 rejected"
+        ),
         "{out}"
     );
 

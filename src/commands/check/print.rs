@@ -115,20 +115,31 @@ fn counts_text(c: &pipeline::Counts, sending: bool) -> String {
     parts.join(", ")
 }
 
-/// `5 accepted`, or `5 accepted (1 in conflict with its export: INV-LEDGER-CONFLICT)`: the
-/// accepted documents, conflicts included, and those issued earlier with content the export no
-/// longer gives as a count of their own (never among the rejected). Shared by `check`, `run`
-/// and `watch`'s log.
+/// `5 accepted`, `5 accepted (1 in conflict with its export: INV-LEDGER-CONFLICT)`, `5 accepted
+/// (2 issued before, from the ledger: not sent again)`: the accepted documents, conflicts
+/// included, those issued earlier with content the export no longer gives as a count of their
+/// own (never among the rejected), and those reported from the ledger (an earlier run, or an
+/// earlier file of this run holding them too), so that a run's total can be set beside the
+/// authority's count. Shared by `check`, `run` and `watch`'s log.
 pub(in crate::commands) fn accepted_text(c: &pipeline::Counts) -> String {
-    if c.conflicts == 0 {
+    let mut said = Vec::new();
+    if c.conflicts > 0 {
+        said.push(format!(
+            "{} in conflict with its export: {}",
+            c.conflicts,
+            crate::submit::CONFLICT_CODE
+        ));
+    }
+    if c.issued_before > 0 {
+        said.push(format!(
+            "{} issued before, from the ledger: not sent again",
+            c.issued_before
+        ));
+    }
+    if said.is_empty() {
         return format!("{} accepted", c.accepted);
     }
-    format!(
-        "{} accepted ({} in conflict with its export: {})",
-        c.accepted,
-        c.conflicts,
-        crate::submit::CONFLICT_CODE
-    )
+    format!("{} accepted ({})", c.accepted, said.join("; "))
 }
 
 #[cfg(test)]
@@ -155,6 +166,26 @@ mod tests {
             counts_text(&c, false),
             "3 accepted, 0 rejected, 0 failed, 1 invalid, 0 skipped",
             "report on a run's results"
+        );
+    }
+
+    #[test]
+    fn the_accepted_say_which_were_in_conflict_and_which_issued_before() {
+        let mut c = pipeline::Counts {
+            accepted: 5,
+            ..Default::default()
+        };
+        assert_eq!(accepted_text(&c), "5 accepted");
+        c.issued_before = 2;
+        assert_eq!(
+            accepted_text(&c),
+            "5 accepted (2 issued before, from the ledger: not sent again)"
+        );
+        c.conflicts = 1;
+        assert_eq!(
+            accepted_text(&c),
+            "5 accepted (1 in conflict with its export: INV-LEDGER-CONFLICT; 2 issued before, from the ledger: \
+             not sent again)"
         );
     }
 }
