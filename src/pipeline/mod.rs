@@ -33,7 +33,7 @@ use unjoined::record_unjoined;
 
 use crate::compute::compute_document_totals;
 use crate::ingest::{Row, SourceRef};
-use crate::mapping::{Bound, Built, DocDraft, DraftRow, ErpTotals, Issue, RowNote, Unit, build};
+use crate::mapping::{Bound, Built, DocDraft, DraftRow, ErpTotals, Issue, RowNote, Unit, build, build_with};
 use crate::model::{Document, Party};
 use crate::results::{
     ArtefactContent, ArtefactPaths, DocumentRecord, ResultIssue, ResultRow, ResultWriter, RowStatus, Summary,
@@ -114,6 +114,19 @@ pub struct CheckOptions {
     /// The document numbers of the files checked so far (`check` of several files): a number a
     /// later file uses again is an error there (`INV-NUMBER-USED`). `None`: not looked for.
     pub numbers: Option<Arc<std::sync::Mutex<crate::mapping::NumbersUsed>>>,
+    /// Where a note's corrected invoice is looked for when neither its rows nor its file give
+    /// its date (`run`, `watch`: the invoices the ledger holds as issued). `None`: not looked for.
+    pub originals: Option<Originals>,
+}
+
+/// The lookup of [`CheckOptions::originals`].
+#[derive(Clone)]
+pub struct Originals(pub Arc<dyn crate::mapping::OriginalDates>);
+
+impl std::fmt::Debug for Originals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Originals")
+    }
 }
 
 impl CheckOptions {
@@ -126,6 +139,7 @@ impl CheckOptions {
             max_briefs: 1000,
             device: None,
             numbers: None,
+            originals: None,
         }
     }
 }
@@ -245,6 +259,12 @@ pub trait Dispatch {
     /// The device the documents go through, when known: each document is checked against it
     /// before it is dispatched (D7, D21). None by default.
     fn device(&self) -> Option<DeviceContext> {
+        None
+    }
+
+    /// Where a note's corrected invoice is looked for when neither its rows nor its file give
+    /// its date ([`CheckOptions::originals`]). None by default (`check`).
+    fn originals(&self) -> Option<Originals> {
         None
     }
 
