@@ -8,7 +8,8 @@
 //! export sent (run/split.rs), unless issued earlier: then reported issued once
 //! (run/split_issued.rs), issued documents the export now marks voided or draft still
 //! reported issued (run/voided.rs), a workbook damaged part-way (run/damaged_book.rs),
-//! tax-inclusive totals rounded per line issued as the amount due (run/inclusive.rs), a Tally
+//! tax-inclusive totals rounded per line issued as the amount due (run/inclusive.rs), a credit
+//! note whose invoice is in another file issued with that invoice's date (run/original_date.rs), a Tally
 //! register's Sales 1 and Credit Note 1 each issued once (run/tally.rs), and the configuration
 //! failures, each with a message that says what to do.
 
@@ -32,6 +33,8 @@ mod inclusive;
 mod issued;
 #[path = "run/leftovers.rs"]
 mod leftovers;
+#[path = "run/original_date.rs"]
+mod original_date;
 #[path = "run/reconcile.rs"]
 mod reconcile;
 #[path = "run/sap_join.rs"]

@@ -480,3 +480,6 @@ mod loading;
 
 #[path = "tests_fields.rs"]
 mod field_reading;
+
+#[path = "tests_originals.rs"]
+mod originals;
