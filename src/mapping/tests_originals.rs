@@ -136,7 +136,7 @@ fn a_note_whose_invoice_date_is_found_nowhere_says_how_to_give_it() {
     assert_eq!(reference.as_deref(), Some("Invoice Number: INV-7"));
     assert!(
         said[0].contains("not in this file (nor in a file checked before it)")
-            && said[0].contains("`run` takes the date of an invoice issued in an earlier run")
+            && said[0].contains("`run` finds its date in the ledger once it is issued (in an earlier run")
             && !said[0].contains("export the invoice with it"),
         "{said:?}"
     );

@@ -73,8 +73,8 @@ pub(super) fn billing_reference(
                 } else {
                     (
                         "the invoice is not in this file (nor in a file checked before it)".to_string(),
-                        "or issue the invoice before its notes: `run` takes the date of an invoice issued in an \
-                         earlier run, or from a file of the same run read before this one, from its ledger",
+                        "or issue the invoice before its notes: `run` finds its date in the ledger once it is \
+                         issued (in an earlier run, or from a file of the same run read before this one)",
                     )
                 };
                 let what = if bound.maps(f) {
