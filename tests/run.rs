@@ -9,10 +9,12 @@
 //! document whose rows are apart in the export sent (run/split.rs), unless issued earlier: then reported issued once
 //! (run/split_issued.rs), issued documents the export now marks voided or draft still
 //! reported issued (run/voided.rs), a workbook damaged part-way (run/damaged_book.rs),
-//! tax-inclusive totals rounded per line issued as the amount due (run/inclusive.rs), a Tally
-//! register's Sales 1 and Credit Note 1 each issued once (run/tally.rs), an ERPNext debit note and a
-//! QuickBooks credit memo issued as notes that pass the authority's validator (run/notes.rs), and
-//! the configuration failures, each with a message that says what to do.
+//! tax-inclusive totals rounded per line issued as the amount due (run/inclusive.rs), a credit
+//! note whose invoice is in another file issued with that invoice's date (run/original_date.rs), a
+//! Tally register's Sales 1 and Credit Note 1 each issued once (run/tally.rs), an ERPNext debit
+//! note and a QuickBooks credit memo issued as notes that pass the authority's validator
+//! (run/notes.rs), a credit note issued after its invoice in the same batch (run/note_order.rs),
+//! and the configuration failures, each with a message that says what to do.
 
 #[path = "run/changed_file.rs"]
 mod changed_file;
@@ -38,6 +40,8 @@ mod leftovers;
 mod note_order;
 #[path = "run/notes.rs"]
 mod notes;
+#[path = "run/original_date.rs"]
+mod original_date;
 #[path = "run/reconcile.rs"]
 mod reconcile;
 #[path = "run/report_totals.rs"]

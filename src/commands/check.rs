@@ -347,6 +347,7 @@ pub(super) fn evaluate(
     let mut opts = CheckOptions::new(now, seller);
     opts.max_briefs = list_limit.unwrap_or(usize::MAX);
     opts.device = dispatch.as_ref().and_then(|d| d.device());
+    opts.originals = dispatch.as_ref().and_then(|d| d.originals());
     if dispatch.is_none() {
         opts.batch = pipeline::CHECK_BATCH_DOCUMENTS;
         // A number used again in a later file (run's ledger answers for it when sending). One

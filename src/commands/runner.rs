@@ -8,8 +8,9 @@ use super::progress::Progress;
 use super::verdict::{Totals, halted_verdict, held_verdict, stopped_verdict, totals, verdict, withdrawn_verdict};
 use crate::cli::*;
 use crate::config::Config;
+use crate::mapping::OriginalDates;
 use crate::model::{Document, DocumentKind, InvoiceType};
-use crate::pipeline::{Dispatch, Held, Skipped, Unsent, Verdict};
+use crate::pipeline::{Dispatch, Held, Originals, Skipped, Unsent, Verdict};
 use crate::sandbox::SandboxHandle;
 use crate::submit::{DocumentKey, Ledger, LedgerState, Outcome, Outgoing, Standing, SubmitEvent, Submitter, Withdrawn};
 use crate::validate::DeviceContext;
@@ -81,6 +82,21 @@ impl Tally {
             n(&self.rejected),
             n(&self.retrying)
         )
+    }
+}
+
+/// The invoices the ledger holds as issued: where a note whose corrected invoice is not in its
+/// file finds that invoice's issue date (issued in an earlier run, or from a file of this run
+/// read before the note's: each file's documents are answered before the next file is read).
+struct IssuedInvoices(Ledger);
+
+impl OriginalDates for IssuedInvoices {
+    fn invoice_date(&self, number: &str, seller_vat: Option<&str>) -> Option<NaiveDate> {
+        self.0.invoice_date(number, seller_vat).unwrap_or_else(|e| {
+            // The note goes with the invoice's number only, and says so (INV-MAP-REFERENCE).
+            tracing::warn!(error = %e, "the ledger could not be read for a note's corrected invoice");
+            None
+        })
     }
 }
 
@@ -180,6 +196,12 @@ impl Dispatch for RunDispatch<'_> {
 
     fn inputs(&mut self, files: &[PathBuf]) {
         self.progress.count_rows_of(files);
+    }
+
+    fn originals(&self) -> Option<Originals> {
+        Some(Originals(std::sync::Arc::new(IssuedInvoices(
+            self.submitter.ledger().clone(),
+        ))))
     }
 
     fn issued(&mut self, invalid: Vec<Held>) -> Vec<Option<Verdict>> {

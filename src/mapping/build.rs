@@ -25,6 +25,7 @@ mod reference;
 use provenance::Prefix;
 pub use provenance::{Provenance, field_of};
 use raw_line::RawLine;
+pub use reference::OriginalDates;
 
 /// The export's own figures, to be compared with the computed ones (not trusted).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -139,6 +140,17 @@ fn date(v: Option<Value>) -> Option<NaiveDate> {
 
 /// Build one document from its rows.
 pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Built<'a> {
+    build_with(draft, bound, seller, None)
+}
+
+/// [`build`], a note whose corrected invoice's date neither its rows nor its file give looking
+/// it up in `originals` (`run`, `watch`: the invoices issued before).
+pub fn build_with<'a>(
+    draft: &DocDraft,
+    bound: &'a Bound,
+    seller: &Arc<Party>,
+    originals: Option<&dyn OriginalDates>,
+) -> Built<'a> {
     let lines_rows: Vec<(usize, &Row)> = draft
         .rows
         .iter()
@@ -501,6 +513,7 @@ pub fn build<'a>(draft: &DocDraft, bound: &'a Bound, seller: &Arc<Party>) -> Bui
         original.as_deref(),
         original_date,
         (first_idx, first, h0),
+        (originals, seller.vat_number.as_deref()),
     );
     let exchange_rate = dec(take(fid!("exchange_rate")));
     let amounts_unread = any_unreadable || lines.len() < line_rows || (mixed_signs && turned);

@@ -284,14 +284,18 @@ impl Grouper {
             date: self.open_date.take(),
         });
         // A note whose corrected invoice is earlier in this file takes that invoice's date (where
-        // documents are known by kind too, the invoice of that number).
+        // documents are known by kind too, the invoice of that number); in `check` of several
+        // files, failing that, the date of that invoice in a file checked before.
         if let Some(first) = doc.rows.iter().find(|r| r.is_line()).and_then(|r| r.row.as_ref()) {
             let header = self.bound.header_row(first).ok().flatten();
             let invoice = doc.kind.map(|_| DocumentKind::Invoice);
-            if let Some(orig) = self.bound.text(fid!("original_number"), first, header)
-                && let Some(s) = self.seen.get(&hash(orig.trim(), invoice))
-            {
-                doc.original_date = s.date;
+            if let Some(orig) = self.bound.text(fid!("original_number"), first, header) {
+                let orig = orig.trim();
+                doc.original_date = match self.seen.get(&hash(orig, invoice)) {
+                    Some(s) => s.date,
+                    // `check` of several files: the invoice of a file checked before this one.
+                    None => self.used.as_ref().and_then(|u| u.used.invoice_date(orig, u.file)),
+                };
             }
         }
         Some(Unit::Document(doc))
@@ -341,7 +345,7 @@ impl Grouper {
             && let Some(here) = &mut self.used
         {
             let line = row.source().map_or(0, |s| s.line);
-            if let Some((file, first)) = here.used.note(&key, kind, here.file, line) {
+            if let Some((file, first)) = here.used.note(&key, kind, here.file, line, date) {
                 let name = here.used.file_name(file);
                 row.issues.push(Issue::error(
                     NUMBER_USED_CODE,

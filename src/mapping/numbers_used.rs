@@ -3,19 +3,28 @@
 
 use super::doc_key::hash;
 use crate::model::DocumentKind;
+use chrono::NaiveDate;
 use std::collections::HashMap;
 
 /// The code of a document whose number a document of an earlier file of the same check has.
 pub const NUMBER_USED_CODE: &str = "INV-NUMBER-USED";
 
 /// One document remembered: its kind (`None` when its file's mapping does not read the kind
-/// from a column), its file and its first line.
-type Used = (Option<DocumentKind>, u32, u64);
+/// from a column), its file, its first line, and its issue date (when its first row gives one:
+/// a note of a later file that corrects it takes it).
+#[derive(Debug, Clone, Copy)]
+struct Used {
+    line: u64,
+    file: u32,
+    date: Option<NaiveDate>,
+    kind: Option<DocumentKind>,
+}
 
 /// The document numbers of the files checked so far in one run of `check`, to find a number
 /// that a later file uses again: a 64-bit hash per number (as the grouper keeps per document)
-/// with the kind, file and line of its first document, never the rows. It grows with the
-/// documents checked, a few dozen bytes each, not with the rows.
+/// with the kind, file, line and issue date of its first document, never the rows. It grows
+/// with the documents checked, a few dozen bytes each, not with the rows. A note whose corrected
+/// invoice is in an earlier file takes that invoice's date from it ([`NumbersUsed::invoice_date`]).
 ///
 /// Where the kind is read from a column, a number is used again by a document of the same kind
 /// only (invoice 1 and credit note 1 are two documents); a document whose kind is not known
@@ -57,24 +66,46 @@ impl NumbersUsed {
         self.first.is_empty()
     }
 
-    /// A document of `key` and `kind` at `line` of `file`: the file and first line of a
-    /// document of an earlier file it is the same number as, if any; else it is remembered
-    /// (unless one of its number and kind is already).
-    pub(super) fn note(&mut self, key: &str, kind: Option<DocumentKind>, file: u32, line: u64) -> Option<(u32, u64)> {
+    /// A document of `key` and `kind` at `line` of `file`, issued on `date`: the file and first
+    /// line of a document of an earlier file it is the same number as, if any; else it is
+    /// remembered (unless one of its number and kind is already).
+    pub(super) fn note(
+        &mut self,
+        key: &str,
+        kind: Option<DocumentKind>,
+        file: u32,
+        line: u64,
+        date: Option<NaiveDate>,
+    ) -> Option<(u32, u64)> {
         let h = hash(key, None);
+        let this = Used { line, file, date, kind };
         let Some(&first) = self.first.get(&h) else {
-            self.first.insert(h, (kind, file, line));
+            self.first.insert(h, this);
             return None;
         };
         let others = self.others.get(&h).map_or(&[][..], Vec::as_slice);
         let all = || std::iter::once(&first).chain(others);
         let same_kind = |k: Option<DocumentKind>| k.is_none() || kind.is_none() || k == kind;
-        if let Some(&(_, f, l)) = all().find(|(k, f, _)| *f != file && same_kind(*k)) {
-            return Some((f, l));
+        if let Some(u) = all().find(|u| u.file != file && same_kind(u.kind)) {
+            return Some((u.file, u.line));
         }
-        if !all().any(|(k, _, _)| *k == kind) {
-            self.others.entry(h).or_default().push((kind, file, line));
+        if !all().any(|u| u.kind == kind) {
+            self.others.entry(h).or_default().push(this);
         }
         None
+    }
+
+    /// The issue date of the invoice `number` of a file other than `file` (a file checked
+    /// before it), where one is remembered with a date: a document known as an invoice, or one
+    /// whose kind is not known while grouping (as a note's invoice is looked for in its own
+    /// file).
+    pub(super) fn invoice_date(&self, number: &str, file: u32) -> Option<NaiveDate> {
+        let h = hash(number, None);
+        let first = self.first.get(&h)?;
+        let others = self.others.get(&h).map_or(&[][..], Vec::as_slice);
+        std::iter::once(first)
+            .chain(others)
+            .find(|u| u.file != file && matches!(u.kind, None | Some(DocumentKind::Invoice)) && u.date.is_some())
+            .and_then(|u| u.date)
     }
 }

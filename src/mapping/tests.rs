@@ -560,3 +560,6 @@ fn a_lookup_key_may_list_alternative_columns() {
         );
     }
 }
+
+#[path = "tests_originals.rs"]
+mod originals;

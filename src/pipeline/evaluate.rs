@@ -228,7 +228,8 @@ fn evaluate_document(
     if draft.skip.is_some() {
         return super::skipped::skipped(draft, bound, opts, time, keep);
     }
-    let mut built = build(&draft, bound, &opts.seller);
+    let originals = opts.originals.as_ref().map(|o| &*o.0);
+    let mut built = build_with(&draft, bound, &opts.seller, originals);
     let mut issues = std::mem::take(&mut built.issues);
     drop_read_repeats(&mut issues);
     // Built from the last row of a header file or lookup table that has changed since it was

@@ -33,7 +33,7 @@ use unjoined::record_unjoined;
 
 use crate::compute::compute_document_totals;
 use crate::ingest::{Row, SourceRef};
-use crate::mapping::{Bound, Built, DocDraft, DraftRow, ErpTotals, Issue, RowNote, Unit, build};
+use crate::mapping::{Bound, Built, DocDraft, DraftRow, ErpTotals, Issue, RowNote, Unit, build, build_with};
 use crate::model::{Document, Party};
 use crate::results::{
     ArtefactContent, ArtefactPaths, DocumentRecord, ResultIssue, ResultRow, ResultWriter, RowStatus, Summary,
@@ -114,6 +114,19 @@ pub struct CheckOptions {
     /// The document numbers of the files checked so far (`check` of several files): a number a
     /// later file uses again is an error there (`INV-NUMBER-USED`). `None`: not looked for.
     pub numbers: Option<Arc<std::sync::Mutex<crate::mapping::NumbersUsed>>>,
+    /// Where a note's corrected invoice is looked for when neither its rows nor its file give
+    /// its date (`run`, `watch`: the invoices the ledger holds as issued). `None`: not looked for.
+    pub originals: Option<Originals>,
+}
+
+/// The lookup of [`CheckOptions::originals`].
+#[derive(Clone)]
+pub struct Originals(pub Arc<dyn crate::mapping::OriginalDates>);
+
+impl std::fmt::Debug for Originals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Originals")
+    }
 }
 
 impl CheckOptions {
@@ -126,6 +139,7 @@ impl CheckOptions {
             max_briefs: 1000,
             device: None,
             numbers: None,
+            originals: None,
         }
     }
 }
@@ -255,6 +269,12 @@ pub trait Dispatch {
     /// The exports about to be read, in order, before the first is (for progress: `run` counts
     /// their rows to estimate its whole length). Nothing by default.
     fn inputs(&mut self, _files: &[std::path::PathBuf]) {}
+
+    /// Where a note's corrected invoice is looked for when neither its rows nor its file give
+    /// its date ([`CheckOptions::originals`]). None by default (`check`).
+    fn originals(&self) -> Option<Originals> {
+        None
+    }
 
     /// The batch's documents that failed the checks (never sent), in input order, before
     /// [`Dispatch::dispatch`] of the same batch: a verdict for each whose number was issued

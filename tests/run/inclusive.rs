@@ -8,7 +8,7 @@ use super::support::*;
 use base64::Engine as _;
 use chrono::{FixedOffset, Utc};
 use invoicedrop::sandbox::SandboxConfig;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// A Zoho Books export of tax-inclusive standard invoices issued today (Riyadh) to a buyer of
@@ -31,19 +31,6 @@ fn zoho_export(dir: &Path, name: &str, docs: &[(&str, usize, &str)]) {
         }
     }
     std::fs::write(dir.join(name), out).unwrap();
-}
-
-/// The authority's validator (`shared/tools/zatca-validate`): `$INVOICEDROP_SHARED`, or the first
-/// `shared/` above the crate.
-fn validator() -> PathBuf {
-    if let Some(dir) = std::env::var_os("INVOICEDROP_SHARED") {
-        return PathBuf::from(dir).join("tools/zatca-validate");
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|d| d.join("shared/tools/zatca-validate"))
-        .find(|p| p.is_file())
-        .expect("shared/tools/zatca-validate above the crate (or set INVOICEDROP_SHARED)")
 }
 
 /// The value of QR tag `tag` (TLV, zatca.md §6) in a base64 payload.

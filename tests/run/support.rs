@@ -319,3 +319,16 @@ pub fn cut_sheet_at_row(path: &Path, row: u32) {
     out.finish().unwrap();
     assert!(cut, "the workbook has a first sheet");
 }
+
+/// The authority's validator (`shared/tools/zatca-validate`): `$INVOICEDROP_SHARED`, or the first
+/// `shared/` above the crate.
+pub fn validator() -> PathBuf {
+    if let Some(dir) = std::env::var_os("INVOICEDROP_SHARED") {
+        return PathBuf::from(dir).join("tools/zatca-validate");
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|d| d.join("shared/tools/zatca-validate"))
+        .find(|p| p.is_file())
+        .expect("shared/tools/zatca-validate above the crate (or set INVOICEDROP_SHARED)")
+}

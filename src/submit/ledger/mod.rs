@@ -515,6 +515,23 @@ impl Ledger {
         Ok(json.and_then(|json| device_of(&json, onboard_id)))
     }
 
+    /// The issue date of the invoice issued (accepted, through any device of this state folder)
+    /// under `number` by the seller `seller_vat` (any seller when `None`): what a credit or debit
+    /// note correcting it refers to. `None` when no such invoice is accepted. Blocks briefly.
+    pub fn invoice_date(
+        &self,
+        number: &str,
+        seller_vat: Option<&str>,
+    ) -> Result<Option<chrono::NaiveDate>, LedgerError> {
+        match self.ask_blocking(Request::InvoiceDate {
+            number: number.to_string(),
+            seller_vat: seller_vat.map(str::to_string),
+        })? {
+            Answer::Date(d) => Ok(d),
+            _ => Err(LedgerError::Closed),
+        }
+    }
+
     fn meta(&self, key: &str) -> Result<Option<String>, LedgerError> {
         match self.ask_blocking(Request::GetMeta(key.to_string()))? {
             Answer::Meta(v) => Ok(v),

@@ -81,6 +81,11 @@ pub(super) enum Request {
     /// The stored record of a device of this state folder.
     GetDevice(String),
     GetMeta(String),
+    /// The issue date of an invoice issued (accepted) under a number, of a seller when given.
+    InvoiceDate {
+        number: String,
+        seller_vat: Option<String>,
+    },
 }
 
 /// Its answer.
@@ -93,6 +98,7 @@ pub(super) enum Answer {
     Stats(LedgerStats),
     Entries(Vec<LedgerEntry>),
     Meta(Option<String>),
+    Date(Option<chrono::NaiveDate>),
 }
 
 /// Where an answer goes: an async caller or a blocking one.
@@ -373,6 +379,7 @@ fn execute(tx: &Transaction<'_>, request: Request) -> rusqlite::Result<Answer> {
                 .optional()?;
             Ok(Answer::Meta(value))
         }
+        Request::InvoiceDate { number, seller_vat } => Ok(Answer::Date(invoice_date(tx, &number, seller_vat)?)),
         Request::GetMeta(key) => {
             let value = tx
                 .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
@@ -448,6 +455,31 @@ fn issued_elsewhere(tx: &Transaction<'_>, item: &BeginItem) -> rusqlite::Result<
         entry,
     )
     .optional()
+}
+
+/// The issue date of the invoice accepted under `number` (through any device of this state folder)
+/// whose seller is `seller_vat` (as [`issued_elsewhere`] finds the seller: the body's, else the
+/// device's), the one last answered when there are several; `None` when there is none, or its
+/// stored body gives no date.
+fn invoice_date(
+    tx: &Transaction<'_>,
+    number: &str,
+    seller_vat: Option<String>,
+) -> rusqlite::Result<Option<chrono::NaiveDate>> {
+    let date: Option<Option<String>> = tx
+        .prepare_cached(
+            "SELECT CASE WHEN json_valid(CAST(d.body AS TEXT)) THEN json_extract(CAST(d.body AS TEXT), '$.issue_date') \
+             END FROM documents d LEFT JOIN devices v ON v.onboard_id = d.onboard_id \
+             WHERE d.number = ?1 AND d.kind = 'invoice' AND d.state = 'accepted' \
+             AND (?2 IS NULL OR COALESCE(CASE WHEN json_valid(CAST(d.body AS TEXT)) \
+                  THEN json_extract(CAST(d.body AS TEXT), '$.supplier_info.vat_number') END, v.vat_number, ?2) = ?2) \
+             ORDER BY d.updated_at DESC LIMIT 1",
+        )?
+        .query_row(params![number, seller_vat], |r| r.get(0))
+        .optional()?;
+    Ok(date
+        .flatten()
+        .and_then(|d| chrono::NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok()))
 }
 
 /// The row of a document that is issued or maybe issued under its number, without registering

@@ -546,3 +546,75 @@ async fn peek_finds_what_is_issued_or_maybe_issued_and_registers_nothing() {
     assert!(ledger.get(&key_on("new", "NEVER")).unwrap().is_none());
     assert_eq!(ledger.get(&key_on("new", "ACC")).unwrap().unwrap().body, b"ACC");
 }
+
+#[tokio::test]
+async fn an_invoice_date_is_that_of_an_accepted_invoice_of_the_seller_through_any_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::open(dir.path()).unwrap();
+    let body = |number: &str, date: &str, vat: &str| {
+        format!(r#"{{"number":"{number}","issue_date":"{date}","supplier_info":{{"vat_number":"{vat}"}}}}"#)
+    };
+    ledger.remember_device(&device("old", SELLER)).unwrap();
+    ledger.remember_device(&device("ours", SELLER)).unwrap();
+    let accepted = LedgerState::Accepted;
+    leave(
+        &ledger,
+        "old",
+        "INV-1",
+        body("INV-1", "2026-07-14", SELLER).as_bytes(),
+        accepted,
+    )
+    .await;
+    leave(
+        &ledger,
+        "ours",
+        "INV-2",
+        body("INV-2", "2026-07-15", "311111111100003").as_bytes(),
+        accepted,
+    )
+    .await;
+    leave(
+        &ledger,
+        "ours",
+        "INV-3",
+        body("INV-3", "2026-07-16", SELLER).as_bytes(),
+        LedgerState::Rejected,
+    )
+    .await;
+    leave(
+        &ledger,
+        "ours",
+        "INV-4",
+        body("INV-4", "2026-07-17", SELLER).as_bytes(),
+        LedgerState::Unknown,
+    )
+    .await;
+    leave(&ledger, "ours", "INV-5", b"not json", accepted).await;
+    // A credit note numbered as an invoice is not one.
+    let note = DocumentKey {
+        kind: DocumentKind::CreditNote,
+        ..key_on("ours", "CN-1")
+    };
+    let idem = idempotency_key(&note);
+    let cn = body("CN-1", "2026-07-18", SELLER);
+    ledger.begin(vec![item_of(note, cn.as_bytes(), SELLER)]).await.unwrap();
+    ledger.mark_sending(&idem, None).await.unwrap();
+    ledger
+        .record(&idem, accepted, None, None, None)
+        .0
+        .committed()
+        .await
+        .unwrap();
+
+    let date = |number: &str, vat: Option<&str>| ledger.invoice_date(number, vat).unwrap();
+    let july = |d| chrono::NaiveDate::from_ymd_opt(2026, 7, d);
+    assert_eq!(date("INV-1", Some(SELLER)), july(14), "through an earlier device");
+    assert_eq!(date("INV-1", None), july(14));
+    assert_eq!(date("INV-2", Some(SELLER)), None, "another seller's");
+    assert_eq!(date("INV-2", Some("311111111100003")), july(15));
+    assert_eq!(date("INV-3", Some(SELLER)), None, "rejected");
+    assert_eq!(date("INV-4", Some(SELLER)), None, "no final answer");
+    assert_eq!(date("INV-5", Some(SELLER)), None, "a body without a date");
+    assert_eq!(date("CN-1", Some(SELLER)), None, "a credit note");
+    assert_eq!(date("INV-9", Some(SELLER)), None);
+}
