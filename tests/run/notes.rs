@@ -7,26 +7,13 @@
 use super::support::*;
 use chrono::{Datelike, Duration, FixedOffset, NaiveDate, Utc};
 use invoicedrop::sandbox::SandboxConfig;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 fn today() -> NaiveDate {
     Utc::now()
         .with_timezone(&FixedOffset::east_opt(3 * 3600).unwrap())
         .date_naive()
-}
-
-/// `shared/tools/zatca-validate`: from `$INVOICEDROP_SHARED`, or the first `shared/` above the
-/// crate.
-fn validator() -> PathBuf {
-    if let Some(dir) = std::env::var_os("INVOICEDROP_SHARED") {
-        return PathBuf::from(dir).join("tools/zatca-validate");
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|d| d.join("shared/tools/zatca-validate"))
-        .find(|p| p.is_file())
-        .expect("shared/tools/zatca-validate above the crate (or set INVOICEDROP_SHARED)")
 }
 
 /// Run `file` (in `dir`, with customers.csv beside it) against a fresh sandbox: every document
@@ -38,20 +25,7 @@ fn issue(dir: &Path, file: &str) -> (Vec<String>, Vec<(String, String)>) {
     let o = run(dir, &env, &["run", file, "--results", "r"]);
     let out = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
-    let mut journal: Vec<String> = server
-        .documents_json(&onboard_id(&dir.join(".invoicedrop")))
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            format!(
-                "{} {}",
-                d["kind"].as_str().unwrap_or("?"),
-                d["number"].as_str().unwrap_or("?")
-            )
-        })
-        .collect();
-    journal.sort();
+    let journal = server.kinds_and_numbers(dir);
     let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
     let mut xml: Vec<(String, String)> = Vec::new();
     for r in results(&dir.join(format!("r/{stem}.result.csv"))) {

@@ -92,6 +92,26 @@ impl Server {
             })
             .collect()
     }
+
+    /// `kind number` of each document the sandbox issued for the device onboarded in
+    /// `dir/.invoicedrop`, sorted.
+    pub fn kinds_and_numbers(&self, dir: &Path) -> Vec<String> {
+        let docs = self.documents_json(&onboard_id(&dir.join(".invoicedrop")));
+        let mut all: Vec<String> = docs
+            .as_array()
+            .unwrap_or_else(|| panic!("no list of documents: {docs}"))
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} {}",
+                    d["kind"].as_str().unwrap_or("?"),
+                    d["number"].as_str().unwrap_or("?")
+                )
+            })
+            .collect();
+        all.sort();
+        all
+    }
 }
 
 /// A count of the first device in `GET /sandbox/stats`: `accepted`, `replays`,

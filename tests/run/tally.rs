@@ -89,20 +89,7 @@ fn issued_once_and_rerun_sends_nothing(dir: &Path, server: &Server, rows: usize)
     );
     assert_eq!(requests(server), (3, 0, 0), "three documents sent: {out}");
     // The sandbox's journal: each document once, known by its kind and number.
-    let mut journal: Vec<String> = server
-        .documents_json(&onboard_id(&dir.join(".invoicedrop")))
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            format!(
-                "{} {}",
-                d["kind"].as_str().unwrap_or("?"),
-                d["number"].as_str().unwrap_or("?")
-            )
-        })
-        .collect();
-    journal.sort();
+    let journal = server.kinds_and_numbers(dir);
     assert_eq!(journal, ["credit_note 1", "invoice 1", "invoice 2"]);
     let first = documents(dir);
     let keys: Vec<(&str, &str, &str)> = first
