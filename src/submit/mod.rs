@@ -35,6 +35,7 @@ mod error;
 mod issued;
 mod ledger;
 mod limit;
+mod order;
 mod outcome;
 mod retry;
 mod schedule;

@@ -1,5 +1,6 @@
-//! The order of sending and the life of one document: admission (pause, breaker, rate limit),
-//! token, ledger `in_flight`, request, answer, ledger record, and what comes next.
+//! The life of one document: admission (pause, breaker, rate limit), token, ledger
+//! `in_flight`, request, answer, ledger record, and what comes next (the order of sending is
+//! [`order`](super::order)).
 
 use super::client::{AuthFailure, Reply};
 use super::earlier::{conflict_message, elsewhere_message, issued_document, parse_response};
@@ -8,9 +9,8 @@ use super::retry::{self, Probe, Transition};
 use super::submitter::Shared;
 use super::url::ApiUrl;
 use super::{Outcome, SubmitError, SubmitEvent};
-use crate::model::{DocumentKind, InvoiceType};
-use chrono::{NaiveDate, NaiveTime};
-use std::collections::{HashMap, VecDeque};
+use crate::model::DocumentKind;
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,89 +28,6 @@ pub(crate) struct Job {
     pub(crate) number: String,
     pub(crate) idempotency_key: String,
     pub(crate) decision: Decision,
-}
-
-/// What sorts a document in the queue.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct SortKey {
-    pub(crate) invoice_type: InvoiceType,
-    pub(crate) issued: (NaiveDate, NaiveTime),
-}
-
-/// The dispatch order (D18): simplified documents first, oldest issue date and time first (they
-/// have a 24-hour reporting window); then standard documents in input order.
-pub(crate) fn dispatch_order(keys: &[Option<SortKey>]) -> Vec<usize> {
-    let mut simplified: Vec<usize> = Vec::new();
-    let mut standard: Vec<usize> = Vec::new();
-    for (i, k) in keys.iter().enumerate() {
-        match k {
-            Some(k) if k.invoice_type == InvoiceType::Simplified => simplified.push(i),
-            Some(_) => standard.push(i),
-            None => {}
-        }
-    }
-    simplified.sort_by_key(|&i| (keys[i].map(|k| k.issued), i));
-    simplified.extend(standard);
-    simplified
-}
-
-/// What sorts a document into a pass of its batch ([`passes`]).
-#[derive(Debug, Clone)]
-pub(crate) struct PassKey {
-    /// The idempotency key: copies of one document go in passes of their own.
-    pub(crate) idempotency_key: String,
-    pub(crate) kind: DocumentKind,
-    pub(crate) number: String,
-    /// For a note, the number of the invoice it corrects (from its billing reference).
-    pub(crate) corrects: Option<String>,
-}
-
-/// The batch's passes, each sent after the one before has its answers, in `order`: the k-th
-/// copy of a document goes in the k-th pass, so a key is never in flight twice and later copies
-/// see the first one's result in the ledger; and a note whose invoice is in the batch goes in a
-/// pass after that invoice's, so that the authority has the invoice before the note that
-/// corrects it (sent side by side, the note could be issued first, with the lower counter).
-pub(crate) fn passes(order: &[usize], keys: &[Option<PassKey>]) -> Vec<Vec<usize>> {
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    let mut copy: Vec<usize> = vec![0; keys.len()];
-    let mut invoices: HashMap<&str, usize> = HashMap::new();
-    for &slot in order {
-        let Some(k) = keys.get(slot).and_then(Option::as_ref) else {
-            continue;
-        };
-        let n = seen.entry(k.idempotency_key.as_str()).or_insert(0);
-        copy[slot] = *n;
-        *n += 1;
-        if k.kind == DocumentKind::Invoice {
-            let last = invoices.entry(k.number.as_str()).or_insert(0);
-            *last = (*last).max(copy[slot]);
-        }
-    }
-    let mut out: Vec<Vec<usize>> = Vec::new();
-    for &slot in order {
-        let Some(k) = keys.get(slot).and_then(Option::as_ref) else {
-            continue;
-        };
-        let after = match (&k.corrects, k.kind) {
-            (Some(number), DocumentKind::CreditNote | DocumentKind::DebitNote) => {
-                invoices.get(number.as_str()).map_or(0, |p| p + 1)
-            }
-            _ => 0,
-        };
-        let pass = copy[slot] + after;
-        if out.len() <= pass {
-            out.resize_with(pass + 1, Vec::new);
-        }
-        out[pass].push(slot);
-    }
-    out
-}
-
-/// The invoice number a note's billing reference names: `Invoice Number: X; Invoice Issue Date:
-/// D` (D10) gives X, a bare reference itself.
-pub(crate) fn referenced_number(reference: &str) -> &str {
-    let first = reference.split(';').next().unwrap_or_default().trim();
-    first.strip_prefix("Invoice Number:").map_or(first, str::trim)
 }
 
 /// Run futures side by side on the current task until all are done.
@@ -619,5 +536,20 @@ fn failed_reason(reason: &str, attempts: u32) -> String {
 }
 
 #[cfg(test)]
-#[path = "schedule_tests.rs"]
-mod tests;
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn join_all_runs_side_by_side() {
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let waits = async move {
+            rx.await.unwrap();
+        };
+        let sends = async move {
+            tx.send(()).unwrap();
+        };
+        // The first future can only finish because the second runs alongside it.
+        let futures: Vec<Pin<Box<dyn Future<Output = ()> + Send>>> = vec![Box::pin(waits), Box::pin(sends)];
+        join_all(futures).await;
+    }
+}

@@ -3,8 +3,9 @@
 use super::client::{ApiClient, AuthFailure, failure_text};
 use super::ledger::{BeginItem, Decision, DocumentKey, Ledger, content_hash, idempotency_key};
 use super::limit::RateControl;
+use super::order::{PassKey, SortKey, dispatch_order, passes, referenced_number};
 use super::retry::{self, Breaker};
-use super::schedule::{Job, PassKey, Run, SortKey, dispatch_order, passes, referenced_number};
+use super::schedule::{Job, Run};
 use super::token::{Bearer, TokenManager};
 use super::{ApiSettings, Outcome, Outgoing, SubmitError, SubmitEvent};
 use crate::model::{OnboardingRequest, OnboardingResponse};
