@@ -67,9 +67,11 @@ pub(super) fn verdict(outcome: Outcome, export: Option<&Totals>) -> Verdict {
             response,
             attempts,
             accepted_at,
+            from_ledger,
             ..
         } => Verdict {
             accepted_at: accepted_at.as_deref().and_then(result_time),
+            issued_before: from_ledger,
             ..accepted_verdict(response, attempts)
         },
         Outcome::Rejected {
@@ -124,6 +126,7 @@ pub(super) fn verdict(outcome: Outcome, export: Option<&Totals>) -> Verdict {
             v.codes.insert(0, code.to_string());
             v.issued = issued;
             v.conflict = true;
+            v.issued_before = true;
             v
         }
         Outcome::Failed { reason, attempts, .. } => Verdict {

@@ -228,6 +228,9 @@ pub struct Verdict {
     /// The authority's answer of an accepted document: its signed XML and QR are written beside
     /// the result file.
     pub response: Option<crate::model::SubmissionResponse>,
+    /// Accepted before this request: the answer comes from the ledger (an earlier run, or an
+    /// earlier file or batch of this run), nothing was sent.
+    pub issued_before: bool,
     /// The document as issued, when it differs from the export's (an `INV-LEDGER-CONFLICT`):
     /// the result files give its figures, and its artefacts are named after it.
     pub issued: Option<Box<Document>>,

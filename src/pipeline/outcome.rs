@@ -117,8 +117,7 @@ impl Outcome {
         }
         if let Some(b) = &mut self.brief {
             b.status = status;
-            // A conflict too: what is accepted is what was issued then.
-            b.issued_before = status == RowStatus::Accepted && (v.accepted_at.is_some() || v.conflict);
+            b.issued_before = status == RowStatus::Accepted && v.issued_before;
             if v.conflict {
                 b.conflict = true;
                 let was = v.issued.as_deref();

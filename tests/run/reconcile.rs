@@ -47,6 +47,7 @@ fn an_export_reported_again_under_another_name_counts_once_in_the_folder_totals(
     std::fs::write(dir.path().join("a.csv"), sage50(dir.path())).unwrap();
     let o = run_file(dir.path(), "a.csv");
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let first = text(&o);
     // The same documents again, as a second drop of the file gets them: from the ledger.
     std::fs::copy(dir.path().join("a.csv"), dir.path().join("b.csv")).unwrap();
     let o = run_file(dir.path(), "b.csv");
@@ -58,6 +59,10 @@ fn an_export_reported_again_under_another_name_counts_once_in_the_folder_totals(
         n = a.len()
     );
     assert!(text(&o).contains(&format!("documents: {again}")), "{}", text(&o));
+    assert!(
+        first.contains(&format!("documents: {} accepted, 0 rejected", a.len())),
+        "the first run sent them: {first}"
+    );
     let o = run(
         dir.path(),
         &[],
