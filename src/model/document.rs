@@ -540,4 +540,18 @@ impl Document {
             invoice_date.format("%Y-%m-%d")
         )
     }
+
+    /// A field of a billing reference as D10 writes it (`Invoice Number: <n>; Invoice Issue Date:
+    /// <YYYY-MM-DD>`), read loosely: `name` (`invoice number`, `invoice issue date`) in any case
+    /// and spacing; its value trimmed.
+    pub fn billing_reference_field<'a>(reference: &'a str, name: &str) -> Option<&'a str> {
+        reference.split(';').find_map(|part| {
+            let (key, value) = part.split_once(':')?;
+            let same = key
+                .split_whitespace()
+                .map(str::to_lowercase)
+                .eq(name.split_whitespace().map(str::to_lowercase));
+            same.then(|| value.trim())
+        })
+    }
 }

@@ -1,7 +1,7 @@
 //! The order of sending a batch (D18): simplified documents first, oldest first, and in passes:
 //! copies of one document one pass apart, a note a pass after its invoice.
 
-use crate::model::{DocumentKind, InvoiceType};
+use crate::model::{Document, DocumentKind, InvoiceType};
 use chrono::{NaiveDate, NaiveTime};
 use std::collections::HashMap;
 
@@ -81,11 +81,10 @@ pub(crate) fn passes(order: &[usize], keys: &[Option<PassKey>]) -> Vec<Vec<usize
     out
 }
 
-/// The invoice number a note's billing reference names: `Invoice Number: X; Invoice Issue Date:
-/// D` (D10) gives X, a bare reference itself.
+/// The invoice number a note's billing reference names: its `Invoice Number` field (D10, read as
+/// the rules read it), or a bare reference itself.
 pub(crate) fn referenced_number(reference: &str) -> &str {
-    let first = reference.split(';').next().unwrap_or_default().trim();
-    first.strip_prefix("Invoice Number:").map_or(first, str::trim)
+    Document::billing_reference_field(reference, "invoice number").unwrap_or_else(|| reference.trim())
 }
 
 #[cfg(test)]
@@ -162,6 +161,7 @@ mod tests {
         );
         assert_eq!(referenced_number("Invoice Number: INV-10"), "INV-10");
         assert_eq!(referenced_number(" INV/2026/00041 "), "INV/2026/00041");
+        assert_eq!(referenced_number("invoice  NUMBER : A-1 ;Invoice Issue Date: x"), "A-1");
         assert_eq!(referenced_number(""), "");
     }
 }

@@ -247,15 +247,9 @@ fn note_requirements(doc: &Document, out: &mut Vec<Finding>) {
 /// What is wrong with a billing reference compared with D10's
 /// `Invoice Number: <n>; Invoice Issue Date: <YYYY-MM-DD>`, read loosely (any case and spacing).
 fn billing_reference_problem(reference: &str, note_date: NaiveDate) -> Option<String> {
-    let field = |name: &str| {
-        reference.split(';').find_map(|part| {
-            let (key, value) = part.split_once(':')?;
-            let key: String = key.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
-            (key == name).then(|| value.trimmed().to_string())
-        })
-    };
+    let field = |name: &str| Document::billing_reference_field(reference, name);
     let number = field("invoice number").filter(|n| !n.is_empty());
-    let date = field("invoice issue date").and_then(|d| NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
+    let date = field("invoice issue date").and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok());
     match (number, date) {
         (Some(_), Some(date)) if date > note_date => Some(format!(
             "The referenced invoice is dated {date}, after this note ({note_date}); check the invoice date."
