@@ -40,6 +40,8 @@ mod leftovers;
 mod note_order;
 #[path = "run/notes.rs"]
 mod notes;
+#[path = "run/notes_file_order.rs"]
+mod notes_file_order;
 #[path = "run/original_date.rs"]
 mod original_date;
 #[path = "run/reconcile.rs"]

@@ -2,7 +2,7 @@
 //! result file per input and a summary.
 
 use super::Status;
-use super::inputs::{Purpose, expand, no_export_text, preflight, whole_file_error};
+use super::inputs::{Purpose, expand, no_export_text, notes_last, notes_last_note, preflight, whole_file_error};
 use super::json::{ErrorDoc, ErrorKind};
 use crate::cli::*;
 use crate::config::Config;
@@ -341,6 +341,7 @@ pub(super) fn evaluate(
     let mut skipped_files = Vec::new();
     let mut files_out = Vec::new();
     let files = expand(args.paths, &side_files, &mut skipped_files, &mut files_out);
+    let (files, moved) = notes_last(files, explicit.as_deref(), &mappings);
     if let Some(d) = dispatch.as_deref_mut() {
         d.inputs(&files);
     }
@@ -395,7 +396,12 @@ pub(super) fn evaluate(
             &args.input.results,
             dispatch.as_deref_mut(),
         ) {
-            Ok(Some(s)) => files_out.push(s),
+            Ok(Some(mut s)) => {
+                if let Some((_, passed)) = moved.iter().find(|(m, _)| m == f) {
+                    s.notes.insert(0, notes_last_note(passed));
+                }
+                files_out.push(s)
+            }
             Ok(None) => skipped_files.push(format!("{}: header file, read with its lines file", f.display())),
             Err(e) => files_out.push(whole_file_error(f, e)),
         }

@@ -192,6 +192,74 @@ pub(super) fn expand(
     out
 }
 
+/// The exports in the order they are read: as given (a folder's in name order), except that an
+/// export whose every document is a credit or debit note (Zoho's `Credit_Note.csv`, which sorts
+/// before its `Invoice.csv`) goes after the exports that may hold invoices, so that the invoices
+/// its notes correct are read, and their dates known, first. Returns each moved export with the
+/// exports it now follows, for its note. A file whose mapping cannot be told stays where it is.
+pub(super) fn notes_last(
+    files: Vec<PathBuf>,
+    explicit: Option<&Mapping>,
+    mappings: &[Mapping],
+) -> (Vec<PathBuf>, Vec<(PathBuf, Vec<PathBuf>)>) {
+    if files.len() < 2 {
+        return (files, Vec::new());
+    }
+    let notes_only = |f: &Path| match explicit {
+        Some(m) => m.notes_only(),
+        None => pipeline::detect(f, mappings)
+            .ok()
+            .and_then(|ranked| pipeline::open::choose(f, mappings, &ranked).ok())
+            .and_then(|c| mappings.iter().find(|m| m.name == c.mapping))
+            .is_some_and(Mapping::notes_only),
+    };
+    let marked: Vec<(PathBuf, bool)> = files
+        .into_iter()
+        .map(|f| {
+            let n = notes_only(&f);
+            (f, n)
+        })
+        .collect();
+    let mut moved = Vec::new();
+    for (i, (f, notes)) in marked.iter().enumerate() {
+        if !notes {
+            continue;
+        }
+        let passed: Vec<PathBuf> = marked[i + 1..]
+            .iter()
+            .filter(|(_, n)| !n)
+            .map(|(g, _)| g.clone())
+            .collect();
+        if !passed.is_empty() {
+            moved.push((f.clone(), passed));
+        }
+    }
+    let (mut first, last): (Vec<_>, Vec<_>) = marked.into_iter().partition(|(_, n)| !n);
+    first.extend(last);
+    (first.into_iter().map(|(f, _)| f).collect(), moved)
+}
+
+/// The note of an export read after others by [`notes_last`].
+pub(super) fn notes_last_note(passed: &[PathBuf]) -> String {
+    let mut names: Vec<String> = passed
+        .iter()
+        .take(3)
+        .map(|p| {
+            p.file_name()
+                .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+        })
+        .collect();
+    if passed.len() > 3 {
+        names.push(format!("{} more", passed.len() - 3));
+    }
+    format!(
+        "read after {}: every document of this export is a credit or debit note, so the exports \
+         that may hold the invoices they correct are read first (their dates go into the notes' \
+         billing references)",
+        names.join(", ")
+    )
+}
+
 /// The summary of an input that could not be processed as a whole.
 pub(super) fn whole_file_error(p: &Path, message: String) -> FileSummary {
     FileSummary {
@@ -204,6 +272,41 @@ pub(super) fn whole_file_error(p: &Path, message: String) -> FileSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_export_of_notes_alone_goes_after_the_others_which_keep_their_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+        let put = |name: &str, sample: &str| {
+            let p = dir.path().join(name);
+            std::fs::copy(samples.join(sample), &p).unwrap();
+            p
+        };
+        let notes = put("a_notes.csv", "zoho_credit_notes.csv");
+        let xero = put("b_xero.csv", "xero_sales_invoices.csv");
+        let unreadable = dir.path().join("c_missing.csv");
+        let zoho = put("d_zoho.csv", "zoho_invoices.csv");
+        let mappings = bundled::all().unwrap();
+        let given = vec![notes.clone(), xero.clone(), unreadable.clone(), zoho.clone()];
+        let (order, moved) = notes_last(given.clone(), None, &mappings);
+        assert_eq!(order, [xero.clone(), unreadable.clone(), zoho.clone(), notes.clone()]);
+        assert_eq!(moved, [(notes.clone(), vec![xero.clone(), unreadable, zoho.clone()])]);
+        assert!(
+            notes_last_note(&moved[0].1).starts_with("read after b_xero.csv, c_missing.csv, d_zoho.csv: every"),
+            "{}",
+            notes_last_note(&moved[0].1)
+        );
+        let five: Vec<PathBuf> = (0..5).map(|i| PathBuf::from(format!("x/{i}.csv"))).collect();
+        assert!(notes_last_note(&five).starts_with("read after 0.csv, 1.csv, 2.csv, 2 more: "));
+        // Already last, or alone, or one mapping for all: nothing moves.
+        let (order, moved) = notes_last(vec![zoho.clone(), notes.clone()], None, &mappings);
+        assert_eq!((order, moved.len()), (vec![zoho.clone(), notes.clone()], 0));
+        let (order, moved) = notes_last(vec![notes.clone()], None, &mappings);
+        assert_eq!((order, moved.len()), (vec![notes.clone()], 0));
+        let zoho_notes = mappings.iter().find(|m| m.notes_only()).unwrap();
+        let (order, moved) = notes_last(given.clone(), Some(zoho_notes), &mappings);
+        assert_eq!((order, moved.len()), (given, 0));
+    }
 
     fn input() -> InputArgs {
         InputArgs {

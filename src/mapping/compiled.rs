@@ -190,6 +190,16 @@ impl Mapping {
         shown.join(", ")
     }
 
+    /// True when every document this mapping reads is a credit or debit note: its `kind` is a
+    /// constant note (Zoho's `Credit_Note.csv`). Such an export is read after the others of a
+    /// run, so that the invoices its notes correct are known first (their dates).
+    pub fn notes_only(&self) -> bool {
+        match self.rule("kind").map(|r| &r.source) {
+            Some(Source::Constant(v)) => super::load::parse_kind(v).is_ok_and(|k| k.is_note()),
+            _ => false,
+        }
+    }
+
     /// The rule of a field, by name.
     pub fn rule(&self, name: &str) -> Option<&FieldRule> {
         self.fields[id(name)].as_ref()

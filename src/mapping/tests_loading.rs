@@ -62,3 +62,20 @@ fn the_readme_example_is_a_valid_mapping() {
     assert_eq!(m.taxes.len(), 5);
     assert!(m.rule("buyer.district").is_some());
 }
+
+#[test]
+fn a_mapping_whose_kind_is_a_constant_note_reads_notes_only() {
+    let all = bundled::all().unwrap();
+    let only: Vec<&str> = all.iter().filter(|m| m.notes_only()).map(|m| m.name.as_str()).collect();
+    assert_eq!(only, ["zoho-books-credit-notes"]);
+    let base = "[fields]\nnumber = \"No\"\nissue_date = { column = \"D\", format = \"%Y-%m-%d\" }\nline.item_name = \"I\"\nline.unit_price = \"P\"\n";
+    for (kind, notes) in [
+        ("kind = { value = \"debit note\" }\n", true),
+        ("kind = { value = \"invoice\" }\n", false),
+        ("kind = \"Type\"\n", false),
+        ("", false),
+    ] {
+        let m = Mapping::from_toml(&format!("{base}{kind}"), Origin::Bundled("t".into())).unwrap();
+        assert_eq!(m.notes_only(), notes, "{kind}");
+    }
+}
