@@ -17,19 +17,28 @@ if [ ! -f "$FILE" ]; then
 fi
 cat "$FILE" >/dev/null # warm the page cache for both readers
 echo "$FILE: $ROWS rows, $(du -m "$FILE" | cut -f1) MB; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-timed "floor: csv crate ByteRecord loop" "$FLOOR" csv "$FILE"
-FLOOR_S="$LAST_WALL"
 timed "floor: csv crate StringRecord loop" "$FLOOR" csv-str "$FILE"
 # Not the issue's floor: reading and writing a result file's worth of CSV (see BENCHMARKS.md).
 timed "csv crate read + write back, 10 columns more" "$FLOOR" csv-copy "$FILE" "$BENCH_DIR/copy.csv"
 COPY_S="$LAST_WALL"
 rm -f "$BENCH_DIR/copy.csv"
-rm -rf "$BENCH_DIR/res-csv"
-timed "invoicedrop check (result file written)" "$BIN" check "$FILE" --now "$NOW" --results "$BENCH_DIR/res-csv" -q
-CHECK_S="$LAST_WALL"
-CHECK_RSS="$LAST_RSS"
-CHECK_CPU="$LAST_CPU"
+FLOORS=()
+CHECKS=()
+CPUS=()
+RSSS=()
+for round in $(seq 1 "$RUNS"); do
+    echo "round $round of $RUNS"
+    timed "floor: csv crate ByteRecord loop" "$FLOOR" csv "$FILE"
+    FLOORS+=("$LAST_WALL")
+    rm -rf "$BENCH_DIR/res-csv"
+    timed "invoicedrop check (result file written)" "$BIN" check "$FILE" --now "$NOW" --results "$BENCH_DIR/res-csv" -q
+    CHECKS+=("$LAST_WALL")
+    CPUS+=("$LAST_CPU")
+    RSSS+=("$LAST_RSS")
+done
+FLOOR_S=$(median "${FLOORS[@]}")
+CHECK_S=$(median "${CHECKS[@]}")
 lines=$(($(wc -l <"$BENCH_DIR/res-csv/xero_${ROWS}.result.csv") - 1))
 echo
-echo "check: $(rate "$ROWS" "$CHECK_S") rows/s, $(awk -v c="$CHECK_S" -v f="$FLOOR_S" 'BEGIN{printf "%.1f", c/f}')x the bare csv read ($(awk -v c="$CHECK_S" -v f="$COPY_S" 'BEGIN{printf "%.1f", c/f}')x the read + write back), peak $CHECK_RSS MB, $CHECK_CPU s CPU; result rows: $lines"
+echo "check, median of $RUNS: $(rate "$ROWS" "$CHECK_S") rows/s (each round: $(for c in "${CHECKS[@]}"; do rate "$ROWS" "$c"; echo; done | paste -sd' ')), $(ratios "$CHECK_S" "$FLOOR_S" | cut -c1-4)x the bare csv read (median $FLOOR_S s; each round: $(ratios "${CHECKS[*]}" "${FLOORS[*]}")x; $(awk -v c="$CHECK_S" -v f="$COPY_S" 'BEGIN{printf "%.1f", c/f}')x the read + write back), peak $(median "${RSSS[@]}") MB (highest $(printf '%s\n' "${RSSS[@]}" | sort -g | tail -1)), $(median "${CPUS[@]}") s CPU; result rows: $lines"
 rm -rf "$BENCH_DIR/res-csv" # about 1.3x the input: do not leave it on the disk

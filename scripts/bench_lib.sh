@@ -48,3 +48,15 @@ timed() {
 rate() { # rows seconds
     awk -v r="$1" -v s="$2" 'BEGIN { printf "%.0f", r / s }'
 }
+
+# Rounds of a floor and the command measured against it, alternated (RUNS, default 3): the VM's
+# speed drifts by ±15 % over minutes, and a single pair can land on both sides of a target.
+RUNS="${RUNS:-3}"
+
+median() { # numbers...: their median
+    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+ratios() { # "a1 a2 ..." "b1 b2 ...": a_i / b_i, each to two decimals
+    paste <(printf '%s\n' $1) <(printf '%s\n' $2) | awk '{ printf "%s", (NR > 1 ? " " : ""); if ($2 > 0) printf "%.2f", $1 / $2; else printf "-" } END { print "" }'
+}
