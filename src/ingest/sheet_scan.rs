@@ -115,6 +115,9 @@ pub(crate) struct Scanner<R> {
     shared: HashMap<u32, (Box<str>, (u32, u32))>,
     /// A formula's saved value 0 is no computed value.
     zero_placeholder: bool,
+    /// A read error met after part of a chunk was read: given by the next refill, once that
+    /// part has been searched.
+    pending: Option<std::io::Error>,
 }
 
 fn is_space(b: u8) -> bool {
@@ -202,6 +205,7 @@ impl<R: Read> Scanner<R> {
             next_row: 0,
             shared: HashMap::new(),
             zero_placeholder: false,
+            pending: None,
         }
     }
 
@@ -246,12 +250,24 @@ impl<R: Read> Scanner<R> {
         if let Some((s, _)) = &mut self.counted {
             *s -= keep;
         }
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
         let len = self.buf.len();
         self.buf.resize(len + self.chunk, 0);
+        // The chunk is filled before it is searched: a zip entry's reader gives a few KB at a
+        // time, and a zeroed chunk per read was a third of this thread's instructions.
+        let mut filled = 0;
         let read = loop {
-            match self.src.read(&mut self.buf[len..]) {
+            match self.src.read(&mut self.buf[len + filled..]) {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                other => break other,
+                Ok(n) if n > 0 && len + filled + n < self.buf.len() => filled += n,
+                Ok(n) => break Ok(filled + n),
+                Err(e) if filled > 0 => {
+                    self.pending = Some(e);
+                    break Ok(filled);
+                }
+                Err(e) => break Err(e),
             }
         };
         self.buf.truncate(len + *read.as_ref().unwrap_or(&0));

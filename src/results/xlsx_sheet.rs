@@ -229,7 +229,10 @@ pub(crate) fn escape(text: &str) -> Cow<'_, str> {
 /// A literal `_xHHHH_` in the text gets its underscore escaped (`_x005F_xHHHH_`), so that it
 /// reads back as itself and not as an escaped character.
 pub(crate) fn escape_escapes(text: &str) -> Cow<'_, str> {
-    if !text.contains("_x") {
+    // memchr for the `_` (most cells have none): `str::contains` set up a two-way search for
+    // every cell, 4 % of the writing thread's instructions.
+    let bytes = text.as_bytes();
+    if !memchr::memchr_iter(b'_', bytes).any(|i| bytes.get(i + 1) == Some(&b'x')) {
         return Cow::Borrowed(text);
     }
     let b = text.as_bytes();
@@ -269,6 +272,8 @@ mod tests {
         );
         assert_eq!(escape_escapes("a_x1234_b_xABCD_"), "a_x005F_x1234_b_x005F_xABCD_");
         assert!(matches!(escape_escapes("_xnope_"), Cow::Borrowed(_)));
+        assert!(matches!(escape_escapes("trailing_ and _X0041_"), Cow::Borrowed(_)));
+        assert_eq!(escape_escapes("__x0041_"), "__x005F_x0041_");
     }
 
     #[test]
