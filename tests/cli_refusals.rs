@@ -1,8 +1,9 @@
 //! Command lines refused before anything starts, through the real binary (and the real sandbox on
 //! loopback where the API is involved): paths that are not there or hold no export (`run`,
 //! `check`, `report`), an unknown mapping, named as the command line gave it, and `--rate 0`,
-//! `--concurrency 0`, `--timeout 0` (no limit is `--rate unlimited`). Each says once what is wrong
-//! and what to do, exits 2, prints no total, and sends nothing.
+//! `--concurrency 0`, `--timeout 0` (no limit is `--rate unlimited`), an `invoicedrop.toml` with an
+//! unknown key or a seller-profile mistake. Each says once what is wrong and what to do, exits 2,
+//! prints no total, and sends nothing.
 
 #[allow(dead_code)]
 #[path = "run/support.rs"]
@@ -156,4 +157,51 @@ fn zero_rate_concurrency_or_timeout_is_refused_and_no_limit_is_asked_for_in_word
     let o = run(d, &env, &["run", "a.csv", "--rate", "unlimited"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(server.accepted(), 2);
+}
+
+#[test]
+fn a_configuration_with_an_unknown_key_or_a_seller_mistake_is_refused_before_anything_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    xero_export(&d.join("a.csv"), 1);
+    let seller = "[seller]\nname = \"Acme Trading\"\nvat_number = \"312345678900003\"\ncrn = \"1010123456\"\n\
+                  building_number = \"1234\"\npostal_zone = \"12211\"\n";
+    let cases = [
+        (
+            format!("lookup_dir = \"lookups\"\n{seller}"),
+            "error: invoicedrop.toml:1:1: unknown key lookup_dir; did you mean lookups_dir?",
+        ),
+        (
+            seller.replace("\"1234\"", "\"12\""),
+            "error: invoicedrop.toml:5:19: [seller] building_number: \"12\": a Saudi national address's building \
+             number is 4 digits",
+        ),
+    ];
+    for (toml, said) in cases {
+        std::fs::write(d.join("invoicedrop.toml"), &toml).unwrap();
+        for args in [
+            &["check", "a.csv"][..],
+            &["run", "a.csv", "--state", "s"],
+            &["onboard", "--otp", "123456", "--device-id", "d1", "--state", "s"],
+        ] {
+            let o = run(d, &[], args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+            assert!(one_error(&o).starts_with(said), "{args:?}: {}", text(&o));
+            assert!(stdout(&o).is_empty(), "no total: {}", stdout(&o));
+            assert!(!text(&o).contains("built-in sandbox"), "{}", text(&o));
+            let json: Vec<&str> = [&["--json"][..], args].concat();
+            let o = run(d, &[], &json);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert_eq!(v["error"]["kind"], "config", "{v:#}");
+            assert!(
+                v["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&said["error: ".len()..]),
+                "{v:#}"
+            );
+        }
+        assert!(!d.join("s").exists(), "nothing was started");
+    }
 }

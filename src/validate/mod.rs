@@ -70,6 +70,9 @@ pub use erp::ERP_TOLERANCE;
 pub use finding::{Finding, Severity};
 pub use rules::{RuleInfo, rule, rules};
 
+/// For the seller profile's checks at load (`crate::config`).
+pub(crate) use codes::{SELLER_SCHEMES, is_country};
+
 use crate::model::{DeviceType, Document};
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
