@@ -8,7 +8,7 @@ use crate::sandbox::{self, SandboxConfig, SandboxHandle};
 use crate::submit::{self, ApiSettings, EnvCredentials, Ledger, OnboardedDevice, RememberedDevice};
 use crate::validate::DeviceContext;
 use anyhow::Context as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio::runtime::Runtime;
 
@@ -33,10 +33,46 @@ pub(super) fn runtime() -> anyhow::Result<Runtime> {
         .context("cannot start the async runtime")
 }
 
-/// The configured API, or the built-in sandbox.
+/// Whether `INVOICEDROP_API_URL` names an API (an empty value counts as unset, as for
+/// [`EnvCredentials`]).
+pub(super) fn api_configured() -> bool {
+    std::env::var(submit::ENV_API_URL).is_ok_and(|v| !v.trim().is_empty())
+}
+
+/// With no API configured, refuse a state folder that belongs to an API (QA8 #1): its ledger
+/// (`<state>/ledger.sqlite`) records a device, which only a configured API can have put there
+/// (the built-in sandbox keeps its ledger in `<state>/sandbox/`). Falling back to the sandbox
+/// there would report sandbox answers as the API's, and overwrite the API's result files and
+/// signed XML; a scheduler that lost its environment file would see success. Nothing is read or
+/// written before this.
+pub(super) fn no_sandbox_for_an_api_state(state: &Path) -> anyhow::Result<()> {
+    if api_configured() {
+        return Ok(());
+    }
+    let Some(onboard_id) = Ledger::recorded_device(state)? else {
+        return Ok(());
+    };
+    Err(super::json::Fatal::new(
+        super::json::ErrorKind::Config,
+        format!(
+            "the state folder {} belongs to an API: its device (onboard_id {onboard_id}) was onboarded with a \
+             configured API, and INVOICEDROP_API_URL is not set, so the built-in sandbox would stand in for that \
+             API; nothing was read, sent or written. Set the API environment (INVOICEDROP_API_URL, \
+             INVOICEDROP_VAT_NUMBER, INVOICEDROP_USERNAME and INVOICEDROP_SECRET or INVOICEDROP_SECRET_FILE; \
+             under cron or systemd, the environment file), or give --state another folder to try the built-in \
+             sandbox",
+            state.display()
+        ),
+    )
+    .into())
+}
+
+/// The configured API, or the built-in sandbox (never for a state folder that belongs to an
+/// API: [`no_sandbox_for_an_api_state`]).
 pub(super) fn connect(rt: &Runtime, api: &ApiArgs, seller: &Party) -> anyhow::Result<Connection> {
     let env = EnvCredentials::from_env()?;
     let mut conn = if env.api_url.is_none() {
+        no_sandbox_for_an_api_state(&api.state)?;
         let dir = api.state.join("sandbox");
         let vat = seller
             .vat_number

@@ -24,6 +24,9 @@ pub(super) use print::{accepted_text, print};
 #[derive(Serialize)]
 pub(super) struct Report {
     demo_seller: bool,
+    /// `run`: the documents went to the built-in sandbox (no API configured), not to an API.
+    /// Always false for `check`, which sends nothing.
+    sandbox: bool,
     /// One summary per file, each with `document_list_truncated`.
     #[serde(serialize_with = "files_json")]
     pub(super) files: Vec<FileSummary>,
@@ -54,6 +57,11 @@ pub(super) struct Report {
 }
 
 impl Report {
+    /// Say that the documents went to the built-in sandbox.
+    pub(super) fn sent_to_sandbox(&mut self, sandbox: bool) {
+        self.sandbox = sandbox;
+    }
+
     /// The exit status.
     pub(super) fn status(&self) -> Status {
         match self.exit_code {
@@ -408,6 +416,7 @@ pub(super) fn evaluate(
     }
     let mut report = Report {
         demo_seller: demo,
+        sandbox: false,
         files: files_out,
         skipped_files,
         rows: 0,

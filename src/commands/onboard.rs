@@ -4,22 +4,33 @@
 
 use super::Status;
 use super::api;
+use super::json::{ErrorKind, Fatal};
 use super::out::outln;
 use crate::cli::*;
 use crate::config::Config;
 use crate::model::{DeviceType, Secret};
-use crate::submit::{self, Ledger, OnboardedDevice};
+use crate::submit::{self, ENV_API_URL, ENV_VAT_NUMBER, Ledger, OnboardedDevice};
 use anyhow::Context as _;
 
 /// Run `invoicedrop onboard`.
 pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
+    // The OTP is for a real API: without one configured it is not sent anywhere (the built-in
+    // sandbox would refuse it and have the user burn another one).
+    if !api::api_configured() {
+        return Err(Fatal::new(
+            ErrorKind::Config,
+            format!(
+                "no API is configured ({ENV_API_URL} is not set): `onboard` registers a device with your API, \
+                 and the OTP was not sent anywhere. Set {ENV_API_URL}, {ENV_VAT_NUMBER}, INVOICEDROP_USERNAME and \
+                 INVOICEDROP_SECRET (or INVOICEDROP_SECRET_FILE), then onboard again with the same OTP. To try \
+                 the built-in sandbox, onboarding is not needed: `invoicedrop run` without {ENV_API_URL} onboards \
+                 its own sandbox device"
+            ),
+        )
+        .into());
+    }
     let config = Config::load(args.config.as_deref())?;
     let (seller, demo) = config.seller();
-    if demo {
-        eprintln!(
-            "note: no configuration: onboarding with the built-in demo seller; put your company in a [seller] table"
-        );
-    }
     let device_type = match args.invoice_type.as_str() {
         "standard" => DeviceType::Standard,
         "simplified" => DeviceType::Simplified,
@@ -27,6 +38,14 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
     };
     let rt = api::runtime()?;
     let conn = api::connect(&rt, &args.api, &seller)?;
+    seller_fits_the_account(&config, demo, seller.vat_number.as_deref(), &conn.settings.vat_number)?;
+    if demo {
+        eprintln!(
+            "note: no configuration: onboarding with the built-in demo seller, whose VAT number ({}) the API account \
+             has; put your company in a [seller] table",
+            conn.settings.vat_number
+        );
+    }
     let ledger = Ledger::open(&conn.ledger_dir)?;
     let earlier = ledger.remembered_device()?.map(|d| d.onboard_id().to_string());
     let earlier_vat = match &earlier {
@@ -98,4 +117,94 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
         rt.block_on(s.shutdown());
     }
     Ok(Status::Success)
+}
+
+/// Refuse to register a seller other than the API account's: no `[seller]` table (the built-in
+/// demo company, whose name and address would be registered under the account's VAT number;
+/// allowed only for an account of the demo seller's own VAT number, a sandbox's), or a `[seller]
+/// vat_number` that is not the account's (every document would then be refused).
+fn seller_fits_the_account(
+    config: &Config,
+    demo: bool,
+    seller_vat: Option<&str>,
+    account_vat: &str,
+) -> anyhow::Result<()> {
+    let file = config.path.as_ref().map(|p| p.display().to_string());
+    if demo && account_vat != crate::model::example::SELLER_VAT {
+        let found = match &file {
+            Some(f) => format!("{f} has no [seller] table"),
+            None => "no configuration (./invoicedrop.toml not found)".to_string(),
+        };
+        return Err(Fatal::new(
+            ErrorKind::Config,
+            format!(
+                "{found}: onboarding would register the built-in demo company's name and address under VAT \
+                 {account_vat}, in the device's certificate. Add a [seller] table with your company (name, \
+                 vat_number, address) to invoicedrop.toml, or give --config the file that has it; nothing was sent"
+            ),
+        )
+        .into());
+    }
+    match seller_vat {
+        Some(vat) if vat != account_vat => Err(Fatal::new(
+            ErrorKind::Config,
+            format!(
+                "[seller] vat_number in {} is {vat}, and the API account's VAT number ({ENV_VAT_NUMBER}) is \
+                 {account_vat}: the device would be registered for {account_vat} with this seller's name, and \
+                 every document of {vat} refused. If {account_vat} is your VAT number, fix vat_number in the \
+                 [seller] table; if {vat} is, set {ENV_VAT_NUMBER} (and the credentials) of that account; \
+                 nothing was sent",
+                file.as_deref().unwrap_or("the configuration")
+            ),
+        )
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(toml: Option<&str>) -> Config {
+        match toml {
+            Some(t) => Config::from_toml(t, std::path::Path::new("acme.toml")).unwrap(),
+            None => Config::default(),
+        }
+    }
+
+    const SELLER: &str = "[seller]\nname = \"Acme\"\nvat_number = \"312345678900003\"\n";
+
+    #[test]
+    fn the_demo_seller_is_refused_for_an_account_of_another_vat_number() {
+        for (c, named) in [
+            (config(None), "./invoicedrop.toml not found"),
+            (config(Some("lookups_dir = \"l\"\n")), "acme.toml has no [seller] table"),
+        ] {
+            let e = seller_fits_the_account(&c, true, Some("399999999900003"), "312345678900003")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(named) && e.contains("demo company") && e.contains("--config"),
+                "{e}"
+            );
+        }
+        // The demo seller's own number: a sandbox's account.
+        assert!(seller_fits_the_account(&config(None), true, Some("399999999900003"), "399999999900003").is_ok());
+    }
+
+    #[test]
+    fn a_seller_vat_number_other_than_the_accounts_is_refused_naming_both() {
+        let c = config(Some(SELLER));
+        let e = seller_fits_the_account(&c, false, Some("312345678900003"), "300000000000003")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("acme.toml is 312345678900003")
+                && e.contains("(INVOICEDROP_VAT_NUMBER) is 300000000000003")
+                && e.contains("fix vat_number"),
+            "{e}"
+        );
+        assert!(seller_fits_the_account(&c, false, Some("312345678900003"), "312345678900003").is_ok());
+    }
 }

@@ -11,6 +11,8 @@ use chrono::Utc;
 
 /// Run `invoicedrop run`.
 pub fn run(args: RunArgs, cli: &Cli) -> anyhow::Result<Status> {
+    // First: a state folder of an API is never run through the built-in sandbox.
+    super::api::no_sandbox_for_an_api_state(&args.api.state)?;
     // Before anything starts (the built-in sandbox, the connection): paths that are not there,
     // a mapping that cannot be loaded, no export at all.
     super::inputs::preflight(&args.paths, &args.input, super::inputs::Purpose::Issue)?;
@@ -44,6 +46,7 @@ pub fn run(args: RunArgs, cli: &Cli) -> anyhow::Result<Status> {
         report.stop(ErrorDoc::new(stop.kind, format!("the run stopped: {}", stop.message)));
     }
     drop(dispatch);
+    report.sent_to_sandbox(runner.sandbox());
     runner.shutdown();
     check::print(&report, cli)?;
     Ok(report.status())

@@ -469,6 +469,11 @@ impl Runner {
             .collect()
     }
 
+    /// Whether documents go to the built-in sandbox (no API configured).
+    pub(super) fn sandbox(&self) -> bool {
+        self.sandbox.is_some()
+    }
+
     /// Stop the built-in sandbox, if one runs.
     pub(super) fn shutdown(self) {
         if let Some(sandbox) = self.sandbox {

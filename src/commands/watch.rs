@@ -389,6 +389,9 @@ pub fn watch(args: WatchArgs, cli: &Cli) -> anyhow::Result<Status> {
         ))
         .into());
     }
+    // Before the inbox's folders are made: a state folder of an API is never watched through the
+    // built-in sandbox.
+    super::api::no_sandbox_for_an_api_state(&args.api.state)?;
     let mapping = match &args.mapping {
         Some(spec) => Some(crate::pipeline::load_mapping(spec)?),
         None => None,

@@ -45,7 +45,7 @@ mod token;
 mod url;
 mod withdrawn;
 
-pub use credentials::{CredentialsError, EnvCredentials, read_secret_file};
+pub use credentials::{CredentialsError, ENV_API_URL, ENV_VAT_NUMBER, EnvCredentials, read_secret_file};
 pub use error::SubmitError;
 pub use ledger::{
     DocumentKey, Ledger, LedgerEntry, LedgerError, LedgerState, LedgerStats, OnboardedDevice, RememberedDevice,

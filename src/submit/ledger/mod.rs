@@ -8,6 +8,7 @@
 //! locked (`<state>/lock`) for as long as the ledger is open, so two processes never share it.
 
 mod error;
+mod peek;
 mod store;
 
 pub use error::LedgerError;
@@ -327,6 +328,14 @@ impl Ledger {
                 _lock: lock,
             }),
         })
+    }
+
+    /// The device the ledger of `state_dir` records, if any, read without opening the ledger (no
+    /// lock is taken, nothing is created or written): its onboard_id. A state folder whose ledger
+    /// records a device belongs to the API that device was onboarded with (the built-in sandbox
+    /// keeps its own ledger in `<state>/sandbox/`).
+    pub fn recorded_device(state_dir: &Path) -> Result<Option<String>, LedgerError> {
+        peek::recorded_device(&state_dir.join("ledger.sqlite"))
     }
 
     /// The state folder.

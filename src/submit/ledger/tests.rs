@@ -353,6 +353,49 @@ fn a_state_folder_of_an_earlier_version_gives_the_onboard_id_alone() {
     );
 }
 
+#[tokio::test]
+async fn the_recorded_device_is_read_without_the_lock_and_without_creating_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("none");
+    assert_eq!(Ledger::recorded_device(&missing).unwrap(), None);
+    assert!(!missing.exists(), "nothing is created");
+    // A ledger with no device (a run that found none onboarded).
+    let ledger = Ledger::open(dir.path()).unwrap();
+    assert_eq!(Ledger::recorded_device(dir.path()).unwrap(), None);
+    // Documents sent through INVOICEDROP_ONBOARD_ID alone: that device, read while the ledger
+    // is open (and locked) by this process.
+    leave(&ledger, "override==", "INV-1", b"a", LedgerState::Accepted).await;
+    assert_eq!(
+        Ledger::recorded_device(dir.path()).unwrap().as_deref(),
+        Some("override==")
+    );
+    // An onboarded device comes first.
+    ledger.remember_device(&device("onboarded==", SELLER)).unwrap();
+    assert_eq!(
+        Ledger::recorded_device(dir.path()).unwrap().as_deref(),
+        Some("onboarded==")
+    );
+    drop(ledger);
+    assert_eq!(
+        Ledger::recorded_device(dir.path()).unwrap().as_deref(),
+        Some("onboarded==")
+    );
+}
+
+#[test]
+fn the_recorded_device_of_an_earlier_version_is_its_onboard_id() {
+    let dir = tempfile::tempdir().unwrap();
+    // Only the meta table and its onboard_id, as the first versions wrote.
+    let conn = rusqlite::Connection::open(dir.path().join("ledger.sqlite")).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL); \
+         INSERT INTO meta (key, value) VALUES ('onboard_id', 'old==');",
+    )
+    .unwrap();
+    drop(conn);
+    assert_eq!(Ledger::recorded_device(dir.path()).unwrap().as_deref(), Some("old=="));
+}
+
 #[test]
 fn a_newer_schema_is_refused() {
     let dir = tempfile::tempdir().unwrap();
