@@ -7,7 +7,7 @@ use super::api;
 use super::out::outln;
 use crate::cli::*;
 use crate::config::Config;
-use crate::model::{DeviceType, Secret};
+use crate::model::DeviceType;
 use crate::submit::{self, Ledger, OnboardedDevice};
 use anyhow::Context as _;
 
@@ -36,7 +36,7 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
     let request = api::onboarding_request(
         &seller,
         &conn.settings.vat_number,
-        Secret::new(args.otp),
+        args.otp,
         &args.device_id,
         device_type,
         &args.email,
