@@ -268,6 +268,11 @@ fn parse_concurrency(text: &str) -> Result<usize, String> {
     in_range(text, MAX_CONCURRENCY as u64, "requests in flight at once").map(|n| n as usize)
 }
 
+/// A value kept as a [`crate::model::Secret`], so that `Debug` of the arguments never shows it.
+fn parse_secret(text: &str) -> Result<crate::model::Secret, String> {
+    Ok(crate::model::Secret::new(text))
+}
+
 /// `--timeout SECONDS`: 1 to [`MAX_TIMEOUT_SECONDS`].
 fn parse_timeout(text: &str) -> Result<u64, String> {
     in_range(text, MAX_TIMEOUT_SECONDS, "seconds")
@@ -294,8 +299,8 @@ pub struct RunArgs {
 #[derive(Debug, Clone, Args)]
 pub struct OnboardArgs {
     /// The one-time password from the provider's portal.
-    #[arg(long)]
-    pub otp: String,
+    #[arg(long, value_name = "OTP", value_parser = parse_secret)]
+    pub otp: crate::model::Secret,
     /// This device's identifier, chosen by you (one per installation or branch).
     #[arg(long)]
     pub device_id: String,
@@ -431,5 +436,16 @@ mod tests {
         let a = api_args(&["--concurrency", "256", "--timeout", "1"]).unwrap();
         assert_eq!((a.concurrency, a.timeout), (Some(256), 1));
         assert_eq!(api_args(&[]).unwrap().timeout, 60);
+    }
+
+    #[test]
+    fn debug_of_the_arguments_hides_the_otp() {
+        let cli = Cli::try_parse_from(["invoicedrop", "onboard", "--otp", "987654", "--device-id", "hq-1"]).unwrap();
+        let Command::Onboard(args) = &cli.command else {
+            panic!("{cli:?}")
+        };
+        assert_eq!(args.otp.expose(), "987654");
+        let debug = format!("{cli:?}");
+        assert!(!debug.contains("987654") && debug.contains("hq-1"), "{debug}");
     }
 }

@@ -31,6 +31,36 @@ fn solid(b: u8) -> bool {
     b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
 }
 
+/// The byte offset of the first character of `text` that XML 1.0 cannot hold: a control
+/// character other than tab, line feed and carriage return (U+0000 to U+001F), or one of the
+/// noncharacters U+FFFE and U+FFFF (EF BF BE, EF BF BF). One pass over the bytes and no
+/// allocation: every text cell of an export goes through it.
+#[inline]
+pub fn xml_unfit_at(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(p) = b[from..].iter().position(|&c| c < 0x20 || c == 0xEF) {
+        let i = from + p;
+        match b[i] {
+            b'\t' | b'\n' | b'\r' => {}
+            // The lead byte of U+F000 to U+FFFF (Arabic presentation forms among them).
+            0xEF => {
+                if b.get(i + 1) == Some(&0xBF) && matches!(b.get(i + 2), Some(0xBE | 0xBF)) {
+                    return Some(i);
+                }
+            }
+            _ => return Some(i),
+        }
+        from = i + 1;
+    }
+    None
+}
+
+/// Whether XML 1.0 can hold the character (what [`xml_unfit_at`] looks for, one character).
+pub fn xml_fit(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
 /// `1 row`, `2 rows`: a count and its noun, singular for one.
 pub fn count_of(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -116,6 +146,32 @@ pub fn time_text(t: NaiveTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn characters_xml_cannot_hold_are_found() {
+        for (text, at) in [
+            ("Text\u{B}book", Some(4)),
+            ("\u{0}", Some(0)),
+            ("a\u{1F}", Some(1)),
+            ("\u{C}", Some(0)),
+            ("كتاب\u{FFFE}", Some(8)),
+            ("x\u{FFFF}y", Some(1)),
+            ("tab\tline\nfeed\r", None),
+            ("", None),
+            ("كتاب | Book 7", None),
+            // Lead byte EF, but U+FEFF, U+FE8E (an Arabic presentation form), U+FFFD.
+            ("\u{FEFF}\u{FE8E}\u{FFFD}", None),
+            ("\u{FFFD}\u{FFFE}", Some(3)),
+            ("\u{7F}\u{85}\u{D7FF}\u{E000}\u{10000}", None),
+        ] {
+            assert_eq!(xml_unfit_at(text), at, "{text:?}");
+        }
+        // Every character below U+0100 and around the noncharacters, one by one.
+        for c in ('\0'..='\u{2FF}').chain('\u{FFF0}'..='\u{FFFF}') {
+            let s = format!("ab{c}");
+            assert_eq!(xml_unfit_at(&s).is_some(), !xml_fit(c), "{:04X}", u32::from(c));
+        }
+    }
 
     #[test]
     fn one_is_singular_and_every_other_count_plural() {

@@ -60,6 +60,8 @@ mod support;
 mod tally;
 #[path = "run/voided.rs"]
 mod voided;
+#[path = "run/xml_chars.rs"]
+mod xml_chars;
 
 use invoicedrop::sandbox::SandboxConfig;
 use std::collections::BTreeMap;

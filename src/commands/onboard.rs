@@ -8,7 +8,7 @@ use super::json::{ErrorKind, Fatal};
 use super::out::outln;
 use crate::cli::*;
 use crate::config::Config;
-use crate::model::{DeviceType, Secret};
+use crate::model::DeviceType;
 use crate::submit::{self, ENV_API_URL, ENV_VAT_NUMBER, Ledger, OnboardedDevice};
 use anyhow::Context as _;
 
@@ -55,7 +55,7 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
     let request = api::onboarding_request(
         &seller,
         &conn.settings.vat_number,
-        Secret::new(args.otp),
+        args.otp,
         &args.device_id,
         device_type,
         &args.email,

@@ -18,12 +18,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 mod bind;
+mod chars;
 mod dates;
 mod joined;
 mod kind;
 mod side;
 mod tax;
 
+pub use chars::CHAR_CODE;
 pub use dates::DateLook;
 use joined::Joined;
 pub use joined::{KEY_BLANK_CODE, KEY_DUPLICATE_CODE, Left, NO_LINES_CODE, Unjoined};
@@ -69,6 +71,9 @@ pub struct Sourced<'a> {
     pub value: Value,
     /// The column (or template, lookup) it came from, for messages.
     pub label: Option<Label<'a>>,
+    /// Said of the cell though its value is read (`INV-MAP-CHAR`: a character XML cannot hold,
+    /// replaced by a space).
+    pub warning: Option<Box<Issue>>,
 }
 
 #[derive(Debug, Clone)]
@@ -457,9 +462,7 @@ impl Bound {
                     let text = if rule.trim { t.trimmed() } else { t };
                     if !text.is_empty() {
                         let cell = CellRef::Text(t);
-                        return self
-                            .value(FIELDS[f].ty, rule, cell, text, Some(self.label(*i)))
-                            .map(Some);
+                        return self.value(f, rule, cell, text, Some(self.label(*i))).map(Some);
                     }
                 }
                 // Blank with no default: nothing to read.
@@ -518,13 +521,14 @@ impl Bound {
         } else {
             (cell, trimmed, label)
         };
-        self.value(FIELDS[f].ty, rule, cell, &text, label).map(Some)
+        self.value(f, rule, cell, &text, label).map(Some)
     }
 
-    /// A field's typed value, from its cell and its text (trimmed, mapped, or the default).
+    /// A field's typed value, from its cell and its text (trimmed, mapped, or the default). A
+    /// text with a character XML cannot hold is [`chars::unfit_text`]'s.
     fn value<'s>(
         &'s self,
-        ty: FieldType,
+        f: FieldId,
         rule: &FieldRule,
         cell: CellRef<'_>,
         text: &str,
@@ -539,12 +543,18 @@ impl Bound {
             Box::new(Issue::error(code, label.map(str::to_string), Some(shown), msg))
         };
         let fail = |msg: String| issue("INV-MAP-VALUE", msg);
-        let value = match ty {
-            FieldType::Text => Value::Text(if text.is_empty() {
-                cell.to_text()
-            } else {
-                text.to_string()
-            }),
+        let value = match FIELDS[f].ty {
+            FieldType::Text => {
+                let text = if text.is_empty() {
+                    cell.to_text()
+                } else {
+                    text.to_string()
+                };
+                if crate::text::xml_unfit_at(&text).is_some() {
+                    return chars::unfit_text(f, text, label);
+                }
+                Value::Text(text)
+            }
             FieldType::Date => Value::Date(match &rule.dates {
                 None => transform::parse_date(cell, text, &rule.formats).map_err(fail)?,
                 Some(alt) => alt.parse(cell, text, &rule.formats).map_err(|(c, m)| issue(c, m))?,
@@ -559,7 +569,11 @@ impl Bound {
                 self.tax(cell, text, rule).map_err(|m| issue("INV-MAP-TAX", m))?,
             )),
         };
-        Ok(Sourced { value, label })
+        Ok(Sourced {
+            value,
+            label,
+            warning: None,
+        })
     }
 
     /// The text of a field, ignoring errors (for keys and labels).

@@ -94,8 +94,11 @@ impl Ctx<'_> {
             return None;
         }
         match self.bound.field(f, row, header) {
-            Ok(Some(Sourced { value, label })) => {
+            Ok(Some(Sourced { value, label, warning })) => {
                 self.prov.add(Prefix::Document(f), idx, label);
+                if let Some(w) = warning {
+                    self.issues.push((Some(idx), *w));
+                }
                 Some(value)
             }
             // Blank, or not readable (an issue naming the cell): what the rules say of the

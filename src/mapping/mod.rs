@@ -38,8 +38,8 @@ mod splits;
 pub mod transform;
 
 pub use apply::{
-    Bound, DateLook, JoinRows, KEY_BLANK_CODE, KEY_DUPLICATE_CODE, Left, LookupMiss, NO_LINES_CODE, SideFile, SideUse,
-    Unjoined, Value,
+    Bound, CHAR_CODE, DateLook, JoinRows, KEY_BLANK_CODE, KEY_DUPLICATE_CODE, Left, LookupMiss, NO_LINES_CODE,
+    SideFile, SideUse, Unjoined, Value,
 };
 pub use build::{Built, ErpTotals, OriginalDates, Provenance, build, build_with, field_of};
 pub use group::{DocDraft, DraftRow, Grouper, ORPHAN_CODE, RowNote, SPLIT_CODE, Unit};

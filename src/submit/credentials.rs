@@ -35,13 +35,26 @@ pub enum CredentialsError {
     /// Both the secret and the secret file are set.
     #[error("both {ENV_SECRET} and {ENV_SECRET_FILE} are set: keep only one")]
     TwoSecrets,
-    /// The secret file cannot be read.
-    #[error("cannot read the API secret from {}: {message}", path.display())]
+    /// The secret file cannot be read. Its name is not kept, nor shown: it is often the secret
+    /// itself, set in `INVOICEDROP_SECRET_FILE` instead of `INVOICEDROP_SECRET` by mistake.
+    #[error(
+        "{ENV_SECRET_FILE} does not name a file that can be read ({message}): it must hold the path of a file \
+         containing the API secret, not the secret itself (put the secret in {ENV_SECRET} instead); its value \
+         is not shown"
+    )]
     SecretFile {
-        /// The file.
-        path: PathBuf,
-        /// The system's error.
+        /// The system's error (which never holds the file's name).
         message: String,
+    },
+    /// `INVOICEDROP_VAT_NUMBER` is not 15 digits. Its value is not shown (it might be something
+    /// else put there by mistake); what it has is described.
+    #[error(
+        "{ENV_VAT_NUMBER} is not a VAT number: it must hold the organisation's 15-digit VAT number, digits only \
+         without spaces or dashes (it has {found}; its value is not shown)"
+    )]
+    BadVatNumber {
+        /// What the value has instead, in words (`14 digits`, `16 characters, not all digits`).
+        found: String,
     },
     /// The secret file is empty.
     #[error("the API secret file {} is empty", path.display())]
@@ -76,7 +89,10 @@ impl EnvCredentials {
     /// Read through `lookup` (a variable name to its value); empty values count as unset.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<EnvCredentials, CredentialsError> {
         let get = |name: &str| lookup(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
-        let secret = match (lookup(ENV_SECRET).filter(|v| !v.is_empty()), get(ENV_SECRET_FILE)) {
+        // The secret keeps its spaces (a secret may hold them, at either end); only a line end is
+        // taken off, as from a secret file: an env file saved with CRLF leaves a CR after it.
+        let secret = lookup(ENV_SECRET).map(|v| v.trim_end_matches(['\r', '\n']).to_string());
+        let secret = match (secret.filter(|v| !v.is_empty()), get(ENV_SECRET_FILE)) {
             (Some(_), Some(_)) => return Err(CredentialsError::TwoSecrets),
             (Some(s), None) => Some(Secret::new(s)),
             (None, Some(file)) => Some(read_secret_file(Path::new(&file))?),
@@ -101,6 +117,7 @@ impl EnvCredentials {
             what: "the VAT number",
             var: ENV_VAT_NUMBER,
         })?;
+        check_vat_number(&vat_number)?;
         let username = self.username.ok_or(CredentialsError::Missing {
             what: "the API user name",
             var: ENV_USERNAME,
@@ -116,10 +133,8 @@ impl EnvCredentials {
 /// Read a secret from a file (named in the environment or the config file): the whole content
 /// without the trailing line break.
 pub fn read_secret_file(path: &Path) -> Result<Secret, CredentialsError> {
-    let text = std::fs::read_to_string(path).map_err(|e| CredentialsError::SecretFile {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
+    // The OS's message alone: `io::Error` from reading never holds the path.
+    let text = std::fs::read_to_string(path).map_err(|e| CredentialsError::SecretFile { message: e.to_string() })?;
     let value = text.trim_end_matches(['\r', '\n']);
     if value.is_empty() {
         return Err(CredentialsError::EmptySecretFile {
@@ -127,6 +142,22 @@ pub fn read_secret_file(path: &Path) -> Result<Secret, CredentialsError> {
         });
     }
     Ok(Secret::new(value))
+}
+
+/// `INVOICEDROP_VAT_NUMBER`: 15 ASCII digits, checked before it is sent (the API would answer
+/// only "credentials rejected").
+fn check_vat_number(vat: &str) -> Result<(), CredentialsError> {
+    let chars = vat.chars().count();
+    let digits = vat.bytes().filter(u8::is_ascii_digit).count();
+    if chars == 15 && digits == 15 {
+        return Ok(());
+    }
+    let found = if digits == chars {
+        format!("{digits} digits")
+    } else {
+        format!("{chars} characters, {digits} of them digits")
+    };
+    Err(CredentialsError::BadVatNumber { found })
 }
 
 #[cfg(test)]
@@ -173,15 +204,86 @@ mod tests {
         let both = EnvCredentials::from_lookup(lookup(&[(ENV_SECRET, "x"), (ENV_SECRET_FILE, file.to_str().unwrap())]));
         assert_eq!(both.unwrap_err(), CredentialsError::TwoSecrets);
 
-        let missing = dir.path().join("nope");
-        let err = EnvCredentials::from_lookup(lookup(&[(ENV_SECRET_FILE, missing.to_str().unwrap())])).unwrap_err();
-        assert!(err.to_string().contains("nope"), "{err}");
+        std::fs::write(&file, "crlf-file\r\n").unwrap();
+        assert_eq!(read_secret_file(&file).unwrap().expose(), "crlf-file");
 
         std::fs::write(&file, "\n").unwrap();
         assert!(matches!(
             read_secret_file(&file),
             Err(CredentialsError::EmptySecretFile { .. })
         ));
+    }
+
+    #[test]
+    fn a_secret_given_as_the_secret_file_is_never_shown() {
+        // The slip: the secret itself in INVOICEDROP_SECRET_FILE.
+        let err = EnvCredentials::from_lookup(lookup(&[(ENV_SECRET_FILE, "Sup3r-S3cret-Value")])).unwrap_err();
+        for text in [err.to_string(), format!("{err:?}")] {
+            assert!(!text.contains("Sup3r-S3cret-Value"), "{text}");
+        }
+        let text = err.to_string();
+        assert!(
+            text.starts_with("INVOICEDROP_SECRET_FILE does not name a file that can be read (")
+                && text.contains("the path of a file containing the API secret, not the secret itself")
+                && text.contains("its value is not shown"),
+            "{text}"
+        );
+        // Nor a path that is a folder, nor one under a folder that is missing.
+        let dir = tempfile::tempdir().unwrap();
+        for path in [dir.path().to_path_buf(), dir.path().join("no-such/secret")] {
+            let err = read_secret_file(&path).unwrap_err();
+            let shown = format!("{err} {err:?}");
+            assert!(!shown.contains(dir.path().to_str().unwrap()), "{shown}");
+        }
+    }
+
+    #[test]
+    fn the_secret_loses_a_line_end_but_keeps_its_spaces() {
+        for (given, kept) in [
+            ("s3cret\r", "s3cret"),
+            ("s3cret\r\n", "s3cret"),
+            ("s3cret\n", "s3cret"),
+            (" s3 cret ", " s3 cret "),
+            (" s3cret \r\n", " s3cret "),
+        ] {
+            let env = EnvCredentials::from_lookup(lookup(&[(ENV_SECRET, given)])).unwrap();
+            assert_eq!(env.secret.unwrap().expose(), kept, "{given:?}");
+        }
+        // Only a line end: no secret, as when it is empty.
+        let env = EnvCredentials::from_lookup(lookup(&[(ENV_SECRET, "\r\n")])).unwrap();
+        assert!(env.secret.is_none());
+    }
+
+    #[test]
+    fn a_malformed_vat_number_is_refused_before_it_is_sent() {
+        let settings = |vat: &str| {
+            EnvCredentials::from_lookup(lookup(&[
+                (ENV_API_URL, "https://h"),
+                (ENV_VAT_NUMBER, vat),
+                (ENV_USERNAME, "u"),
+                (ENV_SECRET, "s"),
+            ]))
+            .unwrap()
+            .into_settings()
+        };
+        assert_eq!(settings(" 312345678900003\r").unwrap().vat_number, "312345678900003");
+        for (vat, found) in [
+            ("31234567890003", "14 digits"),
+            ("3123-4567-890003", "16 characters, 14 of them digits"),
+            ("312 345 678 900 003", "19 characters, 15 of them digits"),
+            ("٣١٢٣٤٥٦٧٨٩٠٠٠٠٣", "15 characters, 0 of them digits"),
+        ] {
+            let err = settings(vat).unwrap_err();
+            assert_eq!(err, CredentialsError::BadVatNumber { found: found.into() }, "{vat}");
+            let text = err.to_string();
+            assert!(
+                text.starts_with(
+                    "INVOICEDROP_VAT_NUMBER is not a VAT number: it must hold the organisation's 15-digit"
+                ) && text.contains(found)
+                    && !text.contains(vat),
+                "{text}"
+            );
+        }
     }
 
     #[test]

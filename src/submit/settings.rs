@@ -147,8 +147,9 @@ impl ApiSettings {
             "http" if self.allow_insecure_http || is_loopback(&url) => {}
             "http" => {
                 return Err(SubmitError::Config(format!(
-                    "refusing to send credentials over plain http to {}: use an https:// URL, or allow insecure \
-                     http explicitly if this host really is on a trusted network",
+                    "refusing to send credentials over plain http to {}: use an https:// URL in \
+                     INVOICEDROP_API_URL, or, if this host really is on a trusted network, pass --insecure to allow \
+                     plain http to it",
                     url.host_str().unwrap_or("?")
                 )));
             }
@@ -261,7 +262,10 @@ mod tests {
     #[test]
     fn plain_http_elsewhere_needs_the_flag() {
         let err = settings("http://api.example.com").checked_base().unwrap_err();
-        assert!(err.to_string().contains("plain http"), "{err}");
+        assert!(
+            err.to_string().contains("plain http to api.example.com") && err.to_string().contains("pass --insecure"),
+            "{err}"
+        );
         let mut s = settings("http://api.example.com");
         s.allow_insecure_http = true;
         assert!(s.checked_base().is_ok());

@@ -42,8 +42,11 @@ impl RawLine {
                 return None;
             }
             match cx.bound.field(f, row, h) {
-                Ok(Some(Sourced { value, label })) => {
+                Ok(Some(Sourced { value, label, warning })) => {
                     cx.prov.add(Prefix::LineField(n, f), idx, label);
+                    if let Some(w) = warning {
+                        cx.issues.push((Some(idx), *w));
+                    }
                     Some(value)
                 }
                 // As for a document field: the missing value is located on its cell.
