@@ -179,18 +179,24 @@ fn a_configuration_with_an_unknown_key_or_a_seller_mistake_is_refused_before_any
     ];
     for (toml, said) in cases {
         std::fs::write(d.join("invoicedrop.toml"), &toml).unwrap();
-        for args in [
-            &["check", "a.csv"][..],
-            &["run", "a.csv", "--state", "s"],
-            &["onboard", "--otp", "123456", "--device-id", "d1", "--state", "s"],
+        // `onboard` needs an API configured before it reads the configuration (none is reached:
+        // the configuration is refused first).
+        let api = [("INVOICEDROP_API_URL", "http://127.0.0.1:9".to_string())];
+        for (args, env) in [
+            (&["check", "a.csv"][..], &[][..]),
+            (&["run", "a.csv", "--state", "s"], &[]),
+            (
+                &["onboard", "--otp", "123456", "--device-id", "d1", "--state", "s"],
+                &api,
+            ),
         ] {
-            let o = run(d, &[], args);
+            let o = run(d, env, args);
             assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
             assert!(one_error(&o).starts_with(said), "{args:?}: {}", text(&o));
             assert!(stdout(&o).is_empty(), "no total: {}", stdout(&o));
             assert!(!text(&o).contains("built-in sandbox"), "{}", text(&o));
             let json: Vec<&str> = [&["--json"][..], args].concat();
-            let o = run(d, &[], &json);
+            let o = run(d, env, &json);
             assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
             let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
             assert_eq!(v["error"]["kind"], "config", "{v:#}");

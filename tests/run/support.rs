@@ -342,6 +342,26 @@ pub fn cut_sheet_at_row(path: &Path, row: u32) {
 
 /// The authority's validator (`shared/tools/zatca-validate`): `$INVOICEDROP_SHARED`, or the first
 /// `shared/` above the crate.
+/// The authority's validator (`zatca-validate`) on issued XML files: fails the test unless it
+/// passes every one with no error and, when `no_warnings`, no warning either.
+pub fn authority_accepts<P: AsRef<std::ffi::OsStr>>(files: &[P], no_warnings: bool) {
+    let out = Command::new(validator())
+        .args(files)
+        .output()
+        .expect("zatca-validate runs (needs java and Saxon-HE)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let wanted = format!(
+        "{} files, 0 errors{}",
+        files.len(),
+        if no_warnings { ", 0 warnings" } else { "" }
+    );
+    assert!(
+        out.status.success() && stdout.contains(&wanted),
+        "the authority's validator rejected what was issued (wanted {wanted:?}):\n{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 pub fn validator() -> PathBuf {
     if let Some(dir) = std::env::var_os("INVOICEDROP_SHARED") {
         return PathBuf::from(dir).join("tools/zatca-validate");
