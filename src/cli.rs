@@ -307,9 +307,10 @@ pub struct OnboardArgs {
     /// Which documents the device issues.
     #[arg(long, default_value = "both", value_parser = ["standard", "simplified", "both"])]
     pub invoice_type: String,
-    /// Contact e-mail for the onboarding.
-    #[arg(long, default_value = "einvoicing@example.com")]
-    pub email: String,
+    /// Contact e-mail registered with the device (required with your own [seller]; the demo
+    /// seller's sandbox onboarding uses einvoicing@example.com).
+    #[arg(long)]
+    pub email: Option<String>,
     /// Industry category (for example IT, Retail).
     #[arg(long, default_value = "Retail")]
     pub business_category: String,

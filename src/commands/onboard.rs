@@ -39,6 +39,7 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
     let rt = api::runtime()?;
     let conn = api::connect(&rt, &args.api, &seller)?;
     seller_fits_the_account(&config, demo, seller.vat_number.as_deref(), &conn.settings.vat_number)?;
+    let email = contact_email(args.email.as_deref(), demo)?;
     if demo {
         eprintln!(
             "note: no configuration: onboarding with the built-in demo seller, whose VAT number ({}) the API account \
@@ -58,7 +59,7 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
         args.otp,
         &args.device_id,
         device_type,
-        &args.email,
+        &email,
         &args.business_category,
     );
     let answer = rt
@@ -162,6 +163,43 @@ fn seller_fits_the_account(
     }
 }
 
+/// The demo seller's contact e-mail (the built-in demo company, with the sandbox's account).
+const DEMO_EMAIL: &str = "einvoicing@example.com";
+
+/// The contact e-mail to register: `--email`, which a company's own onboarding must give (an
+/// example address would go into its registration), in the form name@domain.tld.
+fn contact_email(given: Option<&str>, demo: bool) -> anyhow::Result<String> {
+    let email = match (given.map(str::trim), demo) {
+        (Some(e), _) => e,
+        (None, true) => return Ok(DEMO_EMAIL.to_string()),
+        (None, false) => {
+            return Err(Fatal::usage(
+                "--email is needed: the contact e-mail registered with this device for your company (for example \
+                 your e-invoicing team's address: --email einvoicing@yourcompany.sa); nothing was sent",
+            )
+            .into());
+        }
+    };
+    let fits = match email.split_once('@') {
+        Some((name, domain)) => {
+            !name.is_empty()
+                && !domain.contains('@')
+                && domain.split('.').count() >= 2
+                && domain.split('.').all(|part| !part.is_empty())
+                && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+        }
+        None => false,
+    };
+    if fits {
+        Ok(email.to_string())
+    } else {
+        Err(Fatal::usage(format!(
+            "--email {email:?} is not an e-mail address (name@domain.tld); nothing was sent"
+        ))
+        .into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +212,33 @@ mod tests {
     }
 
     const SELLER: &str = "[seller]\nname = \"Acme\"\nvat_number = \"312345678900003\"\n";
+
+    #[test]
+    fn a_company_gives_its_contact_email_and_the_demo_seller_has_one() {
+        assert_eq!(contact_email(None, true).unwrap(), DEMO_EMAIL);
+        let e = format!("{:#}", contact_email(None, false).unwrap_err());
+        assert!(
+            e.starts_with("--email is needed") && e.contains("nothing was sent"),
+            "{e}"
+        );
+        assert_eq!(
+            contact_email(Some(" finance@acme.sa "), false).unwrap(),
+            "finance@acme.sa"
+        );
+        assert_eq!(contact_email(Some("it@acme.com.sa"), true).unwrap(), "it@acme.com.sa");
+        for bad in [
+            "acme.sa",
+            "@acme.sa",
+            "finance@acme",
+            "finance@@acme.sa",
+            "fin ance@acme.sa",
+            "finance@acme..sa",
+            "finance@.sa",
+        ] {
+            let e = format!("{:#}", contact_email(Some(bad), false).unwrap_err());
+            assert!(e.contains("is not an e-mail address"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn the_demo_seller_is_refused_for_an_account_of_another_vat_number() {
