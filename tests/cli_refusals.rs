@@ -192,6 +192,7 @@ fn a_configuration_with_an_unknown_key_or_a_seller_mistake_is_refused_before_any
         ] {
             let o = run(d, env, args);
             assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+            assert!(!d.join("results").exists(), "{args:?} left a results folder behind");
             assert!(one_error(&o).starts_with(said), "{args:?}: {}", text(&o));
             assert!(stdout(&o).is_empty(), "no total: {}", stdout(&o));
             assert!(!text(&o).contains("built-in sandbox"), "{}", text(&o));

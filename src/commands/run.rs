@@ -16,6 +16,8 @@ pub fn run(args: RunArgs, cli: &Cli) -> anyhow::Result<Status> {
     // Before anything starts (the built-in sandbox, the connection): paths that are not there,
     // a mapping that cannot be loaded, no export at all.
     super::inputs::preflight(&args.paths, &args.input, super::inputs::Purpose::Issue)?;
+    // A configuration that is refused leaves nothing behind (Runner::start reads it again).
+    crate::config::Config::load(args.input.config.as_deref())?;
     // Before the API is reached: nothing is sent that could not be written.
     super::folder::results_folder(&args.input.results)?;
     let runner = Runner::start(&args.input, &args.api)?;
