@@ -6,7 +6,7 @@
 
 use crate::mapping::headers::normalize;
 use crate::model::{Address, Party, PartyIdentification};
-use crate::validate::{SELLER_SCHEMES, is_country};
+use crate::validate::{SELLER_SCHEMES, digits, is_country};
 use serde::Deserialize;
 
 /// The most bytes a QR code's TLV field holds (its length is one byte): the seller name, tag 1.
@@ -80,10 +80,6 @@ fn mistake(key: &'static str, what: String) -> SellerMistake {
         key,
         message: format!("[seller] {key}: {what}"),
     }
-}
-
-fn digits(s: &str, n: usize) -> bool {
-    s.len() == n && s.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// The ISO code a country written out (or in capitals, or as its alpha-3 code) most likely

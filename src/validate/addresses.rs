@@ -4,13 +4,9 @@
 use super::Finding;
 use super::codes;
 use super::rules::*;
-use super::support::{ascii_digits, blank, val};
+use super::support::{blank, digits, val};
 use crate::model::{Address, Document, InvoiceType};
 use crate::text::Trimmed;
-
-fn digits(s: &str, n: usize) -> bool {
-    s.len() == n && ascii_digits(s)
-}
 
 /// The fields of `wanted` that are blank, by JSON name.
 fn missing<'a>(a: &'a Address, wanted: &[&'a str]) -> Vec<&'a str> {

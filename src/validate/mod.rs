@@ -72,6 +72,7 @@ pub use rules::{RuleInfo, rule, rules};
 
 /// For the seller profile's checks at load (`crate::config`).
 pub(crate) use codes::{SELLER_SCHEMES, is_country};
+pub(crate) use support::digits;
 
 use crate::model::{DeviceType, Document};
 use chrono::{DateTime, Utc};

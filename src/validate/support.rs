@@ -160,6 +160,11 @@ pub(crate) fn is_digit(c: char) -> bool {
     c.is_ascii_digit() || ('\u{0660}'..='\u{0669}').contains(&c) || ('\u{06F0}'..='\u{06F9}').contains(&c)
 }
 
+/// True for exactly `n` ASCII digits (a building number is 4, a postal code 5, a CRN 10).
+pub(crate) fn digits(s: &str, n: usize) -> bool {
+    s.len() == n && ascii_digits(s)
+}
+
 /// True for a non-empty string of ASCII digits.
 pub(crate) fn ascii_digits(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
