@@ -311,9 +311,10 @@ pub struct OnboardArgs {
     /// seller's sandbox onboarding uses einvoicing@example.com).
     #[arg(long)]
     pub email: Option<String>,
-    /// Industry category (for example IT, Retail).
-    #[arg(long, default_value = "Retail")]
-    pub business_category: String,
+    /// Industry category registered with the device (for example IT, Retail; required with
+    /// your own [seller]; the demo seller's sandbox onboarding uses Retail).
+    #[arg(long)]
+    pub business_category: Option<String>,
     /// Configuration file with the seller profile (default ./invoicedrop.toml when present).
     #[arg(long)]
     pub config: Option<PathBuf>,

@@ -156,7 +156,7 @@ fn onboard_with_an_api_refuses_the_demo_seller_and_a_seller_of_another_vat_numbe
     assert!(!d.join(".invoicedrop").exists(), "no state folder was made");
 
     // The company's own [seller], without its contact e-mail: refused (an example address would
-    // be registered); with it: onboarded.
+    // be registered); with it and its industry: onboarded.
     seller_toml(d, "invoicedrop.toml", ACCOUNT_VAT);
     let o = run(d, &env, &onboard_args(&[]));
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
@@ -167,7 +167,24 @@ fn onboard_with_an_api_refuses_the_demo_seller_and_a_seller_of_another_vat_numbe
         "{v:#}"
     );
     assert!(server.handle.stats().devices.is_empty(), "nothing was onboarded");
+    // Nor without its industry (a default would register every company as retail).
     let o = run(d, &env, &onboard_args(&["--email", "einvoicing@acme.sa"]));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "usage", "{v:#}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("--business-category is needed"),
+        "{v:#}"
+    );
+    assert!(server.handle.stats().devices.is_empty(), "nothing was onboarded");
+    let o = run(
+        d,
+        &env,
+        &onboard_args(&["--email", "einvoicing@acme.sa", "--business-category", "Wholesale"]),
+    );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(server.handle.stats().devices.len(), 1);
 }

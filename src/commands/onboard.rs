@@ -40,6 +40,7 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
     let conn = api::connect(&rt, &args.api, &seller)?;
     seller_fits_the_account(&config, demo, seller.vat_number.as_deref(), &conn.settings.vat_number)?;
     let email = contact_email(args.email.as_deref(), demo)?;
+    let category = business_category(args.business_category.as_deref(), demo)?;
     if demo {
         eprintln!(
             "note: no configuration: onboarding with the built-in demo seller, whose VAT number ({}) the API account \
@@ -60,7 +61,7 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
         &args.device_id,
         device_type,
         &email,
-        &args.business_category,
+        &category,
     );
     let answer = rt
         .block_on(submit::onboard(&conn.settings, request))
@@ -200,6 +201,34 @@ fn contact_email(given: Option<&str>, demo: bool) -> anyhow::Result<String> {
     }
 }
 
+/// The demo seller's industry category.
+const DEMO_CATEGORY: &str = "Retail";
+
+/// The industry category to register: `--business-category`, which a company's own onboarding
+/// must give (a default would register every company as retail), not blank and without control
+/// characters.
+fn business_category(given: Option<&str>, demo: bool) -> anyhow::Result<String> {
+    let category = match (given.map(str::trim), demo) {
+        (Some(c), _) => c,
+        (None, true) => return Ok(DEMO_CATEGORY.to_string()),
+        (None, false) => {
+            return Err(Fatal::usage(
+                "--business-category is needed: the industry your company is registered in, which goes into this \
+                 device's registration (for example --business-category \"Wholesale trade\" or IT); nothing was sent",
+            )
+            .into());
+        }
+    };
+    if category.is_empty() || category.chars().any(char::is_control) {
+        return Err(Fatal::usage(format!(
+            "--business-category {category:?}: write the industry in words (for example Retail or IT), without \
+             control characters; nothing was sent"
+        ))
+        .into());
+    }
+    Ok(category.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,6 +266,22 @@ mod tests {
         ] {
             let e = format!("{:#}", contact_email(Some(bad), false).unwrap_err());
             assert!(e.contains("is not an e-mail address"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_company_gives_its_business_category_and_the_demo_seller_has_one() {
+        assert_eq!(business_category(None, true).unwrap(), DEMO_CATEGORY);
+        let e = format!("{:#}", business_category(None, false).unwrap_err());
+        assert!(
+            e.starts_with("--business-category is needed") && e.contains("nothing was sent"),
+            "{e}"
+        );
+        assert_eq!(business_category(Some(" IT "), false).unwrap(), "IT");
+        assert_eq!(business_category(Some("Wholesale"), true).unwrap(), "Wholesale");
+        for bad in ["", "  ", "Retail\u{7}", "IT\nRetail"] {
+            let e = format!("{:#}", business_category(Some(bad), false).unwrap_err());
+            assert!(e.contains("write the industry in words"), "{bad:?}: {e}");
         }
     }
 

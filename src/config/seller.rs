@@ -6,6 +6,7 @@
 
 use crate::mapping::headers::normalize;
 use crate::model::{Address, Party, PartyIdentification};
+use crate::text::xml_unfit_at;
 use crate::validate::{SELLER_SCHEMES, digits, is_country};
 use serde::Deserialize;
 
@@ -151,6 +152,7 @@ impl SellerConfig {
                 ),
             ));
         }
+        self.fit_for_xml()?;
         let vat = self.vat_number.trim();
         if !(digits(vat, 15) && vat.starts_with('3') && vat.ends_with('3')) {
             return Err(mistake(
@@ -219,6 +221,42 @@ impl SellerConfig {
                 return Err(mistake(
                     "postal_zone",
                     format!("{p:?}: a Saudi postal code is 5 digits, such as \"12211\" (BR-KSA-66)"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every text of the table holds only characters XML can: a control character (a vertical
+    /// tab or form feed pasted from a multi-line cell) would be in every document's XML, and the
+    /// API refuses each of them.
+    fn fit_for_xml(&self) -> Result<(), SellerMistake> {
+        let texts: [(&'static str, Option<&str>); 12] = [
+            ("name", Some(&self.name)),
+            ("vat_number", Some(&self.vat_number)),
+            ("crn", self.crn.as_deref()),
+            ("id_scheme", self.id_scheme.as_deref()),
+            ("street", Some(&self.street)),
+            ("building_number", Some(&self.building_number)),
+            ("plot", Some(&self.plot)),
+            ("district", Some(&self.district)),
+            ("city", Some(&self.city)),
+            ("postal_zone", Some(&self.postal_zone)),
+            ("country", self.country.as_deref()),
+            ("subentity", Some(&self.subentity)),
+        ];
+        for (key, text) in texts {
+            let Some(text) = text else { continue };
+            if let Some(at) = xml_unfit_at(text) {
+                let c = text[at..].chars().next().unwrap_or_default();
+                return Err(mistake(
+                    key,
+                    format!(
+                        "{text:?} holds the character U+{:04X} at character {}, which XML cannot hold (the API \
+                         would refuse every document): remove it, or replace it with a space",
+                        u32::from(c),
+                        text[..at].chars().count() + 1
+                    ),
                 ));
             }
         }

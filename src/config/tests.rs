@@ -188,6 +188,27 @@ fn a_blank_or_too_long_seller_name_is_refused() {
 }
 
 #[test]
+fn a_character_xml_cannot_hold_is_refused_in_any_seller_text() {
+    // A vertical tab from a multi-line cell, a form feed, U+FFFF: toml carries them in escapes.
+    for (key, value, code, at) in [
+        ("name", "\"Acme\\u000BTrading\"", "U+000B", 5),
+        ("street", "\"King Fahd Rd\\u000C\"", "U+000C", 13),
+        ("district", "\"Olaya\\uFFFF\"", "U+FFFF", 6),
+        ("city", "\"Riyadh\\u0000\"", "U+0000", 7),
+    ] {
+        let e = error(&with(key, value));
+        assert!(e.contains(&format!("[seller] {key}: ")), "{key}: {e}");
+        assert!(
+            e.contains(&format!("the character {code} at character {at}")),
+            "{key}: {e}"
+        );
+        assert!(e.contains("remove it"), "{key}: {e}");
+    }
+    // Tabs and line breaks are text XML holds.
+    assert!(load(&with("street", "\"King Fahd Rd\\tNorth\"")).is_ok());
+}
+
+#[test]
 fn a_country_that_is_not_an_iso_code_is_refused_with_a_guess() {
     let e = error(&with("country", "\"Saudi Arabia\""));
     assert!(
