@@ -291,6 +291,7 @@ fn watch_with_json_prints_one_document_when_it_stops() {
         "{v:#}"
     );
     assert_eq!(v["status"]["state"], "stopped", "{v:#}");
+    assert_eq!(v["sandbox"], false, "sent to the configured API: {v:#}");
     assert_eq!(v["status"]["last_file"]["documents"]["accepted"], 2, "{v:#}");
     assert!(
         stderr(&o).contains("a.csv: done"),

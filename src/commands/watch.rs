@@ -522,6 +522,7 @@ pub fn watch(args: WatchArgs, cli: &Cli) -> anyhow::Result<Status> {
     let last_status = w.last_status.take();
     drop(w);
     drop(debouncer);
+    let sandbox = runner.sandbox();
     runner.shutdown();
     let error = fatal.map(|f| ErrorDoc::new(f.kind, format!("the watch stopped: {}", f.message)));
     match &error {
@@ -538,6 +539,8 @@ pub fn watch(args: WatchArgs, cli: &Cli) -> anyhow::Result<Status> {
         json::emit(&serde_json::json!({
             "exit_code": status.code(),
             "error": error,
+            // As `run --json`: whether the documents went to the built-in sandbox.
+            "sandbox": sandbox,
             "status": last_status,
         }))?;
     }
