@@ -361,7 +361,7 @@ pub struct WatchArgs {
 /// `invoicedrop generate --layout NAME --rows N [--seed S] --out FILE`
 #[derive(Debug, Clone, Args)]
 #[command(
-    after_help = "Writes customers.csv (and credit_notes.csv for sage50 and tally) beside FILE when the \
+    after_help = "Writes customers.csv (and credit_notes.csv for quickbooks-online, sage50 and tally) beside FILE when the \
 layout's mapping reads them, replacing files of those names. sap-b1-dtw writes its Documents header file \
 beside FILE, whose name must contain Document_Lines. FILE ending in .xlsx gives a workbook."
 )]

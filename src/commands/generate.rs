@@ -15,6 +15,7 @@ struct Report {
     rows: u64,
     documents: u64,
     credit_notes: u64,
+    debit_notes: u64,
     not_issued: u64,
     files: Vec<String>,
     seconds: f64,
@@ -52,6 +53,7 @@ pub fn generate(args: GenerateArgs, cli: &Cli) -> anyhow::Result<Status> {
         rows: done.rows,
         documents: done.documents,
         credit_notes: done.credit_notes,
+        debit_notes: done.debit_notes,
         not_issued: done.not_issued,
         files: done.files.iter().map(|p| p.display().to_string()).collect(),
         seconds: started.elapsed().as_secs_f64(),
@@ -61,8 +63,16 @@ pub fn generate(args: GenerateArgs, cli: &Cli) -> anyhow::Result<Status> {
     if cli.json {
         super::json::emit(&report)?;
     } else if !cli.quiet {
+        let debit = if report.debit_notes > 0 {
+            format!(
+                ", {}",
+                crate::text::count_of(report.debit_notes, "debit note", "debit notes")
+            )
+        } else {
+            String::new()
+        };
         outln!(
-            "{}: {}, {} ({}, {} drafts or voided) in {:.1} s",
+            "{}: {}, {} ({}{debit}, {} drafts or voided) in {:.1} s",
             report.files[0],
             crate::text::count_of(report.rows, "row", "rows"),
             crate::text::count_of(report.documents, "document", "documents"),

@@ -82,15 +82,17 @@ impl Layout {
         self != Layout::LegacyArabic
     }
 
-    /// True when the layout's mapping reads credit-note references from `credit_notes.csv`.
+    /// True when the layout's mapping reads the invoice a credit (or debit) note corrects, and
+    /// why, from `credit_notes.csv`.
     pub fn uses_credit_notes(self) -> bool {
-        matches!(self, Layout::Sage50 | Layout::Tally)
+        matches!(self, Layout::QuickBooksOnline | Layout::Sage50 | Layout::Tally)
     }
 
     pub(crate) fn features(self) -> Features {
         use Tax::*;
         let base = Features {
             credit_notes: false,
+            debit_notes: false,
             only_credit_notes: false,
             skips: false,
             discount: Discount::None,
@@ -106,7 +108,9 @@ impl Layout {
                 taxes: &[S15, S15, S15, S5, Z, E, O],
                 ..base
             },
+            // Credit memos, written negative.
             Layout::QuickBooksOnline => Features {
+                credit_notes: true,
                 taxes: &[S15, S15, S15, S5, Z, E, O],
                 ..base
             },
@@ -130,6 +134,7 @@ impl Layout {
             },
             Layout::ErpNext => Features {
                 credit_notes: true,
+                debit_notes: true,
                 fractional: true,
                 ..base
             },
@@ -144,11 +149,13 @@ impl Layout {
             },
             Layout::Tally => Features {
                 credit_notes: true,
+                debit_notes: true,
                 taxes: &[S15],
                 ..base
             },
             Layout::LegacyArabic => Features {
                 credit_notes: true,
+                debit_notes: true,
                 discount: Discount::Percent,
                 ..base
             },
@@ -156,9 +163,11 @@ impl Layout {
     }
 
     pub(crate) fn numbering(self) -> Numbering {
+        // Debit notes in the layouts that have them; the others never draw one, and number it
+        // as the ERP numbers invoices.
         fn xero(seq: u64, k: Kind, _: NaiveDate) -> String {
             match k {
-                Kind::Invoice => format!("INV-{seq:07}"),
+                Kind::Invoice | Kind::DebitNote => format!("INV-{seq:07}"),
                 Kind::CreditNote => format!("CN-{seq:07}"),
             }
         }
@@ -173,13 +182,14 @@ impl Layout {
         }
         fn odoo(seq: u64, k: Kind, d: NaiveDate) -> String {
             match k {
-                Kind::Invoice => format!("INV/{}/{seq:06}", d.year()),
+                Kind::Invoice | Kind::DebitNote => format!("INV/{}/{seq:06}", d.year()),
                 Kind::CreditNote => format!("RINV/{}/{seq:06}", d.year()),
             }
         }
         fn erpnext(seq: u64, k: Kind, d: NaiveDate) -> String {
             match k {
-                Kind::Invoice => format!("ACC-SINV-{}-{seq:06}", d.year()),
+                // A debit note is a Sales Invoice with its box ticked, in the invoices' series.
+                Kind::Invoice | Kind::DebitNote => format!("ACC-SINV-{}-{seq:06}", d.year()),
                 Kind::CreditNote => format!("ACC-SINV-{}-{seq:06}-RET", d.year()),
             }
         }
@@ -188,7 +198,7 @@ impl Layout {
         }
         fn sage(seq: u64, k: Kind, _: NaiveDate) -> String {
             match k {
-                Kind::Invoice => format!("SI-{seq:06}"),
+                Kind::Invoice | Kind::DebitNote => format!("SI-{seq:06}"),
                 Kind::CreditNote => format!("SCN-{seq:06}"),
             }
         }
@@ -196,12 +206,14 @@ impl Layout {
             match k {
                 Kind::Invoice => format!("TS/{seq}"),
                 Kind::CreditNote => format!("TCN/{seq}"),
+                Kind::DebitNote => format!("TDN/{seq}"),
             }
         }
         fn legacy(seq: u64, k: Kind, d: NaiveDate) -> String {
             match k {
                 Kind::Invoice => format!("ف-{}-{seq:06}", d.year()),
                 Kind::CreditNote => format!("إ-{}-{seq:06}", d.year()),
+                Kind::DebitNote => format!("م-{}-{seq:06}", d.year()),
             }
         }
         match self {
@@ -417,6 +429,7 @@ pub(crate) const ERPNEXT: &[&str] = &[
     "Due Date",
     "Currency",
     "Is Return (Credit Note)",
+    "Is Rate Adjustment Entry (Debit Note)",
     "Return Against",
     "Item Code (Sales Invoice Item)",
     "Item Name (Sales Invoice Item)",

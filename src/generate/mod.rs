@@ -4,20 +4,24 @@
 //! Every bundled layout can be written ([`Layout`]), as delimited text in the layout's own
 //! encoding and delimiter, or as an xlsx workbook when the file name ends in `.xlsx`. The
 //! documents have about five lines each (1 to 9), Arabic and English names, mixed VAT categories
-//! (with exemption reasons from the mapping), discounts, credit notes that correct an earlier
-//! invoice of the same file, and a draft or voided document now and then where the layout has a
-//! status column; continuation rows where the layout has them. The export's own totals are those
-//! invoicedrop computes, so every generated file passes `invoicedrop check` with its detected
-//! mapping. Dates are in the 20 days before [`Options::today`].
+//! (with exemption reasons from the mapping), discounts, credit notes (one document in 40) that
+//! correct an earlier invoice of the same file, debit notes (one in 60) likewise where the
+//! mapping reads them (Tally, legacy Arabic, ERPNext), and a draft or voided document now and then
+//! where the layout has a status column; continuation rows where the layout has them. Each layout
+//! writes its notes as its ERP does: QuickBooks Online's credit memos, Sage 50's credit notes and
+//! ERPNext's returns negative, ERPNext's debit notes with their box ticked, the others positive
+//! under their own document type. The export's own totals are those invoicedrop computes, so
+//! every generated file passes `invoicedrop check` with its detected mapping. Dates are in the 20
+//! days before [`Options::today`].
 //!
 //! The output is deterministic for a seed and a day, and it streams: memory does not depend on
 //! the number of rows (xlsx is written in rust_xlsxwriter's constant-memory mode).
 //!
 //! Side tables the layout's mapping reads are written beside the export: `customers.csv` (buyer
 //! VAT numbers and addresses) for every layout but the legacy Arabic one, which carries them in
-//! its own columns, and `credit_notes.csv` (the invoice a credit note corrects) for Sage 50 and
-//! Tally. SAP Business One DTW writes its `Documents` header file beside the `Document_Lines`
-//! file named by `--out`.
+//! its own columns, and `credit_notes.csv` (the invoice a credit or debit note corrects, and why)
+//! for QuickBooks Online, Sage 50 and Tally. SAP Business One DTW writes its `Documents` header
+//! file beside the `Document_Lines` file named by `--out`.
 
 mod layouts;
 mod model;
@@ -88,6 +92,8 @@ pub struct Generated {
     pub documents: u64,
     /// Of which credit notes.
     pub credit_notes: u64,
+    /// Of which debit notes.
+    pub debit_notes: u64,
     /// Of which drafts and voided documents (skipped by `check`).
     pub not_issued: u64,
     /// Every file written: the export first, then side files.
@@ -180,6 +186,7 @@ pub fn generate(opts: &Options) -> Result<Generated, GenerateError> {
         done.rows += doc.lines.len() as u64;
         done.documents += 1;
         done.credit_notes += u64::from(doc.kind == Kind::CreditNote);
+        done.debit_notes += u64::from(doc.kind == Kind::DebitNote);
         done.not_issued += u64::from(doc.state != State::Issued);
     }
     out.finish()?;

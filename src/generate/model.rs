@@ -148,6 +148,8 @@ pub(crate) enum Kind {
     Invoice,
     /// A credit note correcting an earlier invoice of the same file.
     CreditNote,
+    /// A debit note (type 383) correcting an earlier invoice of the same file.
+    DebitNote,
 }
 
 /// What the ERP says about the document.
@@ -177,6 +179,9 @@ pub(crate) enum Discount {
 pub(crate) struct Features {
     /// Credit notes (which the mapping can recognise and link to their invoice).
     pub(crate) credit_notes: bool,
+    /// Debit notes, rarer than credit notes (which the mapping can recognise and link to their
+    /// invoice).
+    pub(crate) debit_notes: bool,
     /// Every document a credit note, each correcting an invoice of another export (Zoho's
     /// credit note export): its number and date are made up.
     pub(crate) only_credit_notes: bool,
@@ -225,7 +230,7 @@ pub(crate) struct GenDoc {
     pub(crate) date: NaiveDate,
     pub(crate) time: NaiveTime,
     pub(crate) inclusive: bool,
-    /// The corrected invoice of a credit note: its number and date.
+    /// The corrected invoice of a credit or debit note: its number and date.
     pub(crate) original: Option<(String, NaiveDate)>,
     pub(crate) lines: Vec<GenLine>,
     /// Σ line nets (BT-109 here: no document discounts).
@@ -339,8 +344,17 @@ impl Iterator for DocStream {
             .checked_add_days(Days::new(day))
             .unwrap_or(self.first_day);
         self.written += n;
-        let credit = f.credit_notes && seq.is_multiple_of(40) && self.last_invoice.is_some();
-        let state = if !f.skips || (credit && !f.only_credit_notes) {
+        // Notes fall on fixed documents (no random draw): a layout without them keeps its bytes.
+        let note = if self.last_invoice.is_none() {
+            None
+        } else if f.credit_notes && seq.is_multiple_of(40) {
+            Some(Kind::CreditNote)
+        } else if f.debit_notes && seq % 60 == 30 {
+            Some(Kind::DebitNote)
+        } else {
+            None
+        };
+        let state = if !f.skips || (note.is_some() && !f.only_credit_notes) {
             State::Issued
         } else if seq.is_multiple_of(50) {
             State::Voided
@@ -349,13 +363,13 @@ impl Iterator for DocStream {
         } else {
             State::Issued
         };
-        let (kind, customer, original) = match (&self.last_invoice, credit) {
+        let (kind, customer, original) = match (&self.last_invoice, note) {
             _ if f.only_credit_notes => {
                 let invoiced = date.checked_sub_days(Days::new(10)).unwrap_or(date);
                 let customer = self.rng.random_range(0..CUSTOMERS.len());
                 (Kind::CreditNote, customer, Some((format!("INV-{seq:06}"), invoiced)))
             }
-            (Some((number, d, c)), true) => (Kind::CreditNote, *c, Some((number.clone(), *d))),
+            (Some((number, d, c)), Some(kind)) => (kind, *c, Some((number.clone(), *d))),
             _ => (Kind::Invoice, self.rng.random_range(0..CUSTOMERS.len()), None),
         };
         let inclusive = f.inclusive && seq.is_multiple_of(3);
@@ -403,6 +417,7 @@ mod tests {
 
     const ALL: Features = Features {
         credit_notes: true,
+        debit_notes: true,
         only_credit_notes: false,
         skips: true,
         discount: Discount::Percent,
@@ -467,9 +482,16 @@ mod tests {
     }
 
     #[test]
-    fn credit_notes_correct_an_issued_invoice_before_them() {
+    fn notes_correct_an_issued_invoice_before_them() {
         let docs: Vec<GenDoc> = DocStream::new(3, 5_000, today(), ALL, number).collect();
-        for d in docs.iter().filter(|d| d.kind == Kind::CreditNote) {
+        let count = |k| docs.iter().filter(|d| d.kind == k).count();
+        let (credit, debit) = (count(Kind::CreditNote), count(Kind::DebitNote));
+        assert!(
+            debit > 0 && debit < credit,
+            "{credit} credit notes, {debit} debit notes"
+        );
+        for d in docs.iter().filter(|d| d.kind != Kind::Invoice) {
+            assert_eq!(d.state, State::Issued, "{d:?}");
             let (orig, date) = d.original.clone().unwrap();
             let o = docs.iter().find(|o| o.number == orig).unwrap();
             assert_eq!((o.kind, o.state, o.date), (Kind::Invoice, State::Issued, date));

@@ -36,8 +36,25 @@ fn country_name(c: &Customer) -> &'static str {
     if c.country == "SA" { "Saudi Arabia" } else { "" }
 }
 
-/// The credit-note reason written to `credit_notes.csv` and the legacy export.
+/// The credit-note reason written to `credit_notes.csv` and Zoho's credit note export.
 pub(crate) const CREDIT_REASON: &str = "Damaged goods returned | إرجاع بضاعة تالفة";
+
+/// The debit-note reason written to `credit_notes.csv`.
+pub(crate) const DEBIT_REASON: &str = "Price increase agreed after invoicing | زيادة السعر المتفق عليها بعد الفاتورة";
+
+/// A note's reason: English and Arabic, or (`arabic`) Arabic only, as the legacy export has it.
+fn reason(kind: Kind, arabic: bool) -> &'static str {
+    let both = if kind == Kind::DebitNote {
+        DEBIT_REASON
+    } else {
+        CREDIT_REASON
+    };
+    if arabic {
+        both.split_once(" | ").map_or(both, |(_, ar)| ar)
+    } else {
+        both
+    }
+}
 
 /// The rows of one document, one per line.
 pub(crate) fn rows(layout: Layout, doc: &GenDoc) -> Vec<Vec<Val>> {
@@ -120,8 +137,9 @@ fn xero(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
         Val::Empty,
         Val::Empty,
         Val::Str("SAR"),
+        // Debit notes are never drawn for Xero (nor Odoo, Sage 50): their mappings do not read one.
         Val::Str(match doc.kind {
-            Kind::Invoice => "Sales Invoice",
+            Kind::Invoice | Kind::DebitNote => "Sales Invoice",
             Kind::CreditNote => "Sales Credit Note",
         }),
         Val::Str("Sent"),
@@ -130,6 +148,8 @@ fn xero(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
     row
 }
 
+/// A QuickBooks credit memo is written negative (quantity and amount); the invoice it corrects,
+/// and why, are in `credit_notes.csv`.
 fn quickbooks(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
     let tax = match l.tax {
         Tax::S15 => "VAT 15%",
@@ -145,16 +165,16 @@ fn quickbooks(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
         Val::Date(due(doc.date), "%m/%d/%Y"),
         Val::Str("Net 30"),
         Val::Str(if doc.seq.is_multiple_of(2) { "Riyadh" } else { "Jeddah" }),
-        if doc.seq.is_multiple_of(5) {
-            Val::Str("Repeat order")
-        } else {
-            Val::Empty
+        match doc.kind {
+            Kind::CreditNote => Val::Str("Credit memo"),
+            _ if doc.seq.is_multiple_of(5) => Val::Str("Repeat order"),
+            _ => Val::Empty,
         },
         Val::Str(l.code),
         Val::Str(l.name),
-        qty(l.quantity),
+        qty(signed(doc, l.quantity)),
         money(l.price),
-        money(l.net),
+        money(signed(doc, l.net)),
         Val::Str(if matches!(l.tax, Tax::S15 | Tax::S5) { "Y" } else { "N" }),
         Val::Str(tax),
     ]
@@ -285,7 +305,7 @@ fn odoo(doc: &GenDoc, i: usize, l: &GenLine) -> Vec<Val> {
         vec![
             text(doc.number.clone()),
             Val::Str(match doc.kind {
-                Kind::Invoice => "out_invoice",
+                Kind::Invoice | Kind::DebitNote => "out_invoice",
                 Kind::CreditNote => "out_refund",
             }),
             Val::Str(doc.customer.name),
@@ -308,6 +328,8 @@ fn odoo(doc: &GenDoc, i: usize, l: &GenLine) -> Vec<Val> {
     row
 }
 
+/// A return (credit note) has negative quantities and amounts; a debit note (a rate adjustment)
+/// positive ones. Both name the invoice in Return Against; ERPNext has no reason field.
 fn erpnext(doc: &GenDoc, i: usize, l: &GenLine) -> Vec<Val> {
     let tax = match l.tax {
         Tax::S15 => "KSA VAT 15% - ACME",
@@ -316,18 +338,19 @@ fn erpnext(doc: &GenDoc, i: usize, l: &GenLine) -> Vec<Val> {
         Tax::E => "KSA VAT Exempted - ACME",
     };
     let mut row = if i == 0 {
-        let ret = doc.kind == Kind::CreditNote;
+        let ticked = |k| Val::Str(if doc.kind == k { "1" } else { "0" });
         vec![
             text(doc.number.clone()),
             Val::Str(doc.customer.name),
             Val::Date(doc.date, "%d-%m-%Y"),
             Val::Date(due(doc.date), "%d-%m-%Y"),
             Val::Str("SAR"),
-            Val::Str(if ret { "1" } else { "0" }),
+            ticked(Kind::CreditNote),
+            ticked(Kind::DebitNote),
             doc.original.as_ref().map_or(Val::Empty, |(n, _)| text(n.clone())),
         ]
     } else {
-        vec![Val::Empty; 7]
+        vec![Val::Empty; 8]
     };
     row.extend([
         Val::Str(l.code),
@@ -412,6 +435,7 @@ fn tally(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
         Val::Str(match doc.kind {
             Kind::Invoice => "Sales",
             Kind::CreditNote => "Credit Note",
+            Kind::DebitNote => "Debit Note",
         }),
         Val::Str(doc.customer.name),
         Val::Str(l.name),
@@ -429,6 +453,7 @@ fn legacy(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
     let c = doc.customer;
     let kind = match doc.kind {
         Kind::CreditNote => "إشعار دائن",
+        Kind::DebitNote => "إشعار مدين",
         Kind::Invoice if c.vat_number.is_empty() => "فاتورة ضريبية مبسطة",
         Kind::Invoice => "فاتورة ضريبية",
     };
@@ -444,7 +469,7 @@ fn legacy(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
         text(format!("{}%", l.discount_percent.normalize()))
     };
     let (reference, reason) = match &doc.original {
-        Some((n, _)) => (text(n.clone()), Val::Str("إرجاع بضاعة تالفة")),
+        Some((n, _)) => (text(n.clone()), Val::Str(reason(doc.kind, true))),
         None => (Val::Empty, Val::Empty),
     };
     vec![
@@ -499,13 +524,13 @@ pub(crate) fn customer_rows() -> Vec<Vec<Val>> {
     out
 }
 
-/// The row of `credit_notes.csv` for a credit note.
+/// The row of `credit_notes.csv` for a credit or debit note.
 pub(crate) fn credit_note_row(doc: &GenDoc) -> Option<Vec<Val>> {
     let (number, date) = doc.original.as_ref()?;
     Some(vec![
         text(doc.number.clone()),
         text(number.clone()),
         Val::Date(*date, "%Y-%m-%d"),
-        Val::Str(CREDIT_REASON),
+        Val::Str(reason(doc.kind, false)),
     ])
 }
