@@ -49,15 +49,27 @@ impl Submitter {
             .into_iter()
             .zip(found)
             .filter_map(|((tag, kind, number, hash), e)| {
-                e.map(|e| standing(tag, kind, &number, &hash, e, self.onboard_id()))
+                e.map(|e| {
+                    let resumed = self.resumed_here(kind, &number);
+                    standing(tag, kind, &number, &hash, e, self.onboard_id(), resumed)
+                })
             })
             .collect())
     }
 }
 
 /// The outcome of a document not sent whose number the ledger holds (`e`); `hash` is the
-/// content hash of what the export gives now, `own` this device's onboard_id.
-fn standing(tag: u64, kind: DocumentKind, number: &str, hash: &str, e: LedgerEntry, own: &str) -> Outcome {
+/// content hash of what the export gives now, `own` this device's onboard_id; `resumed` when
+/// this run's resume sent it (not accepted in an earlier run, then).
+fn standing(
+    tag: u64,
+    kind: DocumentKind,
+    number: &str,
+    hash: &str,
+    e: LedgerEntry,
+    own: &str,
+    resumed: bool,
+) -> Outcome {
     let other_device = (e.key.onboard_id != own).then_some(e.key.onboard_id.as_str());
     match e.state {
         LedgerState::Accepted if e.content_hash == hash => {
@@ -67,7 +79,7 @@ fn standing(tag: u64, kind: DocumentKind, number: &str, hash: &str, e: LedgerEnt
                 response: parse_response(&raw),
                 raw,
                 attempts: e.attempts,
-                from_ledger: true,
+                from_ledger: !resumed,
                 accepted_at: Some(e.updated_at),
             }
         }
@@ -132,7 +144,7 @@ mod tests {
     }
 
     fn of(e: LedgerEntry) -> Outcome {
-        standing(7, DocumentKind::Invoice, "INV-9", "now", e, "mine")
+        standing(7, DocumentKind::Invoice, "INV-9", "now", e, "mine", false)
     }
 
     #[test]

@@ -150,7 +150,8 @@ impl<'a> Run<'a> {
                     response: parse_response(&raw),
                     raw,
                     attempts: e.attempts,
-                    from_ledger: true,
+                    // Accepted earlier, unless this run's resume is what sent it.
+                    from_ledger: !self.shared.resumed_here(job.kind, &job.number),
                     accepted_at: Some(e.updated_at.clone()),
                 }
             }

@@ -25,6 +25,18 @@ pub(crate) struct Shared {
     pub(crate) ledger: Ledger,
     pub(crate) onboard_id: String,
     pub(crate) concurrency: usize,
+    /// The documents (kind, number) an earlier run left without a final answer that this
+    /// submitter repeated and saw accepted ([`Submitter::resume_unresolved`]): sent by this
+    /// run, so not "issued before" when the export's document is then found accepted.
+    pub(crate) resumed: std::sync::Mutex<std::collections::HashSet<(crate::model::DocumentKind, String)>>,
+}
+
+impl Shared {
+    /// Whether this submitter's resume sent and settled the document (see `resumed`).
+    pub(crate) fn resumed_here(&self, kind: crate::model::DocumentKind, number: &str) -> bool {
+        let resumed = self.resumed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        !resumed.is_empty() && resumed.contains(&(kind, number.to_string()))
+    }
 }
 
 /// Sends documents of one device to the API, exactly once. Create it with
@@ -117,6 +129,7 @@ impl Submitter {
                 tokens,
                 ledger,
                 onboard_id,
+                resumed: Default::default(),
             },
         })
     }
@@ -129,6 +142,11 @@ impl Submitter {
     /// The device's onboard_id.
     pub fn onboard_id(&self) -> &str {
         &self.shared.onboard_id
+    }
+
+    /// Whether this submitter's resume sent the document and saw it accepted.
+    pub(crate) fn resumed_here(&self, kind: crate::model::DocumentKind, number: &str) -> bool {
+        self.shared.resumed_here(kind, number)
     }
 
     /// The ledger key of a document of this device.
@@ -291,6 +309,10 @@ impl Submitter {
             .collect();
         let mut outcomes: Vec<Option<Outcome>> = keys.iter().map(|_| None).collect();
         for (slot, outcome) in Run::new(shared, &on_event, jobs).execute().await? {
+            if let (Outcome::Accepted { .. }, Some(k)) = (&outcome, keys.get(slot)) {
+                let mut resumed = shared.resumed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                resumed.insert((k.kind, k.number.clone()));
+            }
             outcomes[slot] = Some(outcome.with_tag(slot as u64));
         }
         Ok(keys

@@ -232,3 +232,42 @@ fn issued_uuids(server: &Server, stats: &serde_json::Value) -> BTreeMap<String, 
         .map(|d| (d.number, d.uuid))
         .collect()
 }
+
+/// A rerun repeats what an earlier run left without an answer before it reads the export; when
+/// it then finds those documents accepted in the ledger, it sent them itself: they are counted
+/// accepted in this run, not "issued before, from the ledger: not sent again" (QA9 #1).
+#[test]
+fn documents_a_rerun_repeats_are_not_counted_as_issued_before() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let state = d.join(".invoicedrop");
+    onboard(d, &env);
+    xero_export(&d.join("a.csv"), 3);
+    let o = run(d, &env, &["run", "a.csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // As if the answers for two of them had been lost: sent, outcome unknown.
+    lose_answer(&state, "T-00001");
+    lose_answer(&state, "T-00003");
+    let (accepted, replays, _) = requests(&server);
+    let o = run(d, &env, &["--json", "run", "a.csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(requests(&server).0, accepted, "nothing accepted twice");
+    assert_eq!(requests(&server).1, replays + 2, "the two were repeated");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    assert_eq!(
+        (
+            v["documents"]["accepted"].as_u64(),
+            v["documents"]["issued_before"].as_u64()
+        ),
+        (Some(3), Some(1)),
+        "the two repeated in this run are not 'issued before': {}",
+        v["documents"]
+    );
+    let said = text(&o);
+    assert!(
+        said.contains("2 document(s) left without a final answer by an earlier run were repeated"),
+        "{said}"
+    );
+}
