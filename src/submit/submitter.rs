@@ -32,10 +32,12 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// Whether this submitter's resume sent and settled the document (see `resumed`).
+    /// Whether this submitter's resume sent and settled the document (see `resumed`), asked
+    /// once: the export's first document of that number is the one the resume sent; another of
+    /// the same number later (a file dropped again) was issued before it.
     pub(crate) fn resumed_here(&self, kind: crate::model::DocumentKind, number: &str) -> bool {
-        let resumed = self.resumed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        !resumed.is_empty() && resumed.contains(&(kind, number.to_string()))
+        let mut resumed = self.resumed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        !resumed.is_empty() && resumed.remove(&(kind, number.to_string()))
     }
 }
 

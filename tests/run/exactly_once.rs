@@ -250,20 +250,25 @@ fn documents_a_rerun_repeats_are_not_counted_as_issued_before() {
     // As if the answers for two of them had been lost: sent, outcome unknown.
     lose_answer(&state, "T-00001");
     lose_answer(&state, "T-00003");
+    // The same export dropped twice: its second copy was issued before, all three.
+    std::fs::copy(d.join("a.csv"), d.join("b.csv")).unwrap();
     let (accepted, replays, _) = requests(&server);
-    let o = run(d, &env, &["--json", "run", "a.csv"]);
+    let o = run(d, &env, &["--json", "run", "a.csv", "b.csv"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(requests(&server).0, accepted, "nothing accepted twice");
     assert_eq!(requests(&server).1, replays + 2, "the two were repeated");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
-    assert_eq!(
+    let counts = |f: &serde_json::Value| {
         (
-            v["documents"]["accepted"].as_u64(),
-            v["documents"]["issued_before"].as_u64()
-        ),
-        (Some(3), Some(1)),
-        "the two repeated in this run are not 'issued before': {}",
-        v["documents"]
+            f["documents"]["accepted"].as_u64(),
+            f["documents"]["issued_before"].as_u64(),
+        )
+    };
+    assert_eq!(
+        (counts(&v["files"][0]), counts(&v["files"][1])),
+        ((Some(3), Some(1)), (Some(3), Some(3))),
+        "the two repeated in this run are not 'issued before' in a.csv; b.csv's copies are: {:#}",
+        v["files"]
     );
     let said = text(&o);
     assert!(
