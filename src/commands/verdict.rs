@@ -105,6 +105,7 @@ pub(super) fn verdict(outcome: Outcome, export: Option<&Totals>) -> Verdict {
             response,
             issued,
             attempts,
+            accepted_at,
             ..
         } => {
             let code = crate::submit::CONFLICT_CODE;
@@ -122,6 +123,7 @@ pub(super) fn verdict(outcome: Outcome, export: Option<&Totals>) -> Verdict {
                 }
             }
             let mut v = accepted_verdict(response, attempts);
+            v.accepted_at = accepted_at.as_deref().and_then(result_time);
             v.errors = vec![error];
             v.codes.insert(0, code.to_string());
             v.issued = issued;
@@ -253,6 +255,7 @@ mod tests {
             raw: Vec::new(),
             issued: None,
             attempts: 1,
+            accepted_at: None,
         };
         let v = held_verdict(conflict, None, &failing);
         assert_eq!(v.status, Some(RowStatus::Accepted));
@@ -291,6 +294,7 @@ mod tests {
             raw: Vec::new(),
             issued: None,
             attempts: 1,
+            accepted_at: None,
         };
         let v = held_verdict(conflict, None, &[]);
         assert_eq!((v.status, v.conflict), (Some(RowStatus::Accepted), true));

@@ -92,6 +92,7 @@ fn standing(
                 raw,
                 issued: issued_document(&e.body),
                 attempts: e.attempts,
+                accepted_at: Some(e.updated_at.clone()),
             }
         }
         _ if other_device.is_some() => Outcome::Failed {

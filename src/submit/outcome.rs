@@ -67,6 +67,9 @@ pub enum Outcome {
         issued: Option<Box<Document>>,
         /// Requests sent for the issued content, over all runs.
         attempts: u32,
+        /// When the issued content's acceptance was recorded in the ledger (RFC 3339, UTC): the
+        /// `result_time` of its rows, the same in every run.
+        accepted_at: Option<String>,
     },
     /// No final answer in this run: the outcome is still unknown (or the document was not sent).
     /// The ledger keeps it; the next run repeats it with the same idempotency key and body.

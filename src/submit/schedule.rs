@@ -170,6 +170,7 @@ impl<'a> Run<'a> {
                     raw,
                     issued: issued_document(&e.body),
                     attempts: e.attempts,
+                    accepted_at: Some(e.updated_at.clone()),
                 }
             }
             Decision::Elsewhere(e) => Outcome::Failed {
@@ -378,6 +379,7 @@ impl<'a> Run<'a> {
                             raw,
                             issued: issued_document(&body),
                             attempts,
+                            accepted_at: Some(accepted_at),
                         };
                     }
                     return Outcome::Accepted {

@@ -166,6 +166,7 @@ fn standing(w: &Withdrawn, e: LedgerEntry, own: &str) -> Outcome {
                 raw,
                 issued: issued_document(&e.body),
                 attempts: e.attempts,
+                accepted_at: Some(e.updated_at.clone()),
             }
         }
         // Maybe issued: settled as any document sent without a final answer (through this device

@@ -189,6 +189,17 @@ fn a_conflict_is_said_once_in_the_spreadsheet_result_too() {
     let args = ["run", "--mapping", "xero", "a.xlsx"];
     let o = run(dir.path(), &env, &args);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // As if accepted long ago: the ledger's time of the acceptance, which the conflict's rows
+    // keep as their result_time (QA9 #2: they had the rerun's time).
+    let db = rusqlite::Connection::open(dir.path().join(".invoicedrop/ledger.sqlite")).unwrap();
+    let n = db
+        .execute(
+            "UPDATE documents SET updated_at = '2026-01-02T03:04:05.678Z' WHERE number = 'T-00001'",
+            [],
+        )
+        .unwrap();
+    assert_eq!(n, 1);
+    drop(db);
     let description = column(&rows, "Description");
     let changed = edit_export(&csv_path, |number, nth, rec| {
         if number == "T-00001" && nth == 1 {
@@ -238,6 +249,9 @@ fn a_conflict_is_said_once_in_the_spreadsheet_result_too() {
         .map(|(_, e)| e)
         .collect();
     assert_eq!(t1.len(), 3);
+    for r in csv_rows.iter().filter(|r| r["result_document"] == "T-00001") {
+        assert_eq!(r["result_time"], "2026-01-02T03:04:05Z", "when it was accepted: {r:?}");
+    }
     assert!(
         t1[0].starts_with("INV-LEDGER-CONFLICT: invoice T-00001 is issued"),
         "{}",
