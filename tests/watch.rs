@@ -6,6 +6,8 @@
 
 #[path = "watch/failed.rs"]
 mod failed;
+#[path = "watch/status.rs"]
+mod status;
 #[allow(dead_code)]
 #[path = "run/support.rs"]
 mod support;

@@ -30,6 +30,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use tracing::{info, warn};
 
+mod heartbeat;
+
 /// Documents per batch: a stop waits for at most one batch of requests.
 const WATCH_BATCH: usize = 100;
 
@@ -69,6 +71,8 @@ struct Watcher<'a> {
     stopped: bool,
     /// The status last made (and written, when it could be): `--json`'s document at the end.
     last_status: Option<WatchStatus>,
+    /// How often status.json is rewritten while a file is processed (`--rescan`).
+    rescan: Duration,
 }
 
 fn name_of(p: &Path) -> String {
@@ -176,16 +180,26 @@ impl Watcher<'_> {
             info!("{note}");
         }
         let mut dispatch = self.runner.dispatch(false, Some(self.halt));
-        let evaluated = check::evaluate(
-            std::slice::from_ref(&claimed),
-            &self.input,
-            &self.runner.config,
-            Utc::now(),
-            Some(WATCH_BATCH),
-            // The watch lists no documents (status.json counts them).
-            Some(0),
-            false,
-            Some(&mut dispatch),
+        let evaluated = heartbeat::while_running(
+            self.last_status.clone(),
+            &self.input.results,
+            &self.inbox,
+            &mut self.stability,
+            self.rescan,
+            self.halt,
+            || {
+                check::evaluate(
+                    std::slice::from_ref(&claimed),
+                    &self.input,
+                    &self.runner.config,
+                    Utc::now(),
+                    Some(WATCH_BATCH),
+                    // The watch lists no documents (status.json counts them).
+                    Some(0),
+                    false,
+                    Some(&mut dispatch),
+                )
+            },
         );
         for mut t in std::mem::take(&mut dispatch.simplified) {
             let key = (t.kind, t.number.clone());
@@ -485,6 +499,7 @@ pub fn watch(args: WatchArgs, cli: &Cli) -> anyhow::Result<Status> {
         status_error: None,
         stopped: false,
         last_status: None,
+        rescan,
     };
     for t in runner.unresolved_simplified() {
         w.unsettled.insert((t.kind, t.number.clone()), t);
