@@ -138,6 +138,118 @@ async fn thousands_of_documents_through_faults_are_each_issued_once() {
     handle.shutdown().await;
 }
 
+/// Halted outcomes: (sent without a final answer, not sent); anything else fails.
+fn halted(outcomes: &[Outcome]) -> (usize, usize) {
+    let mut counts = (0, 0);
+    for o in outcomes {
+        match o {
+            Outcome::Failed {
+                halted: true, attempts, ..
+            } if *attempts > 0 => counts.0 += 1,
+            Outcome::Failed { halted: true, .. } => counts.1 += 1,
+            other => panic!("not left by the halt: {other:?}"),
+        }
+    }
+    counts
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_halt_ends_the_probing_of_a_silent_api_at_once_and_leaves_the_rest_to_the_next_run() {
+    // Every answer lost after the document is issued: unknown outcomes, then the breaker's
+    // probes, spaced seconds apart, for minutes.
+    let handle = sandbox::start(SandboxConfig {
+        port: 0,
+        drop_rate: 1.0,
+        ..SandboxConfig::default()
+    })
+    .await
+    .unwrap();
+    let mut s = settings(&handle.base_url());
+    s.concurrency = 4;
+    s.backoff = Backoff {
+        min_delay: Duration::from_millis(250),
+        max_delay: Duration::from_secs(30),
+        give_up_after: Duration::from_secs(300),
+    };
+    let onboard_id = device(&s).await;
+    let dir = tempfile::tempdir().unwrap();
+    let docs = || {
+        (0..10)
+            .map(|i| Outgoing {
+                document: computed(example::simplified_invoice(&format!("HALT-{i:02}"))),
+                tag: i,
+            })
+            .collect::<Vec<_>>()
+    };
+    let sub = Submitter::connect(s.clone(), onboard_id.clone(), Ledger::open(dir.path()).unwrap())
+        .await
+        .unwrap();
+    let halt = sub.halt();
+    let raised_at = std::sync::OnceLock::new();
+    let sending = async {
+        // Raised once the breaker probes (four answers lost side by side, their repeats, then
+        // probes one at a time).
+        let raise = async {
+            while handle.stats().dropped < 9 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            halt.raise();
+            raised_at.set(Instant::now()).unwrap();
+        };
+        let (outcomes, ()) = tokio::join!(sub.submit_all(docs(), |_| {}), raise);
+        outcomes
+    };
+    let outcomes = tokio::time::timeout(Duration::from_secs(60), sending)
+        .await
+        .expect("the API probed, then the halt ended the run")
+        .unwrap();
+    let stopped_in = raised_at.get().unwrap().elapsed();
+    // Its requests on the wire are answered at once (the connection closed): no wait at all.
+    assert!(stopped_in < Duration::from_secs(10), "{stopped_in:?} after the halt");
+    let issued = handle.stats().device(&onboard_id).unwrap().accepted as usize;
+    assert_eq!(halted(&outcomes), (issued, 10 - issued), "{outcomes:?}");
+    assert!(issued > 0 && issued < 10, "{issued}");
+    let ledger = sub.ledger().clone();
+    assert_eq!(ledger.unresolved(&onboard_id).unwrap().len(), issued, "still unknown");
+    drop(sub);
+
+    // A submitter halted before it starts sends nothing, not even what an earlier run left.
+    let requests = |h: &sandbox::SandboxHandle| {
+        let d = h.stats();
+        let d = d.device(&onboard_id).unwrap();
+        d.accepted + d.replays
+    };
+    let before = requests(&handle);
+    let started = Instant::now();
+    let sub = Submitter::connect(s.clone(), onboard_id.clone(), ledger.clone())
+        .await
+        .unwrap();
+    sub.halt().raise();
+    let resumed = sub.resume_unresolved(|_| {}).await.unwrap();
+    let resumed: Vec<Outcome> = resumed.into_iter().map(|(_, o)| o).collect();
+    assert_eq!(halted(&resumed), (issued, 0));
+    assert_eq!(
+        halted(&sub.submit_all(docs(), |_| {}).await.unwrap()),
+        (issued, 10 - issued)
+    );
+    assert_eq!(requests(&handle), before, "nothing sent after the halt");
+    assert!(started.elapsed() < Duration::from_secs(10), "no wait after the halt");
+    drop(sub);
+
+    // The API answers again: the next run settles each document once, with its key.
+    let mut faults = handle.faults();
+    faults.drop_rate = 0.0;
+    handle.set_faults(faults).unwrap();
+    let sub = Submitter::connect(s, onboard_id.clone(), ledger).await.unwrap();
+    assert_eq!(sub.resume_unresolved(|_| {}).await.unwrap().len(), issued);
+    let outcomes = sub.submit_all(docs(), |_| {}).await.unwrap();
+    assert!(outcomes.iter().all(Outcome::is_accepted), "{outcomes:?}");
+    let stats = handle.stats();
+    let dev = stats.device(&onboard_id).unwrap();
+    assert_eq!((dev.accepted, dev.rekeyed_replays), (10, 0), "{stats:?}");
+    handle.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sandbox_rate_limit_is_met_by_slowing_down() {
     let handle = sandbox::start(SandboxConfig {

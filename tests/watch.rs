@@ -8,6 +8,8 @@
 mod failed;
 #[path = "watch/status.rs"]
 mod status;
+#[path = "watch/stop.rs"]
+mod stop;
 #[allow(dead_code)]
 #[path = "run/support.rs"]
 mod support;

@@ -5,14 +5,18 @@
 use super::api::{self, DeviceChecksSkipped};
 use super::json::ErrorDoc;
 use super::progress::Progress;
-use super::verdict::{Totals, halted_verdict, held_verdict, stopped_verdict, totals, verdict, withdrawn_verdict};
+use super::verdict::{
+    Totals, halted_outcome_verdict, halted_verdict, held_verdict, stopped_verdict, totals, verdict, withdrawn_verdict,
+};
 use crate::cli::*;
 use crate::config::Config;
 use crate::mapping::OriginalDates;
 use crate::model::{Document, DocumentKind, InvoiceType};
 use crate::pipeline::{Dispatch, Held, Originals, Skipped, Unsent, Verdict};
 use crate::sandbox::SandboxHandle;
-use crate::submit::{DocumentKey, Ledger, LedgerState, Outcome, Outgoing, Standing, SubmitEvent, Submitter, Withdrawn};
+use crate::submit::{
+    DocumentKey, Halt, Ledger, LedgerState, Outcome, Outgoing, Standing, SubmitEvent, Submitter, Withdrawn,
+};
 use crate::validate::DeviceContext;
 use crate::watch::Tracked;
 use anyhow::Context as _;
@@ -110,7 +114,8 @@ pub(super) struct RunDispatch<'a> {
     tally: Tally,
     /// Raised by a signal (watch): batches not yet sent are left for the next start.
     halt: Option<&'a AtomicBool>,
-    /// Set when `halt` kept a batch from being sent.
+    /// Set when `halt` (or the submitter's [`Halt`], raised by the same signal) kept documents
+    /// from being sent or settled.
     pub(super) halted: bool,
     /// The answers of simplified documents, for the watch's 24-hour alert.
     pub(super) simplified: Vec<Tracked>,
@@ -352,8 +357,21 @@ impl RunDispatch<'_> {
                 let mut verdicts: Vec<Option<Verdict>> = vec![None; n];
                 for o in outcomes {
                     let tag = o.tag() as usize;
+                    let v = match o {
+                        // The watch's stop came in the middle of the batch.
+                        Outcome::Failed {
+                            halted: true,
+                            reason,
+                            attempts,
+                            ..
+                        } => {
+                            self.halted = true;
+                            halted_outcome_verdict(&reason, attempts)
+                        }
+                        o => verdict(o, exported.get(tag)),
+                    };
                     if let Some(slot) = verdicts.get_mut(tag) {
-                        *slot = Some(verdict(o, exported.get(tag)));
+                        *slot = Some(v);
                     }
                 }
                 verdicts
@@ -408,6 +426,12 @@ impl Runner {
     /// The runtime the requests run on.
     pub(super) fn runtime(&self) -> &Runtime {
         &self.rt
+    }
+
+    /// The handle that stops sending ([`Halt::raise`], from a signal): no request starts after
+    /// it, and a batch in flight ends as soon as its requests on the wire are answered or time out.
+    pub(super) fn halt(&self) -> Halt {
+        self.submitter.halt()
     }
 
     /// The ledger of every document sent.

@@ -152,6 +152,25 @@ pub(super) fn halted_verdict() -> Verdict {
     }
 }
 
+/// The verdict of a document the watch's stop left without a final answer: not sent, as
+/// [`halted_verdict`], or sent without an answer and not repeated (maybe issued: the next start
+/// repeats it with its idempotency key).
+pub(super) fn halted_outcome_verdict(reason: &str, attempts: u32) -> Verdict {
+    if attempts == 0 {
+        return halted_verdict();
+    }
+    Verdict {
+        status: Some(RowStatus::Failed),
+        errors: vec![format!(
+            "INV-SUBMIT-UNKNOWN: {reason} (the watch got SIGTERM or SIGINT); it may or may not be issued: the file \
+             stays in .processing/ and the next start repeats it with the same idempotency key"
+        )],
+        codes: vec!["INV-SUBMIT-UNKNOWN".into()],
+        attempts,
+        ..Verdict::default()
+    }
+}
+
 pub(super) fn stopped_verdict(reason: &str) -> Verdict {
     Verdict {
         status: Some(RowStatus::Failed),
@@ -246,6 +265,26 @@ mod tests {
     use crate::model::SubmissionResponse;
 
     #[test]
+    fn a_document_the_watch_s_stop_left_says_whether_it_may_be_issued() {
+        let not_sent = halted_outcome_verdict("not sent: asked to stop", 0);
+        assert_eq!(not_sent.codes, vec!["INV-WATCH-STOPPED"]);
+        assert_eq!(not_sent.errors, halted_verdict().errors);
+        let sent = halted_outcome_verdict(
+            "sent without a final answer (last: timeout); not repeated: asked to stop",
+            2,
+        );
+        assert_eq!((sent.status, sent.attempts), (Some(RowStatus::Failed), 2));
+        assert_eq!(sent.codes, vec!["INV-SUBMIT-UNKNOWN"]);
+        assert!(
+            sent.errors[0].starts_with("INV-SUBMIT-UNKNOWN: sent without a final answer (last: timeout)")
+                && sent.errors[0].contains("may or may not be issued")
+                && sent.errors[0].ends_with("the next start repeats it with the same idempotency key"),
+            "{}",
+            sent.errors[0]
+        );
+    }
+
+    #[test]
     fn an_invalid_document_found_in_the_ledger_says_what_it_fails_and_what_to_do() {
         let failing = ["BR-KSA-F-04 on line 5".to_string(), "BR-CO-15".to_string()];
         let conflict = Outcome::Conflict {
@@ -272,6 +311,7 @@ mod tests {
             tag: 0,
             reason: "not sent: invoice T-2 was sent earlier".into(),
             attempts: 3,
+            halted: false,
         };
         let v = held_verdict(failed, None, &failing);
         assert_eq!((v.status, v.attempts, v.conflict), (Some(RowStatus::Failed), 3, false));
@@ -303,6 +343,7 @@ mod tests {
             tag: 0,
             reason: "not sent: invoice T-2 was sent earlier".into(),
             attempts: 3,
+            halted: false,
         };
         let v = held_verdict(failed, None, &[]);
         assert_eq!(v.status, Some(RowStatus::Failed));

@@ -5,9 +5,10 @@
 //!
 //! File system events (notify, debounced) only wake the loop: every wake-up, and every `--rescan`
 //! seconds regardless, scans the inbox, so a missed event or a queue overflow loses nothing. On
-//! SIGINT/SIGTERM no new file is taken and no new batch is sent; the batch in flight finishes,
-//! the result file is written, and a file not fully sent stays in `.processing/`, which the next
-//! start finishes first (the ledger makes that safe).
+//! SIGINT/SIGTERM no new file is taken and no new request is sent (the waits between requests
+//! end at once); the requests on the wire finish, the result file is written, and a file not
+//! fully sent stays in `.processing/`, which the next start finishes first (the ledger makes that
+//! safe).
 
 use super::Status;
 use super::check;
@@ -32,7 +33,7 @@ use tracing::{info, warn};
 
 mod heartbeat;
 
-/// Documents per batch: a stop waits for at most one batch of requests.
+/// Documents per batch (a stop waits only for the requests on the wire).
 const WATCH_BATCH: usize = 100;
 
 /// Why the loop woke up.
@@ -437,7 +438,7 @@ pub fn watch(args: WatchArgs, cli: &Cli) -> anyhow::Result<Status> {
     let halt = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<Wake>();
     {
-        let (halt, tx) = (halt.clone(), tx.clone());
+        let (halt, tx, sending) = (halt.clone(), tx.clone(), runner.halt());
         let _in_runtime = runner.runtime().enter();
         // Both registered now, before any file is taken: from here on a signal only raises `halt`.
         use tokio::signal::unix::{SignalKind, signal};
@@ -449,6 +450,8 @@ pub fn watch(args: WatchArgs, cli: &Cli) -> anyhow::Result<Status> {
                 _ = term.recv() => {}
             }
             halt.store(true, Ordering::SeqCst);
+            // Also ends the waits between requests (backoff, probes of an API that is down).
+            sending.raise();
             let _ = tx.send(Wake::Stop);
         });
     }

@@ -99,11 +99,13 @@ fn standing(
             tag,
             reason: elsewhere_message(kind, number, &e),
             attempts: 0,
+            halted: false,
         },
         _ => Outcome::Failed {
             tag,
             reason: unsettled_message(kind, number, &e),
             attempts: e.attempts,
+            halted: false,
         },
     }
 }

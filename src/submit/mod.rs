@@ -12,6 +12,9 @@
 //!   pause that holds every worker until `Retry-After` has passed.
 //! - the retry policy (`retry.rs`): exponential backoff with jitter for unknown outcomes, and a
 //!   breaker that switches to one probe at a time while the API is down.
+//! - the stop request (`halt.rs`): a [`Halt`] raised by the watcher's SIGTERM ends every wait
+//!   between requests at once and starts no new request; the documents not settled stay in the
+//!   ledger for the next start.
 //! - the scheduler (`schedule.rs`): oldest simplified documents first, a bounded set of workers,
 //!   the life of one document from ledger to answer.
 //! - the [`Ledger`] (`ledger/`): SQLite in the state folder, written before every request leaves and
@@ -32,6 +35,7 @@ mod client;
 mod credentials;
 mod earlier;
 mod error;
+mod halt;
 mod issued;
 mod ledger;
 mod limit;
@@ -47,6 +51,7 @@ mod withdrawn;
 
 pub use credentials::{CredentialsError, ENV_API_URL, ENV_VAT_NUMBER, EnvCredentials, read_secret_file};
 pub use error::SubmitError;
+pub use halt::Halt;
 pub use ledger::{
     DocumentKey, Ledger, LedgerEntry, LedgerError, LedgerState, LedgerStats, OnboardedDevice, RememberedDevice,
     idempotency_key,

@@ -80,6 +80,9 @@ pub enum Outcome {
         reason: String,
         /// Requests sent for it, over all runs.
         attempts: u32,
+        /// True when it was left because a stop was asked for ([`Halt`](super::Halt)): not
+        /// sent, or (`attempts` > 0) sent without a final answer and not repeated.
+        halted: bool,
     },
 }
 

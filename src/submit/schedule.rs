@@ -7,7 +7,6 @@ use super::earlier::{conflict_message, elsewhere_message, issued_document, parse
 use super::ledger::{Decision, LedgerState, RecordAck, Replacement};
 use super::retry::{self, Probe, Transition};
 use super::submitter::Shared;
-use super::url::ApiUrl;
 use super::{Outcome, SubmitError, SubmitEvent};
 use crate::model::DocumentKind;
 use std::collections::VecDeque;
@@ -16,6 +15,10 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::task::Poll;
+
+mod doc;
+
+use doc::Doc;
 
 /// 429 answers one document may get in a run before it is given up (for this run).
 const MAX_THROTTLED: u32 = 50;
@@ -57,6 +60,8 @@ enum Admission<'a> {
     Go(Option<Probe<'a>>),
     GaveUp,
     Stopped,
+    /// A stop was asked for ([`Halt`](super::Halt)): nothing more is sent.
+    Halted,
 }
 
 /// One batch of jobs worked by `concurrency` workers.
@@ -177,6 +182,7 @@ impl<'a> Run<'a> {
                 tag: job.tag,
                 reason: elsewhere_message(job.kind, &job.number, &e),
                 attempts: 0,
+                halted: false,
             },
             Decision::Send {
                 body,
@@ -202,25 +208,36 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Wait until a request may go: the breaker's probe slot and time while the API is down,
+    /// a 429's pause, the rate limit. Every wait ends at once when a stop is asked for.
     async fn admit(&self) -> Admission<'a> {
         let breaker = &self.shared.breaker;
+        let halt = &self.shared.halt;
         loop {
             if self.stopped() {
                 return Admission::Stopped;
+            }
+            if halt.is_raised() {
+                return Admission::Halted;
             }
             if breaker.is_down() {
                 if breaker.gave_up() {
                     return Admission::GaveUp;
                 }
-                match breaker.probe().await {
-                    Some(probe) => {
-                        self.shared.rate.admit().await;
+                match halt.unless_raised(breaker.probe()).await {
+                    None => return Admission::Halted,
+                    Some(Some(probe)) => {
+                        if halt.unless_raised(self.shared.rate.admit()).await.is_none() {
+                            return Admission::Halted;
+                        }
                         return Admission::Go(Some(probe));
                     }
-                    None => continue,
+                    Some(None) => continue,
                 }
             }
-            self.shared.rate.admit().await;
+            if halt.unless_raised(self.shared.rate.admit()).await.is_none() {
+                return Admission::Halted;
+            }
             if breaker.is_down() {
                 continue;
             }
@@ -294,6 +311,7 @@ impl<'a> Run<'a> {
             let probe = match self.admit().await {
                 Admission::Go(p) => p,
                 Admission::Stopped => return doc.failed("not sent: the run stopped", attempts),
+                Admission::Halted => return doc.halted(attempts, &last_reason),
                 Admission::GaveUp => {
                     let reason = format!(
                         "the API at {} stopped answering ({} s without an answer, {} probes failed); {}",
@@ -311,9 +329,11 @@ impl<'a> Run<'a> {
             };
             let was_probe = probe.is_some();
             // Asked after every wait (backoff, pause, limiter), so it is never about to expire.
-            let b = match shared.tokens.bearer().await {
-                Ok(b) => b,
-                Err(f) => {
+            // An authentication left unfinished by a stop has no effect at the API.
+            let b = match shared.halt.unless_raised(shared.tokens.bearer()).await {
+                None => return doc.halted(attempts, &last_reason),
+                Some(Ok(b)) => b,
+                Some(Err(f)) => {
                     let refused = matches!(f, AuthFailure::Unreachable { .. });
                     let Ok(reason) = self.auth_failed(f) else {
                         return doc.failed("not sent: the run stopped", attempts);
@@ -326,10 +346,17 @@ impl<'a> Run<'a> {
                     }
                     self.emit(SubmitEvent::Retrying { reason: reason.clone() });
                     last_reason = reason;
-                    tokio::time::sleep(delays.next().unwrap_or_default()).await;
+                    // Ended by a stop: the next admission says so.
+                    shared
+                        .halt
+                        .unless_raised(tokio::time::sleep(delays.next().unwrap_or_default()))
+                        .await;
                     continue;
                 }
             };
+            if shared.halt.is_raised() {
+                return doc.halted(attempts, &last_reason);
+            }
             attempts = match shared
                 .ledger
                 .mark_sending(&doc.idempotency_key, store_replacement.take())
@@ -425,7 +452,8 @@ impl<'a> Run<'a> {
                     }
                     tracing::debug!(number = %doc.number, "401: new token, then repeat once");
                     // The next round's `bearer()` hands out the new token.
-                    if let Err(f) = shared.tokens.after_unauthorized(&b).await
+                    // A stop in the meantime: the next admission says so.
+                    if let Some(Err(f)) = shared.halt.unless_raised(shared.tokens.after_unauthorized(&b)).await
                         && self.auth_failed(f).is_err()
                     {
                         return doc.failed("not sent: the run stopped", attempts);
@@ -482,7 +510,11 @@ impl<'a> Run<'a> {
                     self.emit(SubmitEvent::Retrying { reason: reason.clone() });
                     last_reason = reason;
                     drop(probe);
-                    tokio::time::sleep(delays.next().unwrap_or_default()).await;
+                    // Ended by a stop: the next admission says so.
+                    shared
+                        .halt
+                        .unless_raised(tokio::time::sleep(delays.next().unwrap_or_default()))
+                        .await;
                 }
             }
         }
@@ -503,38 +535,6 @@ impl<'a> Run<'a> {
             .record(&doc.idempotency_key, state, status, raw, uuid);
         lock(&self.acks).push(ack);
         at
-    }
-}
-
-/// A document being sent.
-struct Doc {
-    tag: u64,
-    kind: DocumentKind,
-    number: String,
-    idempotency_key: String,
-    url: ApiUrl,
-}
-
-impl Doc {
-    /// No final answer in this run: the ledger keeps the document, and the next run repeats it
-    /// under its idempotency key (or, never sent, sends it), which the reason is followed by.
-    fn failed(&self, reason: &str, attempts: u32) -> Outcome {
-        tracing::warn!(kind = %self.kind, number = %self.number, reason, "no final answer");
-        Outcome::Failed {
-            tag: self.tag,
-            reason: failed_reason(reason, attempts),
-            attempts,
-        }
-    }
-}
-
-/// `reason`, and what the next run does: repeat the request (it was sent at least once, its
-/// outcome unknown) or send it (never sent).
-fn failed_reason(reason: &str, attempts: u32) -> String {
-    if attempts == 0 {
-        format!("{reason}; the next run sends it")
-    } else {
-        format!("{reason}; the next run repeats it with the same idempotency key")
     }
 }
 

@@ -1,6 +1,7 @@
 //! The public face: [`Submitter`] (connect once, then submit batches) and [`onboard`].
 
 use super::client::{ApiClient, AuthFailure, failure_text};
+use super::halt::Halt;
 use super::ledger::{BeginItem, Decision, DocumentKey, Ledger, content_hash, idempotency_key};
 use super::limit::RateControl;
 use super::order::{PassKey, SortKey, dispatch_order, passes, referenced_number};
@@ -25,6 +26,8 @@ pub(crate) struct Shared {
     pub(crate) ledger: Ledger,
     pub(crate) onboard_id: String,
     pub(crate) concurrency: usize,
+    /// Raised to stop sending (the watcher's SIGTERM): no request starts after it.
+    pub(crate) halt: Halt,
     /// The documents (kind, number) an earlier run left without a final answer that this
     /// submitter repeated and saw accepted ([`Submitter::resume_unresolved`]): sent by this
     /// run, so not "issued before" when the export's document is then found accepted.
@@ -131,9 +134,18 @@ impl Submitter {
                 tokens,
                 ledger,
                 onboard_id,
+                halt: Halt::default(),
                 resumed: Default::default(),
             },
         })
+    }
+
+    /// The handle that stops this submitter's sending ([`Halt::raise`], from a signal handler):
+    /// no request starts after it, the waits between requests end at once, and the documents
+    /// not settled come back [`Outcome::Failed`] with `halted` set (their ledger rows stay as
+    /// they are: the next run sends them, or repeats them with their idempotency key).
+    pub fn halt(&self) -> Halt {
+        self.shared.halt.clone()
     }
 
     /// The ledger this submitter writes.
@@ -215,6 +227,7 @@ impl Submitter {
                         tag: o.tag,
                         reason: format!("not sent: the document cannot be encoded as JSON ({e})"),
                         attempts: 0,
+                        halted: false,
                     });
                 }
             }
@@ -272,6 +285,7 @@ impl Submitter {
                     tag: tags[slot],
                     reason: "not settled in this run (internal error); the next run settles it".into(),
                     attempts: 0,
+                    halted: false,
                 })
             })
             .collect())

@@ -184,6 +184,7 @@ fn standing(w: &Withdrawn, e: LedgerEntry, own: &str) -> Outcome {
                      cannot be voided; cancel it with a credit note"
                 ),
                 attempts,
+                halted: false,
             }
         }
     }

@@ -64,7 +64,7 @@ pub struct WatchStatus {
     pub inbox: String,
     /// The watcher's process id.
     pub pid: u32,
-    /// `watching`, `stopping` (SIGTERM received, finishing the batch in flight) or `stopped`
+    /// `watching`, `stopping` (SIGTERM received, finishing the requests in flight) or `stopped`
     /// (the watcher has exited cleanly).
     pub state: String,
     /// When this was written.
