@@ -51,7 +51,7 @@ impl Submitter {
             .filter_map(|((tag, kind, number, hash), e)| {
                 e.map(|e| {
                     let resumed = self.resumed_here(kind, &number);
-                    standing(tag, kind, &number, &hash, e, self.onboard_id(), resumed)
+                    self.worded(standing(tag, kind, &number, &hash, e, self.onboard_id(), resumed))
                 })
             })
             .collect())

@@ -12,9 +12,45 @@ use crate::model::{OnboardingRequest, OnboardingResponse};
 use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Tries of the first authentication when the API answers 5xx/429 or times out.
 const CONNECT_TRIES: u32 = 3;
+
+/// How the reason of a document without a final answer ends for `run` (schedule.rs), and what
+/// the watcher says instead: there is no next run in a watcher that runs for weeks.
+const NEXT_STEPS: [(&str, &str); 3] = [
+    (
+        "; the next run repeats it with the same idempotency key",
+        "; the watcher repeats it with the same idempotency key once the API answers again (status.json lists it \
+         under `unanswered` until then), then writes the results of its file in done/ again",
+    ),
+    (
+        "; the next run repeats that request (the content sent then, with the same idempotency key) to settle it",
+        "; the watcher repeats that request (the content sent then, with the same idempotency key) once the API \
+         answers again (status.json lists it under `unanswered` until then), then writes the results of its file in \
+         done/ again",
+    ),
+    (
+        "; the next run sends it",
+        "; the watcher sends it once the API answers again (status.json lists it under `unanswered` until then), \
+         then writes the results of its file in done/ again",
+    ),
+];
+
+/// `outcome` as the watcher says it: see [`NEXT_STEPS`].
+fn for_watch(outcome: Outcome) -> Outcome {
+    match outcome {
+        Outcome::Failed { tag, reason, attempts } => {
+            let reason = NEXT_STEPS
+                .iter()
+                .find_map(|(run, watch)| reason.strip_suffix(run).map(|r| format!("{r}{watch}")))
+                .unwrap_or(reason);
+            Outcome::Failed { tag, reason, attempts }
+        }
+        other => other,
+    }
+}
 
 /// What every run of one submitter shares.
 pub(crate) struct Shared {
@@ -29,6 +65,11 @@ pub(crate) struct Shared {
     /// submitter repeated and saw accepted ([`Submitter::resume_unresolved`]): sent by this
     /// run, so not "issued before" when the export's document is then found accepted.
     pub(crate) resumed: std::sync::Mutex<std::collections::HashSet<(crate::model::DocumentKind, String)>>,
+    /// Set by [`Submitter::only_one_probe`]: batches do not wait again for an API given up on.
+    pub(crate) probe_once: AtomicBool,
+    /// Set by [`Submitter::for_watch`]: documents left without a final answer say what the
+    /// watcher does with them, not what the next run does.
+    pub(crate) watching: AtomicBool,
 }
 
 impl Shared {
@@ -132,6 +173,8 @@ impl Submitter {
                 ledger,
                 onboard_id,
                 resumed: Default::default(),
+                probe_once: AtomicBool::new(false),
+                watching: AtomicBool::new(false),
             },
         })
     }
@@ -144,6 +187,45 @@ impl Submitter {
     /// The device's onboard_id.
     pub fn onboard_id(&self) -> &str {
         &self.shared.onboard_id
+    }
+
+    /// While `on`, batches ([`Submitter::submit_all`], [`Submitter::resume_unresolved`]) do not
+    /// wait again for an API given up on: when the last batch gave up waiting, one probe may go
+    /// (the first request), and once that fails too every request gives up at once instead of
+    /// probing for `give_up_after` again. How the watcher looks whether the API answers again
+    /// without holding up its inbox; off again, a batch probes with the usual patience.
+    pub fn only_one_probe(&self, on: bool) {
+        if on {
+            self.shared.breaker.probe_once();
+        }
+        self.shared.probe_once.store(on, Ordering::SeqCst);
+    }
+
+    /// Whether the API stopped answering and the last batch gave up waiting for it (until a
+    /// request gets an answer again).
+    pub fn gave_up(&self) -> bool {
+        self.shared.breaker.gave_up()
+    }
+
+    /// Word the documents left without a final answer for the watcher (see [`NEXT_STEPS`]).
+    pub fn for_watch(&self) {
+        self.shared.watching.store(true, Ordering::SeqCst);
+    }
+
+    /// The breaker at the start of a batch: see [`Submitter::only_one_probe`].
+    fn arm(&self) {
+        if !self.shared.probe_once.load(Ordering::SeqCst) {
+            self.shared.breaker.rearm();
+        }
+    }
+
+    /// `outcome` in the words of the caller: see [`Submitter::for_watch`].
+    pub(super) fn worded(&self, outcome: Outcome) -> Outcome {
+        if self.shared.watching.load(Ordering::SeqCst) {
+            for_watch(outcome)
+        } else {
+            outcome
+        }
     }
 
     /// Whether this submitter's resume sent the document and saw it accepted.
@@ -174,7 +256,7 @@ impl Submitter {
         on_event: impl Fn(SubmitEvent) + Send + Sync,
     ) -> Result<Vec<Outcome>, SubmitError> {
         let shared = &self.shared;
-        shared.breaker.rearm();
+        self.arm();
         let count = docs.len();
         let mut outcomes: Vec<Option<Outcome>> = (0..count).map(|_| None).collect();
         let tags: Vec<u64> = docs.iter().map(|o| o.tag).collect();
@@ -260,7 +342,7 @@ impl Submitter {
                 })
                 .collect();
             for (slot, outcome) in Run::new(shared, &on_event, jobs).execute().await? {
-                outcomes[slot] = Some(outcome);
+                outcomes[slot] = Some(self.worded(outcome));
             }
         }
         Ok(outcomes
@@ -286,7 +368,7 @@ impl Submitter {
         on_event: impl Fn(SubmitEvent) + Send + Sync,
     ) -> Result<Vec<(DocumentKey, Outcome)>, SubmitError> {
         let shared = &self.shared;
-        shared.breaker.rearm();
+        self.arm();
         let entries = shared.ledger.unresolved_async(&shared.onboard_id).await?;
         if entries.is_empty() {
             return Ok(Vec::new());
@@ -315,7 +397,7 @@ impl Submitter {
                 let mut resumed = shared.resumed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 resumed.insert((k.kind, k.number.clone()));
             }
-            outcomes[slot] = Some(outcome.with_tag(slot as u64));
+            outcomes[slot] = Some(self.worded(outcome.with_tag(slot as u64)));
         }
         Ok(keys
             .into_iter()
@@ -418,6 +500,66 @@ fn parse_onboarding(raw: &[u8]) -> Option<OnboardingResponse> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_watcher_says_what_it_does_with_a_document_left_without_an_answer() {
+        let failed = |reason: &str| Outcome::Failed {
+            tag: 3,
+            reason: reason.into(),
+            attempts: 2,
+        };
+        let reason = |o: Outcome| match o {
+            Outcome::Failed { reason, tag: 3, .. } => reason,
+            other => panic!("{other:?}"),
+        };
+        let said = reason(for_watch(failed(
+            "no final answer after 8 tries (last: reset); the outcome is unknown; the next run repeats it with the same \
+             idempotency key",
+        )));
+        assert!(
+            said.starts_with(
+                "no final answer after 8 tries (last: reset); the outcome is unknown; the watcher repeats it"
+            ) && said.ends_with("then writes the results of its file in done/ again")
+                && !said.contains("next run"),
+            "{said}"
+        );
+        let said = reason(for_watch(failed(
+            "the API stopped answering; not sent in this run; the next run sends it",
+        )));
+        assert!(
+            said.starts_with(
+                "the API stopped answering; not sent in this run; the watcher sends it once the API answers"
+            ),
+            "{said}"
+        );
+        let sent = crate::submit::LedgerEntry {
+            idempotency_key: String::new(),
+            key: DocumentKey {
+                onboard_id: "mine".into(),
+                kind: crate::model::DocumentKind::Invoice,
+                number: "T-1".into(),
+            },
+            content_hash: String::new(),
+            body: Vec::new(),
+            state: crate::submit::LedgerState::Unknown,
+            attempts: 1,
+            last_status: None,
+            response: None,
+            uuid: None,
+            created_at: "2026-11-01T09:00:00Z".into(),
+            updated_at: "2026-11-01T10:00:01Z".into(),
+            last_sent_at: Some("2026-11-01T10:00:00Z".into()),
+        };
+        let unsettled = super::super::issued::unsettled_message(crate::model::DocumentKind::Invoice, "T-1", &sent);
+        let said = reason(for_watch(failed(&unsettled)));
+        assert!(
+            said.contains("; the watcher repeats that request (the content sent then, with the same idempotency key)")
+                && !said.contains("next run"),
+            "{said}"
+        );
+        let other = "not sent: the run stopped";
+        assert_eq!(reason(for_watch(failed(other))), other);
+    }
 
     #[test]
     fn onboarding_answers_are_read_tolerantly() {

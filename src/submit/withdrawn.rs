@@ -71,7 +71,7 @@ impl Submitter {
                 0 => None,
                 1 => held
                     .pop()
-                    .map(|e| Standing::Known(Box::new(standing(&w, e, self.onboard_id())))),
+                    .map(|e| Standing::Known(Box::new(self.worded(standing(&w, e, self.onboard_id()))))),
                 _ => Some(Standing::Ambiguous {
                     tag: w.tag,
                     held: held.iter().map(|e| (e.key.kind, e.state)).collect(),
