@@ -6,7 +6,7 @@ use super::client::{AuthFailure, Reply};
 use super::earlier::{conflict_message, elsewhere_message, issued_document, parse_response};
 use super::ledger::{Decision, LedgerState, RecordAck, Replacement};
 use super::retry::{self, Probe, Transition};
-use super::submitter::Shared;
+use super::submitter::{Later, Shared};
 use super::url::ApiUrl;
 use super::{Outcome, SubmitError, SubmitEvent};
 use crate::model::DocumentKind;
@@ -196,6 +196,7 @@ impl<'a> Run<'a> {
                     number,
                     idempotency_key,
                     url: self.shared.client.document_url(&self.shared.onboard_id, kind),
+                    later: self.shared.later(),
                 };
                 self.send(&doc, body, attempts, replacement).await
             }
@@ -513,6 +514,8 @@ struct Doc {
     number: String,
     idempotency_key: String,
     url: ApiUrl,
+    /// Who settles it if it gets no final answer.
+    later: Later,
 }
 
 impl Doc {
@@ -522,19 +525,19 @@ impl Doc {
         tracing::warn!(kind = %self.kind, number = %self.number, reason, "no final answer");
         Outcome::Failed {
             tag: self.tag,
-            reason: failed_reason(reason, attempts),
+            reason: failed_reason(reason, attempts, self.later),
             attempts,
         }
     }
 }
 
-/// `reason`, and what the next run does: repeat the request (it was sent at least once, its
-/// outcome unknown) or send it (never sent).
-fn failed_reason(reason: &str, attempts: u32) -> String {
+/// `reason`, and what the next run (or the watcher) does: repeat the request (it was sent at
+/// least once, its outcome unknown) or send it (never sent).
+fn failed_reason(reason: &str, attempts: u32, later: Later) -> String {
     if attempts == 0 {
-        format!("{reason}; the next run sends it")
+        format!("{reason}; {}", later.sends())
     } else {
-        format!("{reason}; the next run repeats it with the same idempotency key")
+        format!("{reason}; {}", later.repeats())
     }
 }
 

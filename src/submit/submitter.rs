@@ -17,38 +17,51 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Tries of the first authentication when the API answers 5xx/429 or times out.
 const CONNECT_TRIES: u32 = 3;
 
-/// How the reason of a document without a final answer ends for `run` (schedule.rs), and what
-/// the watcher says instead: there is no next run in a watcher that runs for weeks.
-const NEXT_STEPS: [(&str, &str); 3] = [
-    (
-        "; the next run repeats it with the same idempotency key",
-        "; the watcher repeats it with the same idempotency key once the API answers again (status.json lists it \
-         under `unanswered` until then), then writes the results of its file in done/ again",
-    ),
-    (
-        "; the next run repeats that request (the content sent then, with the same idempotency key) to settle it",
-        "; the watcher repeats that request (the content sent then, with the same idempotency key) once the API \
-         answers again (status.json lists it under `unanswered` until then), then writes the results of its file in \
-         done/ again",
-    ),
-    (
-        "; the next run sends it",
-        "; the watcher sends it once the API answers again (status.json lists it under `unanswered` until then), \
-         then writes the results of its file in done/ again",
-    ),
-];
+/// Who settles a document left without a final answer, as its reason ends: the next `run`, or,
+/// for a watcher that runs for weeks with no next run, the watcher itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Later {
+    /// `run`: the next run.
+    Run,
+    /// `watch`: the watcher, once the API answers again ([`Submitter::for_watch`]).
+    Watch,
+}
 
-/// `outcome` as the watcher says it: see [`NEXT_STEPS`].
-fn for_watch(outcome: Outcome) -> Outcome {
-    match outcome {
-        Outcome::Failed { tag, reason, attempts } => {
-            let reason = NEXT_STEPS
-                .iter()
-                .find_map(|(run, watch)| reason.strip_suffix(run).map(|r| format!("{r}{watch}")))
-                .unwrap_or(reason);
-            Outcome::Failed { tag, reason, attempts }
+/// What the watcher's words add: where the document is shown meanwhile, and what follows.
+const WATCH_THEN: &str = "(status.json lists it under `unanswered` until then), then writes the results of its file in \
+                          done/ again";
+
+impl Later {
+    /// A document sent whose outcome is unknown.
+    pub(crate) fn repeats(self) -> String {
+        match self {
+            Later::Run => "the next run repeats it with the same idempotency key".into(),
+            Later::Watch => {
+                format!("the watcher repeats it with the same idempotency key once the API answers again {WATCH_THEN}")
+            }
         }
-        other => other,
+    }
+
+    /// A document not sent.
+    pub(crate) fn sends(self) -> String {
+        match self {
+            Later::Run => "the next run sends it".into(),
+            Later::Watch => format!("the watcher sends it once the API answers again {WATCH_THEN}"),
+        }
+    }
+
+    /// A number sent earlier without a final answer, found again in an export.
+    pub(crate) fn repeats_that_request(self) -> String {
+        match self {
+            Later::Run => {
+                "the next run repeats that request (the content sent then, with the same idempotency key) to settle it"
+                    .into()
+            }
+            Later::Watch => format!(
+                "the watcher repeats that request (the content sent then, with the same idempotency key) once the API \
+                 answers again {WATCH_THEN}"
+            ),
+        }
     }
 }
 
@@ -73,6 +86,15 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// Who settles a document left without a final answer.
+    pub(crate) fn later(&self) -> Later {
+        if self.watching.load(Ordering::SeqCst) {
+            Later::Watch
+        } else {
+            Later::Run
+        }
+    }
+
     /// Whether this submitter's resume sent and settled the document (see `resumed`), asked
     /// once: the export's first document of that number is the one the resume sent; another of
     /// the same number later (a file dropped again) was issued before it.
@@ -207,7 +229,7 @@ impl Submitter {
         self.shared.breaker.gave_up()
     }
 
-    /// Word the documents left without a final answer for the watcher (see [`NEXT_STEPS`]).
+    /// Documents left without a final answer say that the watcher settles them (see [`Later`]).
     pub fn for_watch(&self) {
         self.shared.watching.store(true, Ordering::SeqCst);
     }
@@ -219,13 +241,9 @@ impl Submitter {
         }
     }
 
-    /// `outcome` in the words of the caller: see [`Submitter::for_watch`].
-    pub(super) fn worded(&self, outcome: Outcome) -> Outcome {
-        if self.shared.watching.load(Ordering::SeqCst) {
-            for_watch(outcome)
-        } else {
-            outcome
-        }
+    /// Who settles a document left without a final answer.
+    pub(crate) fn later(&self) -> Later {
+        self.shared.later()
     }
 
     /// Whether this submitter's resume sent the document and saw it accepted.
@@ -342,7 +360,7 @@ impl Submitter {
                 })
                 .collect();
             for (slot, outcome) in Run::new(shared, &on_event, jobs).execute().await? {
-                outcomes[slot] = Some(self.worded(outcome));
+                outcomes[slot] = Some(outcome);
             }
         }
         Ok(outcomes
@@ -397,7 +415,7 @@ impl Submitter {
                 let mut resumed = shared.resumed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 resumed.insert((k.kind, k.number.clone()));
             }
-            outcomes[slot] = Some(self.worded(outcome.with_tag(slot as u64)));
+            outcomes[slot] = Some(outcome.with_tag(slot as u64));
         }
         Ok(keys
             .into_iter()
@@ -503,62 +521,24 @@ mod tests {
 
     #[test]
     fn the_watcher_says_what_it_does_with_a_document_left_without_an_answer() {
-        let failed = |reason: &str| Outcome::Failed {
-            tag: 3,
-            reason: reason.into(),
-            attempts: 2,
-        };
-        let reason = |o: Outcome| match o {
-            Outcome::Failed { reason, tag: 3, .. } => reason,
-            other => panic!("{other:?}"),
-        };
-        let said = reason(for_watch(failed(
-            "no final answer after 8 tries (last: reset); the outcome is unknown; the next run repeats it with the same \
-             idempotency key",
-        )));
-        assert!(
-            said.starts_with(
-                "no final answer after 8 tries (last: reset); the outcome is unknown; the watcher repeats it"
-            ) && said.ends_with("then writes the results of its file in done/ again")
-                && !said.contains("next run"),
-            "{said}"
+        for text in [
+            Later::Watch.repeats(),
+            Later::Watch.sends(),
+            Later::Watch.repeats_that_request(),
+        ] {
+            assert!(
+                text.starts_with("the watcher ")
+                    && text.contains("once the API answers again (status.json lists it under `unanswered` until then)")
+                    && text.ends_with("then writes the results of its file in done/ again")
+                    && !text.contains("next run"),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            Later::Run.repeats(),
+            "the next run repeats it with the same idempotency key"
         );
-        let said = reason(for_watch(failed(
-            "the API stopped answering; not sent in this run; the next run sends it",
-        )));
-        assert!(
-            said.starts_with(
-                "the API stopped answering; not sent in this run; the watcher sends it once the API answers"
-            ),
-            "{said}"
-        );
-        let sent = crate::submit::LedgerEntry {
-            idempotency_key: String::new(),
-            key: DocumentKey {
-                onboard_id: "mine".into(),
-                kind: crate::model::DocumentKind::Invoice,
-                number: "T-1".into(),
-            },
-            content_hash: String::new(),
-            body: Vec::new(),
-            state: crate::submit::LedgerState::Unknown,
-            attempts: 1,
-            last_status: None,
-            response: None,
-            uuid: None,
-            created_at: "2026-11-01T09:00:00Z".into(),
-            updated_at: "2026-11-01T10:00:01Z".into(),
-            last_sent_at: Some("2026-11-01T10:00:00Z".into()),
-        };
-        let unsettled = super::super::issued::unsettled_message(crate::model::DocumentKind::Invoice, "T-1", &sent);
-        let said = reason(for_watch(failed(&unsettled)));
-        assert!(
-            said.contains("; the watcher repeats that request (the content sent then, with the same idempotency key)")
-                && !said.contains("next run"),
-            "{said}"
-        );
-        let other = "not sent: the run stopped";
-        assert_eq!(reason(for_watch(failed(other))), other);
+        assert_eq!(Later::Run.sends(), "the next run sends it");
     }
 
     #[test]
