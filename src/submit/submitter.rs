@@ -385,9 +385,28 @@ impl Submitter {
         &self,
         on_event: impl Fn(SubmitEvent) + Send + Sync,
     ) -> Result<Vec<(DocumentKey, Outcome)>, SubmitError> {
+        self.resume_up_to(usize::MAX, on_event).await
+    }
+
+    /// [`Submitter::resume_unresolved`] for the oldest such document only: how the watcher looks
+    /// whether an API given up on answers again, at the cost of one request (and one line in the
+    /// log) while it does not, however many documents wait.
+    pub async fn resume_oldest(
+        &self,
+        on_event: impl Fn(SubmitEvent) + Send + Sync,
+    ) -> Result<Vec<(DocumentKey, Outcome)>, SubmitError> {
+        self.resume_up_to(1, on_event).await
+    }
+
+    async fn resume_up_to(
+        &self,
+        limit: usize,
+        on_event: impl Fn(SubmitEvent) + Send + Sync,
+    ) -> Result<Vec<(DocumentKey, Outcome)>, SubmitError> {
         let shared = &self.shared;
         self.arm();
-        let entries = shared.ledger.unresolved_async(&shared.onboard_id).await?;
+        let mut entries = shared.ledger.unresolved_async(&shared.onboard_id).await?;
+        entries.truncate(limit);
         if entries.is_empty() {
             return Ok(Vec::new());
         }

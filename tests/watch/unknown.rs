@@ -143,6 +143,12 @@ fn answers_lost_until_the_api_recovers_are_settled_by_the_running_watcher_and_it
         .collect();
     assert_eq!(standard.len(), 2, "{status}");
 
+    // While the API stays silent, a look is one request (the oldest document alone), and the
+    // looks come further apart.
+    let dropped = || count(&server.stats_json(), "dropped");
+    let before = dropped();
+    wait_for(LIMIT, "a look while the API is silent", || dropped() > before);
+    assert_eq!(dropped(), before + 1, "one request per look");
     // The API answers again: without a restart and without the file dropped again.
     recover(&server);
     wait_for(LIMIT, "status.json `unanswered` empty", || {

@@ -232,7 +232,25 @@ impl Watcher<'_> {
 
     /// [`Self::settle`]'s work; whether anything moved.
     fn settle_now(&mut self, open_requests: usize) -> bool {
-        if open_requests > 0 {
+        if open_requests > 0 && self.runner.submitter().gave_up() {
+            // The oldest one looks whether the API answers again; the others wait for it, so
+            // that a silent API costs one request (and one line in the log) per look.
+            let runner = self.runner;
+            let probed = heartbeat::while_running(
+                self.last_status.clone(),
+                &self.input.results,
+                &self.inbox,
+                &mut self.stability,
+                self.rescan,
+                self.halt,
+                || runner.runtime().block_on(runner.submitter().resume_oldest(|_| {})),
+            );
+            if let Err(e) = probed {
+                self.stop_on(Some(&e), &e.to_string());
+                return false;
+            }
+        }
+        if open_requests > 0 && !self.runner.submitter().gave_up() {
             let dispatch = self.runner.dispatch(false, Some(self.halt));
             let runner = self.runner;
             let repeated = heartbeat::while_running(
