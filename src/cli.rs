@@ -204,6 +204,12 @@ pub struct ApiArgs {
     /// repeated).
     #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = parse_timeout)]
     pub timeout: u64,
+    /// Seconds an API that answers nothing is probed, one request at a time, before the
+    /// documents still waiting are reported `failed` (outcome unknown, or not sent), 1 to 86400.
+    /// The ledger keeps them: `run` repeats them the next time, `watch` once the API answers
+    /// again.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = parse_give_up)]
+    pub give_up_after: u64,
     /// Allow plain http:// to a host other than loopback (D3). Never for production.
     #[arg(long)]
     pub insecure: bool,
@@ -276,6 +282,14 @@ fn parse_secret(text: &str) -> Result<crate::model::Secret, String> {
 /// `--timeout SECONDS`: 1 to [`MAX_TIMEOUT_SECONDS`].
 fn parse_timeout(text: &str) -> Result<u64, String> {
     in_range(text, MAX_TIMEOUT_SECONDS, "seconds")
+}
+
+/// The longest `--give-up-after`, in seconds (a day).
+pub const MAX_GIVE_UP_SECONDS: u64 = 86_400;
+
+/// `--give-up-after SECONDS`: 1 to [`MAX_GIVE_UP_SECONDS`].
+fn parse_give_up(text: &str) -> Result<u64, String> {
+    in_range(text, MAX_GIVE_UP_SECONDS, "seconds")
 }
 
 /// `invoicedrop run PATH...`
@@ -428,6 +442,8 @@ mod tests {
             ("--timeout", "0", "1 to 3600 seconds"),
             ("--timeout", "3601", "1 to 3600 seconds"),
             ("--timeout", "-5", "1 to 3600 seconds"),
+            ("--give-up-after", "0", "1 to 86400 seconds"),
+            ("--give-up-after", "86401", "1 to 86400 seconds"),
         ] {
             let e = api_args(&[&format!("{flag}={bad}")]).unwrap_err();
             assert!(
@@ -438,6 +454,8 @@ mod tests {
         let a = api_args(&["--concurrency", "256", "--timeout", "1"]).unwrap();
         assert_eq!((a.concurrency, a.timeout), (Some(256), 1));
         assert_eq!(api_args(&[]).unwrap().timeout, 60);
+        assert_eq!(api_args(&[]).unwrap().give_up_after, 300);
+        assert_eq!(api_args(&["--give-up-after", "2"]).unwrap().give_up_after, 2);
     }
 
     #[test]

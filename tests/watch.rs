@@ -13,6 +13,8 @@ mod stop;
 #[allow(dead_code)]
 #[path = "run/support.rs"]
 mod support;
+#[path = "watch/unknown.rs"]
+mod unknown;
 
 use invoicedrop::sandbox::SandboxConfig;
 use std::path::{Path, PathBuf};

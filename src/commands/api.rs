@@ -125,6 +125,7 @@ pub(super) fn connect(rt: &Runtime, api: &ApiArgs, seller: &Party) -> anyhow::Re
         conn.settings.concurrency = c;
     }
     conn.settings.timeout = Duration::from_secs(api.timeout);
+    conn.settings.backoff.give_up_after = Duration::from_secs(api.give_up_after);
     conn.settings.allow_insecure_http = api.insecure;
     Ok(conn)
 }

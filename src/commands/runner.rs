@@ -439,6 +439,11 @@ impl Runner {
         self.submitter.ledger()
     }
 
+    /// What sends the documents (the watcher looks whether the API answers through it).
+    pub(super) fn submitter(&self) -> &Submitter {
+        &self.submitter
+    }
+
     /// A dispatch for one `run` or one watched file; `halt`, when raised, keeps later batches
     /// from being sent.
     pub(super) fn dispatch<'a>(&'a self, show_progress: bool, halt: Option<&'a AtomicBool>) -> RunDispatch<'a> {

@@ -32,6 +32,9 @@ use std::time::{Duration, Instant};
 use tracing::{info, warn};
 
 mod heartbeat;
+mod settle;
+
+use settle::Settling;
 
 /// Documents per batch (a stop waits only for the requests on the wire).
 const WATCH_BATCH: usize = 100;
@@ -74,6 +77,8 @@ struct Watcher<'a> {
     last_status: Option<WatchStatus>,
     /// How often status.json is rewritten while a file is processed (`--rescan`).
     rescan: Duration,
+    /// Documents left without a final answer, repeated once the API answers again.
+    settling: Settling,
 }
 
 fn name_of(p: &Path) -> String {
@@ -120,6 +125,7 @@ impl Watcher<'_> {
             alert_hours: self.alert_hours,
             alerts,
             unsettled,
+            unanswered: self.settling.list(),
         };
         // Written after every scan: a failure is said once (and again when it changes), not
         // every few hundred milliseconds.
@@ -202,15 +208,7 @@ impl Watcher<'_> {
                 )
             },
         );
-        for mut t in std::mem::take(&mut dispatch.simplified) {
-            let key = (t.kind, t.number.clone());
-            if t.status == "accepted" {
-                self.unsettled.remove(&key);
-            } else {
-                t.file.clone_from(&name);
-                self.unsettled.insert(key, t);
-            }
-        }
+        self.track_simplified(&mut dispatch, &name);
         let (halted, stopped) = (dispatch.halted, dispatch.stopped.clone());
         drop(dispatch);
         let (report, _) = match evaluated {
@@ -294,6 +292,7 @@ impl Watcher<'_> {
                 to.display(),
                 summary.result_file.as_deref().unwrap_or("-")
             );
+            self.file_done(&name, &to);
         }
         self.last = Some(last);
         self.write_status(None);
@@ -339,6 +338,8 @@ impl Watcher<'_> {
     /// are looked at again after it: a file rewritten meanwhile waits again). Whether one was
     /// taken.
     fn scan(&mut self) -> anyhow::Result<bool> {
+        // Before a file is taken, and when idle: documents left without an answer, when it is time.
+        self.settle();
         let present = self.inbox.scan()?;
         let ready = self.stability.observe(&present, Instant::now());
         let mut took = false;
@@ -423,6 +424,8 @@ pub fn watch(args: WatchArgs, cli: &Cli) -> anyhow::Result<Status> {
     // A results folder that cannot be made stops the watch now, not one warning per scan.
     super::folder::results_folder(&input.results)?;
     let mut runner = Runner::start(&input, &args.api)?;
+    // A watcher repeats what is left without an answer itself: there is no next run to say.
+    runner.submitter().for_watch();
     // Lookup tables dropped into the inbox are read from there (the export itself is read from
     // .processing/), and left in place.
     runner.config.extra_lookup_dirs.push(inbox.root.clone());
@@ -484,15 +487,13 @@ pub fn watch(args: WatchArgs, cli: &Cli) -> anyhow::Result<Status> {
     if resumed > 0 {
         info!("{resumed} document(s) left without a final answer were repeated with their original idempotency key");
     }
+    let (unsettled, unanswered) = WatchStatus::previous(&input.results);
     let mut w = Watcher {
         inbox: inbox.clone(),
         seen: Seen::open(&args.api.state)?,
         stability: Stability::new(quiet),
         alert_hours: args.alert_hours,
-        unsettled: WatchStatus::previous_unsettled(&input.results)
-            .into_iter()
-            .map(|t| ((t.kind, t.number.clone()), t))
-            .collect(),
+        unsettled: unsettled.into_iter().map(|t| ((t.kind, t.number.clone()), t)).collect(),
         input,
         runner: &runner,
         halt: &halt,
@@ -503,6 +504,7 @@ pub fn watch(args: WatchArgs, cli: &Cli) -> anyhow::Result<Status> {
         stopped: false,
         last_status: None,
         rescan,
+        settling: Settling::new(unanswered, &args.api.state, rescan),
     };
     for t in runner.unresolved_simplified() {
         w.unsettled.insert((t.kind, t.number.clone()), t);

@@ -40,7 +40,7 @@ pub use issue::ResultIssue;
 pub(crate) use issue::without_code;
 pub use row::{CellText, ResultRow};
 pub use summary::{Summary, SummaryBuilder};
-pub use writer::{ArtefactSink, Finished, ResultWriter, is_spreadsheet, result_path};
+pub use writer::{ArtefactSink, Finished, ResultWriter, input_stem, is_spreadsheet, result_path};
 
 use serde::{Deserialize, Serialize};
 

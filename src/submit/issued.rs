@@ -3,6 +3,7 @@
 
 use super::earlier::{conflict_message, elsewhere_message, issued_document, parse_response};
 use super::ledger::{BeginItem, LedgerEntry, LedgerState, content_hash, idempotency_key};
+use super::submitter::Later;
 use super::{Outcome, Outgoing, SubmitError, Submitter};
 use crate::model::DocumentKind;
 
@@ -51,7 +52,7 @@ impl Submitter {
             .filter_map(|((tag, kind, number, hash), e)| {
                 e.map(|e| {
                     let resumed = self.resumed_here(kind, &number);
-                    standing(tag, kind, &number, &hash, e, self.onboard_id(), resumed)
+                    standing(tag, kind, &number, &hash, e, self.onboard_id(), resumed, self.later())
                 })
             })
             .collect())
@@ -60,7 +61,9 @@ impl Submitter {
 
 /// The outcome of a document not sent whose number the ledger holds (`e`); `hash` is the
 /// content hash of what the export gives now, `own` this device's onboard_id; `resumed` when
-/// this run's resume sent it (not accepted in an earlier run, then).
+/// this run's resume sent it (not accepted in an earlier run, then); `later` who settles it when
+/// it has no final answer.
+#[allow(clippy::too_many_arguments)]
 fn standing(
     tag: u64,
     kind: DocumentKind,
@@ -69,6 +72,7 @@ fn standing(
     e: LedgerEntry,
     own: &str,
     resumed: bool,
+    later: Later,
 ) -> Outcome {
     let other_device = (e.key.onboard_id != own).then_some(e.key.onboard_id.as_str());
     match e.state {
@@ -103,7 +107,7 @@ fn standing(
         },
         _ => Outcome::Failed {
             tag,
-            reason: unsettled_message(kind, number, &e),
+            reason: unsettled_message(kind, number, &e, later),
             attempts: e.attempts,
             halted: false,
         },
@@ -112,12 +116,12 @@ fn standing(
 
 /// A number this device sent without a final answer, and that the start of this run could not
 /// settle either.
-pub(super) fn unsettled_message(kind: DocumentKind, number: &str, sent: &LedgerEntry) -> String {
+pub(super) fn unsettled_message(kind: DocumentKind, number: &str, sent: &LedgerEntry, later: Later) -> String {
     let when = sent.last_sent_at.as_deref().unwrap_or(&sent.updated_at);
     format!(
         "not sent: {kind} {number} was sent earlier ({when}) and no final answer was recorded, so it may be \
-         issued; the next run repeats that request (the content sent then, with the same idempotency key) to \
-         settle it"
+         issued; {}",
+        later.repeats_that_request()
     )
 }
 
@@ -147,7 +151,7 @@ mod tests {
     }
 
     fn of(e: LedgerEntry) -> Outcome {
-        standing(7, DocumentKind::Invoice, "INV-9", "now", e, "mine", false)
+        standing(7, DocumentKind::Invoice, "INV-9", "now", e, "mine", false, Later::Run)
     }
 
     #[test]

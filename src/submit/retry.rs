@@ -40,6 +40,8 @@ struct State {
     failed_probes: u32,
     next_probe_at: Instant,
     probe_delays: Box<dyn Iterator<Item = Duration> + Send>,
+    /// Set by [`Breaker::probe_once`]: the first failed probe gives up again at once.
+    one_probe: bool,
 }
 
 /// The shared breaker.
@@ -65,6 +67,7 @@ impl Breaker {
                 failed_probes: 0,
                 next_probe_at: Instant::now(),
                 probe_delays: Box::new(delays(backoff)),
+                one_probe: false,
             }),
             probe: AsyncMutex::new(()),
         }
@@ -80,7 +83,7 @@ impl Breaker {
     }
 
     fn exhausted(&self, s: &State) -> bool {
-        s.down && s.failed_probes > 0 && s.down_since.elapsed() >= self.backoff.give_up_after
+        s.down && s.failed_probes > 0 && (s.one_probe || s.down_since.elapsed() >= self.backoff.give_up_after)
     }
 
     /// True when the API stayed silent for `give_up_after` (and a probe failed after that):
@@ -103,6 +106,19 @@ impl Breaker {
             s.failed_probes = 0;
             s.down_since = Instant::now();
             s.next_probe_at = Instant::now();
+        }
+        s.one_probe = false;
+    }
+
+    /// At the start of a look whether an API given up on answers again (the watcher's): when the
+    /// last batch gave up waiting, one probe may go now, and if it fails too the breaker gives up
+    /// again at once instead of probing for `give_up_after`. Nothing changes otherwise.
+    pub(crate) fn probe_once(&self) {
+        let mut s = self.lock();
+        if self.exhausted(&s) {
+            s.failed_probes = 0;
+            s.next_probe_at = Instant::now();
+            s.one_probe = true;
         }
     }
 
@@ -133,6 +149,7 @@ impl Breaker {
         if s.down {
             s.down = false;
             s.failed_probes = 0;
+            s.one_probe = false;
             s.probe_delays = Box::new(delays(self.backoff));
             tracing::info!("the API answers again; resuming");
             Transition::Up
@@ -159,6 +176,7 @@ impl Breaker {
             s.down = true;
             s.down_since = now;
             s.failed_probes = 0;
+            s.one_probe = false;
             let delay = s.probe_delays.next().unwrap_or(self.backoff.max_delay);
             s.next_probe_at = now + delay;
             tracing::warn!(
@@ -224,6 +242,36 @@ mod tests {
         assert!(b2.gave_up());
         b2.rearm();
         assert!(!b2.gave_up() && b2.is_down(), "the next batch starts with a probe");
+    }
+
+    #[test]
+    fn after_giving_up_one_probe_is_allowed_and_its_failure_gives_up_at_once() {
+        let b = Breaker::new(Backoff {
+            give_up_after: Duration::from_millis(30),
+            ..quick()
+        });
+        b.unanswered(true, false);
+        b.probe_once();
+        assert!(!b.gave_up(), "not given up yet: patience as usual");
+        std::thread::sleep(Duration::from_millis(40));
+        b.unanswered(false, true);
+        assert!(b.gave_up());
+        b.probe_once();
+        assert!(!b.gave_up() && b.is_down(), "one probe may go");
+        let down_for = b.down_for();
+        assert!(
+            down_for >= Duration::from_millis(40),
+            "still down since the start: {down_for:?}"
+        );
+        b.unanswered(false, true);
+        assert!(b.gave_up(), "its failure gives up at once");
+        b.probe_once();
+        assert_eq!(b.answered(), Transition::Up);
+        b.unanswered(true, false);
+        b.unanswered(false, true);
+        assert!(!b.gave_up(), "an answer ends the single probe: patience again");
+        b.rearm();
+        assert!(!b.gave_up());
     }
 
     #[tokio::test]

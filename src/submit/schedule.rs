@@ -202,6 +202,7 @@ impl<'a> Run<'a> {
                     number,
                     idempotency_key,
                     url: self.shared.client.document_url(&self.shared.onboard_id, kind),
+                    later: self.shared.later(),
                 };
                 self.send(&doc, body, attempts, replacement).await
             }

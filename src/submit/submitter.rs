@@ -13,9 +13,58 @@ use crate::model::{OnboardingRequest, OnboardingResponse};
 use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Tries of the first authentication when the API answers 5xx/429 or times out.
 const CONNECT_TRIES: u32 = 3;
+
+/// Who settles a document left without a final answer, as its reason ends: the next `run`, or,
+/// for a watcher that runs for weeks with no next run, the watcher itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Later {
+    /// `run`: the next run.
+    Run,
+    /// `watch`: the watcher, once the API answers again ([`Submitter::for_watch`]).
+    Watch,
+}
+
+/// What the watcher's words add: where the document is shown meanwhile, and what follows.
+const WATCH_THEN: &str = "(status.json lists it under `unanswered` until then), then writes the results of its file in \
+                          done/ again";
+
+impl Later {
+    /// A document sent whose outcome is unknown.
+    pub(crate) fn repeats(self) -> String {
+        match self {
+            Later::Run => "the next run repeats it with the same idempotency key".into(),
+            Later::Watch => {
+                format!("the watcher repeats it with the same idempotency key once the API answers again {WATCH_THEN}")
+            }
+        }
+    }
+
+    /// A document not sent.
+    pub(crate) fn sends(self) -> String {
+        match self {
+            Later::Run => "the next run sends it".into(),
+            Later::Watch => format!("the watcher sends it once the API answers again {WATCH_THEN}"),
+        }
+    }
+
+    /// A number sent earlier without a final answer, found again in an export.
+    pub(crate) fn repeats_that_request(self) -> String {
+        match self {
+            Later::Run => {
+                "the next run repeats that request (the content sent then, with the same idempotency key) to settle it"
+                    .into()
+            }
+            Later::Watch => format!(
+                "the watcher repeats that request (the content sent then, with the same idempotency key) once the API \
+                 answers again {WATCH_THEN}"
+            ),
+        }
+    }
+}
 
 /// What every run of one submitter shares.
 pub(crate) struct Shared {
@@ -32,9 +81,23 @@ pub(crate) struct Shared {
     /// submitter repeated and saw accepted ([`Submitter::resume_unresolved`]): sent by this
     /// run, so not "issued before" when the export's document is then found accepted.
     pub(crate) resumed: std::sync::Mutex<std::collections::HashSet<(crate::model::DocumentKind, String)>>,
+    /// Set by [`Submitter::only_one_probe`]: batches do not wait again for an API given up on.
+    pub(crate) probe_once: AtomicBool,
+    /// Set by [`Submitter::for_watch`]: documents left without a final answer say what the
+    /// watcher does with them, not what the next run does.
+    pub(crate) watching: AtomicBool,
 }
 
 impl Shared {
+    /// Who settles a document left without a final answer.
+    pub(crate) fn later(&self) -> Later {
+        if self.watching.load(Ordering::SeqCst) {
+            Later::Watch
+        } else {
+            Later::Run
+        }
+    }
+
     /// Whether this submitter's resume sent and settled the document (see `resumed`), asked
     /// once: the export's first document of that number is the one the resume sent; another of
     /// the same number later (a file dropped again) was issued before it.
@@ -136,6 +199,8 @@ impl Submitter {
                 onboard_id,
                 halt: Halt::default(),
                 resumed: Default::default(),
+                probe_once: AtomicBool::new(false),
+                watching: AtomicBool::new(false),
             },
         })
     }
@@ -156,6 +221,41 @@ impl Submitter {
     /// The device's onboard_id.
     pub fn onboard_id(&self) -> &str {
         &self.shared.onboard_id
+    }
+
+    /// While `on`, batches ([`Submitter::submit_all`], [`Submitter::resume_unresolved`]) do not
+    /// wait again for an API given up on: when the last batch gave up waiting, one probe may go
+    /// (the first request), and once that fails too every request gives up at once instead of
+    /// probing for `give_up_after` again. How the watcher looks whether the API answers again
+    /// without holding up its inbox; off again, a batch probes with the usual patience.
+    pub fn only_one_probe(&self, on: bool) {
+        if on {
+            self.shared.breaker.probe_once();
+        }
+        self.shared.probe_once.store(on, Ordering::SeqCst);
+    }
+
+    /// Whether the API stopped answering and the last batch gave up waiting for it (until a
+    /// request gets an answer again).
+    pub fn gave_up(&self) -> bool {
+        self.shared.breaker.gave_up()
+    }
+
+    /// Documents left without a final answer say that the watcher settles them (see [`Later`]).
+    pub fn for_watch(&self) {
+        self.shared.watching.store(true, Ordering::SeqCst);
+    }
+
+    /// The breaker at the start of a batch: see [`Submitter::only_one_probe`].
+    fn arm(&self) {
+        if !self.shared.probe_once.load(Ordering::SeqCst) {
+            self.shared.breaker.rearm();
+        }
+    }
+
+    /// Who settles a document left without a final answer.
+    pub(crate) fn later(&self) -> Later {
+        self.shared.later()
     }
 
     /// Whether this submitter's resume sent the document and saw it accepted.
@@ -186,7 +286,7 @@ impl Submitter {
         on_event: impl Fn(SubmitEvent) + Send + Sync,
     ) -> Result<Vec<Outcome>, SubmitError> {
         let shared = &self.shared;
-        shared.breaker.rearm();
+        self.arm();
         let count = docs.len();
         let mut outcomes: Vec<Option<Outcome>> = (0..count).map(|_| None).collect();
         let tags: Vec<u64> = docs.iter().map(|o| o.tag).collect();
@@ -299,9 +399,28 @@ impl Submitter {
         &self,
         on_event: impl Fn(SubmitEvent) + Send + Sync,
     ) -> Result<Vec<(DocumentKey, Outcome)>, SubmitError> {
+        self.resume_up_to(usize::MAX, on_event).await
+    }
+
+    /// [`Submitter::resume_unresolved`] for the oldest such document only: how the watcher looks
+    /// whether an API given up on answers again, at the cost of one request (and one line in the
+    /// log) while it does not, however many documents wait.
+    pub async fn resume_oldest(
+        &self,
+        on_event: impl Fn(SubmitEvent) + Send + Sync,
+    ) -> Result<Vec<(DocumentKey, Outcome)>, SubmitError> {
+        self.resume_up_to(1, on_event).await
+    }
+
+    async fn resume_up_to(
+        &self,
+        limit: usize,
+        on_event: impl Fn(SubmitEvent) + Send + Sync,
+    ) -> Result<Vec<(DocumentKey, Outcome)>, SubmitError> {
         let shared = &self.shared;
-        shared.breaker.rearm();
-        let entries = shared.ledger.unresolved_async(&shared.onboard_id).await?;
+        self.arm();
+        let mut entries = shared.ledger.unresolved_async(&shared.onboard_id).await?;
+        entries.truncate(limit);
         if entries.is_empty() {
             return Ok(Vec::new());
         }
@@ -432,6 +551,28 @@ fn parse_onboarding(raw: &[u8]) -> Option<OnboardingResponse> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_watcher_says_what_it_does_with_a_document_left_without_an_answer() {
+        for text in [
+            Later::Watch.repeats(),
+            Later::Watch.sends(),
+            Later::Watch.repeats_that_request(),
+        ] {
+            assert!(
+                text.starts_with("the watcher ")
+                    && text.contains("once the API answers again (status.json lists it under `unanswered` until then)")
+                    && text.ends_with("then writes the results of its file in done/ again")
+                    && !text.contains("next run"),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            Later::Run.repeats(),
+            "the next run repeats it with the same idempotency key"
+        );
+        assert_eq!(Later::Run.sends(), "the next run sends it");
+    }
 
     #[test]
     fn onboarding_answers_are_read_tolerantly() {

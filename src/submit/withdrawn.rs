@@ -5,6 +5,7 @@
 use super::earlier::{elsewhere_message, issued_document, parse_response};
 use super::issued::unsettled_message;
 use super::ledger::{BeginItem, LedgerEntry, LedgerState, content_hash, idempotency_key};
+use super::submitter::Later;
 use super::{DocumentKey, Outcome, SubmitError, Submitter};
 use crate::model::DocumentKind;
 
@@ -71,7 +72,7 @@ impl Submitter {
                 0 => None,
                 1 => held
                     .pop()
-                    .map(|e| Standing::Known(Box::new(standing(&w, e, self.onboard_id())))),
+                    .map(|e| Standing::Known(Box::new(standing(&w, e, self.onboard_id(), self.later())))),
                 _ => Some(Standing::Ambiguous {
                     tag: w.tag,
                     held: held.iter().map(|e| (e.key.kind, e.state)).collect(),
@@ -142,8 +143,8 @@ impl Submitter {
 }
 
 /// The standing of a withdrawn document whose number the ledger holds (`e`); `own` is this
-/// device's onboard_id.
-fn standing(w: &Withdrawn, e: LedgerEntry, own: &str) -> Outcome {
+/// device's onboard_id; `later` who settles it when it has no final answer.
+fn standing(w: &Withdrawn, e: LedgerEntry, own: &str, later: Later) -> Outcome {
     let kind = e.key.kind;
     let number = &w.number;
     let device = (e.key.onboard_id != own).then(|| format!(" through the earlier device {}", e.key.onboard_id));
@@ -173,7 +174,7 @@ fn standing(w: &Withdrawn, e: LedgerEntry, own: &str) -> Outcome {
         // or the earlier one), whatever the export says of it now.
         _ => {
             let (settle, attempts) = if device.is_empty() {
-                (unsettled_message(kind, number, &e), e.attempts)
+                (unsettled_message(kind, number, &e, later), e.attempts)
             } else {
                 (elsewhere_message(kind, number, &e), 0)
             };
@@ -227,7 +228,7 @@ mod tests {
 
     #[test]
     fn an_issued_number_is_a_conflict_even_with_the_content_sent_and_a_maybe_issued_one_failed() {
-        match standing(&withdrawn(), entry("mine", LedgerState::Accepted), "mine") {
+        match standing(&withdrawn(), entry("mine", LedgerState::Accepted), "mine", Later::Run) {
             Outcome::Conflict { tag, message, .. } => {
                 assert_eq!(tag, 4);
                 assert!(
@@ -240,7 +241,7 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        match standing(&withdrawn(), entry("mine", LedgerState::Unknown), "mine") {
+        match standing(&withdrawn(), entry("mine", LedgerState::Unknown), "mine", Later::Run) {
             Outcome::Failed { reason, attempts, .. } => {
                 assert_eq!(attempts, 2);
                 assert!(
@@ -252,7 +253,7 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        match standing(&withdrawn(), entry("theirs", LedgerState::InFlight), "mine") {
+        match standing(&withdrawn(), entry("theirs", LedgerState::InFlight), "mine", Later::Run) {
             Outcome::Failed { reason, .. } => assert!(reason.contains("INVOICEDROP_ONBOARD_ID=theirs"), "{reason}"),
             other => panic!("{other:?}"),
         }

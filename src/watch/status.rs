@@ -25,6 +25,34 @@ pub struct Tracked {
     pub file: String,
 }
 
+/// A document of any kind left without a final answer: sent, and no answer came (its outcome is
+/// unknown: it may be issued), or not sent because the API stopped answering. The watcher
+/// repeats it with the same idempotency key (or sends it) once the API answers again, then writes
+/// the results of its file again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unanswered {
+    /// Its number.
+    pub number: String,
+    /// invoice, credit_note, debit_note.
+    pub kind: DocumentKind,
+    /// `standard` or `simplified` (empty when not known).
+    #[serde(default)]
+    pub invoice_type: String,
+    /// Where the ledger has it: `unknown` (sent, no final answer), `in_flight` (a request left
+    /// and no answer was recorded) or `pending` (not sent).
+    pub state: String,
+    /// The file it came in, as its results are named (`a.csv`: `a.result.csv`); empty when not
+    /// known (left by a `run`, or by a watcher whose status.json is gone).
+    #[serde(default)]
+    pub file: String,
+    /// Where that file is now, relative to the inbox (`done/a.csv`): read again to write its
+    /// results once its documents are answered.
+    #[serde(default)]
+    pub done: String,
+    /// When the watcher first found it without an answer.
+    pub since: DateTime<Utc>,
+}
+
 /// A file waiting to become quiet.
 #[derive(Debug, Clone, Serialize)]
 pub struct Queued {
@@ -82,6 +110,9 @@ pub struct WatchStatus {
     pub alerts: Vec<Tracked>,
     /// Every simplified document the watcher sent that is not accepted yet.
     pub unsettled: Vec<Tracked>,
+    /// Every document (any kind) left without a final answer: the watcher repeats it once the
+    /// API answers again, then writes its file's results again.
+    pub unanswered: Vec<Unanswered>,
 }
 
 /// The documents of `unsettled` issued more than `hours` before `now`.
@@ -137,6 +168,8 @@ pub fn alert_warnings(alerts: &[Tracked], hours: f64, now: DateTime<Utc>) -> Vec
 struct Previous {
     #[serde(default)]
     unsettled: Vec<Tracked>,
+    #[serde(default)]
+    unanswered: Vec<Unanswered>,
 }
 
 impl WatchStatus {
@@ -150,12 +183,13 @@ impl WatchStatus {
         std::fs::rename(&tmp, &target).map_err(|e| WatchError::io("cannot write", &target, e))
     }
 
-    /// The unsettled documents of the `status.json` a previous watcher left in `dir`.
-    pub fn previous_unsettled(dir: &Path) -> Vec<Tracked> {
+    /// The unsettled and the unanswered documents of the `status.json` a previous watcher left
+    /// in `dir`.
+    pub fn previous(dir: &Path) -> (Vec<Tracked>, Vec<Unanswered>) {
         std::fs::read(dir.join("status.json"))
             .ok()
             .and_then(|b| serde_json::from_slice::<Previous>(&b).ok())
-            .map(|p| p.unsettled)
+            .map(|p| (p.unsettled, p.unanswered))
             .unwrap_or_default()
     }
 }
@@ -208,8 +242,17 @@ mod tests {
             alert_hours: 20.0,
             alerts,
             unsettled: all.clone(),
+            unanswered: vec![Unanswered {
+                number: "STD-1".into(),
+                kind: DocumentKind::Invoice,
+                invoice_type: "standard".into(),
+                state: "unknown".into(),
+                file: "a.csv".into(),
+                done: "done/a.csv".into(),
+                since: Utc::now(),
+            }],
         };
         status.write(dir.path()).unwrap();
-        assert_eq!(WatchStatus::previous_unsettled(dir.path()), all);
+        assert_eq!(WatchStatus::previous(dir.path()), (all, status.unanswered.clone()));
     }
 }

@@ -1,6 +1,7 @@
 //! A document being sent, and what it says when it ends without a final answer.
 
 use super::super::Outcome;
+use super::super::submitter::Later;
 use super::super::url::ApiUrl;
 use crate::model::DocumentKind;
 
@@ -11,6 +12,8 @@ pub(super) struct Doc {
     pub(super) number: String,
     pub(super) idempotency_key: String,
     pub(super) url: ApiUrl,
+    /// Who settles it if it gets no final answer.
+    pub(super) later: Later,
 }
 
 impl Doc {
@@ -20,7 +23,7 @@ impl Doc {
         tracing::warn!(kind = %self.kind, number = %self.number, reason, "no final answer");
         Outcome::Failed {
             tag: self.tag,
-            reason: failed_reason(reason, attempts),
+            reason: failed_reason(reason, attempts, self.later),
             attempts,
             halted: false,
         }
@@ -45,13 +48,13 @@ impl Doc {
     }
 }
 
-/// `reason`, and what the next run does: repeat the request (it was sent at least once, its
-/// outcome unknown) or send it (never sent).
-fn failed_reason(reason: &str, attempts: u32) -> String {
+/// `reason`, and what the next run (or the watcher) does: repeat the request (it was sent at
+/// least once, its outcome unknown) or send it (never sent).
+fn failed_reason(reason: &str, attempts: u32, later: Later) -> String {
     if attempts == 0 {
-        format!("{reason}; the next run sends it")
+        format!("{reason}; {}", later.sends())
     } else {
-        format!("{reason}; the next run repeats it with the same idempotency key")
+        format!("{reason}; {}", later.repeats())
     }
 }
 
@@ -67,6 +70,7 @@ mod tests {
             number: "INV-1".into(),
             idempotency_key: "k".into(),
             url: ApiUrl::new("http://127.0.0.1:1/invoices"),
+            later: Later::Run,
         };
         let reason = |o: Outcome| match o {
             Outcome::Failed {
