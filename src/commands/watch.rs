@@ -87,7 +87,43 @@ fn name_of(p: &Path) -> String {
         .unwrap_or_default()
 }
 
-impl Watcher<'_> {
+impl<'a> Watcher<'a> {
+    /// `body`, with status.json rewritten every `--rescan` meanwhile ([`heartbeat`]).
+    fn with_heartbeat<T>(&mut self, body: impl FnOnce(&'a Runner, &InputArgs) -> T) -> T {
+        let (runner, input) = (self.runner, &self.input);
+        heartbeat::while_running(
+            self.last_status.clone(),
+            &input.results,
+            &self.inbox,
+            &mut self.stability,
+            self.rescan,
+            self.halt,
+            || body(runner, input),
+        )
+    }
+
+    /// Run `path` through the pipeline, its documents sent through `dispatch`.
+    fn evaluate_file(
+        &mut self,
+        path: &Path,
+        dispatch: &mut super::runner::RunDispatch<'_>,
+    ) -> anyhow::Result<(check::Report, Status)> {
+        let path = path.to_path_buf();
+        self.with_heartbeat(|runner, input| {
+            check::evaluate(
+                std::slice::from_ref(&path),
+                input,
+                &runner.config,
+                Utc::now(),
+                Some(WATCH_BATCH),
+                // The watch lists no documents (status.json counts them).
+                Some(0),
+                false,
+                Some(dispatch),
+            )
+        })
+    }
+
     fn write_status(&mut self, processing: Option<&str>) {
         let ledger_settled: Vec<_> = self
             .unsettled
@@ -187,27 +223,7 @@ impl Watcher<'_> {
             info!("{note}");
         }
         let mut dispatch = self.runner.dispatch(false, Some(self.halt));
-        let evaluated = heartbeat::while_running(
-            self.last_status.clone(),
-            &self.input.results,
-            &self.inbox,
-            &mut self.stability,
-            self.rescan,
-            self.halt,
-            || {
-                check::evaluate(
-                    std::slice::from_ref(&claimed),
-                    &self.input,
-                    &self.runner.config,
-                    Utc::now(),
-                    Some(WATCH_BATCH),
-                    // The watch lists no documents (status.json counts them).
-                    Some(0),
-                    false,
-                    Some(&mut dispatch),
-                )
-            },
-        );
+        let evaluated = self.evaluate_file(&claimed, &mut dispatch);
         self.track_simplified(&mut dispatch, &name);
         let (halted, stopped) = (dispatch.halted, dispatch.stopped.clone());
         drop(dispatch);

@@ -14,7 +14,7 @@
 //! further apart, from `--rescan` seconds doubling to five minutes, so the API is not hammered
 //! and new files and SIGTERM are not held up.
 
-use super::{WATCH_BATCH, Watcher, heartbeat};
+use super::Watcher;
 use crate::commands::check;
 use crate::commands::json::{ErrorDoc, submit_kind};
 use crate::commands::runner::RunDispatch;
@@ -235,16 +235,8 @@ impl Watcher<'_> {
         if open_requests > 0 && self.runner.submitter().gave_up() {
             // The oldest one looks whether the API answers again; the others wait for it, so
             // that a silent API costs one request (and one line in the log) per look.
-            let runner = self.runner;
-            let probed = heartbeat::while_running(
-                self.last_status.clone(),
-                &self.input.results,
-                &self.inbox,
-                &mut self.stability,
-                self.rescan,
-                self.halt,
-                || runner.runtime().block_on(runner.submitter().resume_oldest(|_| {})),
-            );
+            let probed =
+                self.with_heartbeat(|runner, _| runner.runtime().block_on(runner.submitter().resume_oldest(|_| {})));
             if let Err(e) = probed {
                 self.stop_on(Some(&e), &e.to_string());
                 return false;
@@ -252,16 +244,7 @@ impl Watcher<'_> {
         }
         if open_requests > 0 && !self.runner.submitter().gave_up() {
             let dispatch = self.runner.dispatch(false, Some(self.halt));
-            let runner = self.runner;
-            let repeated = heartbeat::while_running(
-                self.last_status.clone(),
-                &self.input.results,
-                &self.inbox,
-                &mut self.stability,
-                self.rescan,
-                self.halt,
-                || runner.resume(&dispatch),
-            );
+            let repeated = self.with_heartbeat(|runner, _| runner.resume(&dispatch));
             drop(dispatch);
             if let Err(e) = repeated {
                 self.stop_on(e.downcast_ref::<SubmitError>(), &format!("{e:#}"));
@@ -369,27 +352,7 @@ impl Watcher<'_> {
         };
         self.write_status(Some(file));
         let mut dispatch = self.runner.dispatch(false, Some(self.halt));
-        let (runner, input) = (self.runner, &self.input);
-        let evaluated = heartbeat::while_running(
-            self.last_status.clone(),
-            &self.input.results,
-            &self.inbox,
-            &mut self.stability,
-            self.rescan,
-            self.halt,
-            || {
-                check::evaluate(
-                    std::slice::from_ref(&path),
-                    input,
-                    &runner.config,
-                    Utc::now(),
-                    Some(WATCH_BATCH),
-                    Some(0),
-                    false,
-                    Some(&mut dispatch),
-                )
-            },
-        );
+        let evaluated = self.evaluate_file(&path, &mut dispatch);
         if path != done_path {
             let _ = std::fs::remove_file(&path);
         }
