@@ -93,15 +93,7 @@ fn a_document_reported_from_the_ledger_keeps_the_time_it_was_accepted() {
     let o = run(dir.path(), &env, &["run", "a.csv"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     // As if accepted long ago: the ledger's time of the acceptance.
-    let db = rusqlite::Connection::open(dir.path().join(".invoicedrop/ledger.sqlite")).unwrap();
-    let n = db
-        .execute(
-            "UPDATE documents SET updated_at = '2026-01-02T03:04:05.678Z' WHERE number = 'T-00001'",
-            [],
-        )
-        .unwrap();
-    assert_eq!(n, 1);
-    drop(db);
+    backdate_acceptance(&dir.path().join(".invoicedrop"), "T-00001");
     let o = run(dir.path(), &env, &["run", "a.csv"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let rows = results(&dir.path().join("results/a.result.csv"));

@@ -191,15 +191,7 @@ fn a_conflict_is_said_once_in_the_spreadsheet_result_too() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     // As if accepted long ago: the ledger's time of the acceptance, which the conflict's rows
     // keep as their result_time (QA9 #2: they had the rerun's time).
-    let db = rusqlite::Connection::open(dir.path().join(".invoicedrop/ledger.sqlite")).unwrap();
-    let n = db
-        .execute(
-            "UPDATE documents SET updated_at = '2026-01-02T03:04:05.678Z' WHERE number = 'T-00001'",
-            [],
-        )
-        .unwrap();
-    assert_eq!(n, 1);
-    drop(db);
+    backdate_acceptance(&dir.path().join(".invoicedrop"), "T-00001");
     let description = column(&rows, "Description");
     let changed = edit_export(&csv_path, |number, nth, rec| {
         if number == "T-00001" && nth == 1 {

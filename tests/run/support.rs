@@ -233,6 +233,19 @@ pub fn lose_answer(state: &Path, number: &str) {
     assert_eq!(n, 1, "{number} is in the ledger once");
 }
 
+/// As if `number` had been accepted long ago: the ledger in `state` records its acceptance at
+/// 2026-01-02T03:04:05.678Z (its rows' `result_time` is then 2026-01-02T03:04:05Z).
+pub fn backdate_acceptance(state: &Path, number: &str) {
+    let conn = rusqlite::Connection::open(state.join("ledger.sqlite")).unwrap();
+    let n = conn
+        .execute(
+            "UPDATE documents SET updated_at = '2026-01-02T03:04:05.678Z' WHERE number = ?1",
+            [number],
+        )
+        .unwrap();
+    assert_eq!(n, 1, "{number} is in the ledger once");
+}
+
 /// Documents the sandbox accepted, replayed and rejected, over all its devices.
 pub fn requests(server: &Server) -> (u64, u64, u64) {
     let s = server.handle.stats();
