@@ -319,11 +319,7 @@ impl<'a> Run<'a> {
                         shared.client.settings().base_url,
                         shared.breaker.down_for().as_secs(),
                         shared.breaker.failed_probes(),
-                        if attempts == 0 {
-                            "not sent in this run".to_string()
-                        } else {
-                            format!("outcome unknown (last: {last_reason})")
-                        }
+                        gave_up_on(attempts, &last_reason)
                     );
                     return doc.failed(&reason, attempts);
                 }
@@ -539,9 +535,30 @@ impl<'a> Run<'a> {
     }
 }
 
+/// What became of a document when the API stopped answering: never sent, sent in an earlier
+/// run only, or sent in this one (`last_reason`: what its last request got).
+fn gave_up_on(attempts: u32, last_reason: &str) -> String {
+    match (attempts, last_reason) {
+        (0, _) => "not sent in this run".to_string(),
+        (_, "") => "sent earlier, outcome unknown; not repeated in this run".to_string(),
+        (_, last) => format!("outcome unknown (last: {last})"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_document_given_up_on_says_whether_and_when_it_went_out() {
+        assert_eq!(gave_up_on(0, ""), "not sent in this run");
+        // Sent by an earlier run; this one never got to repeat it: no empty "(last: )".
+        assert_eq!(
+            gave_up_on(2, ""),
+            "sent earlier, outcome unknown; not repeated in this run"
+        );
+        assert_eq!(gave_up_on(1, "timeout"), "outcome unknown (last: timeout)");
+    }
 
     #[tokio::test]
     async fn join_all_runs_side_by_side() {
