@@ -4,7 +4,6 @@
 
 use super::support::*;
 use super::*;
-use invoicedrop::sandbox::Faults;
 use std::time::Instant;
 
 /// Far below the breaker's five minutes of probing, and below the README unit's TimeoutStopSec.
@@ -80,13 +79,7 @@ fn sigterm_while_the_api_does_not_answer_exits_at_once_and_a_restart_issues_each
 
     // The API answers again: a restart repeats the documents left without an answer, then
     // finishes the file.
-    server
-        .handle
-        .set_faults(Faults {
-            drop_rate: 0.0,
-            ..server.handle.faults()
-        })
-        .unwrap();
+    super::unknown::answer_again(&server);
     let _w = Watch::start(d, &env, &["--timeout", "2"]);
     wait_for(LIMIT, "down.csv in done/", || d.join("in/done/down.csv").exists());
     all_accepted(&d.join("in/results/down.result.csv"), n);

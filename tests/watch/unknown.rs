@@ -5,7 +5,6 @@
 
 use super::support::*;
 use super::*;
-use invoicedrop::sandbox::Faults;
 
 /// `in/results/X.documents.csv`, as (document, type, status, errors) per document.
 fn documents(d: &Path, set: &str) -> Vec<(String, String, String, String)> {
@@ -63,13 +62,14 @@ fn lost_answers() -> (Server, Vec<(&'static str, String)>, tempfile::TempDir, Wa
     (server, env, dir, w)
 }
 
-/// The API answers again.
-fn recover(server: &Server) {
+/// The API answers again: no answer is dropped any more.
+pub(super) fn answer_again(server: &Server) {
+    let faults = server.handle.faults();
     server
         .handle
-        .set_faults(Faults {
+        .set_faults(invoicedrop::sandbox::Faults {
             drop_rate: 0.0,
-            ..server.handle.faults()
+            ..faults
         })
         .unwrap();
 }
@@ -150,7 +150,7 @@ fn answers_lost_until_the_api_recovers_are_settled_by_the_running_watcher_and_it
     wait_for(LIMIT, "a look while the API is silent", || dropped() > before);
     assert_eq!(dropped(), before + 1, "one request per look");
     // The API answers again: without a restart and without the file dropped again.
-    recover(&server);
+    answer_again(&server);
     wait_for(LIMIT, "status.json `unanswered` empty", || {
         status_of(d)["unanswered"].as_array().is_some_and(Vec::is_empty)
     });
@@ -168,7 +168,7 @@ fn a_watcher_killed_before_the_api_recovered_writes_the_results_again_once_resta
     let d = dir.path();
     // SIGKILL: status.json keeps what was followed.
     drop(w);
-    recover(&server);
+    answer_again(&server);
     let w = Watch::start(d, &env, &QUICK);
     wait_for(LIMIT, "the results written again", || {
         w.log().contains("a.csv: results written again from the ledger")

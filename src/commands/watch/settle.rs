@@ -86,14 +86,6 @@ impl Settling {
     }
 }
 
-/// A state that is not a final answer.
-fn open(state: LedgerState) -> bool {
-    matches!(
-        state,
-        LedgerState::Unknown | LedgerState::InFlight | LedgerState::Pending
-    )
-}
-
 fn kind_of(text: &str) -> Option<DocumentKind> {
     serde_json::from_value(serde_json::Value::String(text.to_string())).ok()
 }
@@ -140,7 +132,7 @@ impl Watcher<'_> {
             .to_string();
         for r in records.iter().filter(|r| r.status == RowStatus::Failed) {
             let Some(kind) = kind_of(&r.kind) else { continue };
-            let Some(state) = self.ledger_state(kind, &r.document).filter(|s| open(*s)) else {
+            let Some(state) = self.ledger_state(kind, &r.document).filter(|s| s.is_open()) else {
                 continue;
             };
             let key = (kind, r.document.clone());
@@ -289,7 +281,7 @@ impl Watcher<'_> {
             };
             let was_open = open_text(&u.state);
             match state {
-                Some(s) if open(s) => {
+                Some(s) if s.is_open() => {
                     open_now += 1;
                     u.state = s.as_str().to_string();
                 }
@@ -446,9 +438,7 @@ impl Watcher<'_> {
 
 /// The text of a state that is not a final answer.
 fn open_text(state: &str) -> bool {
-    [LedgerState::Unknown, LedgerState::InFlight, LedgerState::Pending]
-        .iter()
-        .any(|s| s.as_str() == state)
+    LedgerState::parse(state).is_some_and(LedgerState::is_open)
 }
 
 #[cfg(test)]

@@ -79,7 +79,16 @@ impl LedgerState {
         }
     }
 
-    fn parse(text: &str) -> Option<LedgerState> {
+    /// No final answer yet: registered and not sent, or sent and maybe processed.
+    pub fn is_open(self) -> bool {
+        matches!(
+            self,
+            LedgerState::Pending | LedgerState::InFlight | LedgerState::Unknown
+        )
+    }
+
+    /// The state of its stored text.
+    pub fn parse(text: &str) -> Option<LedgerState> {
         [
             LedgerState::Pending,
             LedgerState::InFlight,
