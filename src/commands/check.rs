@@ -220,6 +220,9 @@ fn check_one(
             return Ok(Some(summary));
         }
     };
+    if summary.rows == 0 {
+        summary.notes.push(NO_ROWS_NOTE.to_string());
+    }
     summary.result_file = Some(finished.result_csv.display().to_string());
     summary.result_xlsx = finished.result_xlsx.map(|p| p.display().to_string());
     summary.summary_file = Some(finished.summary_json.display().to_string());
@@ -243,6 +246,12 @@ fn changed_error(changed: &pipeline::FileChanged, sending: bool) -> String {
         changed.explain("held back", "Check it again once it is complete")
     }
 }
+
+/// The note on an export that holds its header and no row: a nightly export of a day without
+/// documents does, and so does one that stopped early or whose filter matched nothing. Not an
+/// error (the first is normal), but said, where a 0-byte file is an error.
+pub(crate) const NO_ROWS_NOTE: &str = "the export holds its header and no row: nothing was checked or sent. If it \
+     should hold documents, the export stopped early or its filter matched nothing: export it again";
 
 /// What `run` adds to a file's failure to write its results: the documents it sent are safe.
 fn sent_note(sending: bool) -> &'static str {
@@ -281,7 +290,7 @@ pub(super) fn process(
     if let Some(note) = clean_leftovers(&input.results)
         && !cli.quiet
     {
-        eprintln!("note: {note}");
+        crate::logging::note(note);
     }
     let mut report = evaluate(paths, input, config, now, None, list_limit, !cli.quiet, dispatch)?.0;
     report.document_list_truncated = report.files.iter().any(list_truncated);
@@ -370,14 +379,14 @@ pub(super) fn evaluate(
         opts.batch = b.max(1);
     }
     if demo && notes {
-        eprintln!(
-            "note: no configuration ({}): the seller is the built-in demo seller of the sandbox, VAT {}. Put your company in a [seller] table to check your own documents.",
+        crate::logging::note(format_args!(
+            "no configuration ({}): the seller is the built-in demo seller of the sandbox, VAT {}. Put your company in a [seller] table to check your own documents.",
             args.input
                 .config
                 .as_ref()
                 .map_or("./invoicedrop.toml not found".to_string(), |p| p.display().to_string()),
             crate::model::example::SELLER_VAT
-        );
+        ));
     }
     let mut used: Vec<(PathBuf, PathBuf)> = Vec::new();
     for f in &files {

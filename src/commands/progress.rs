@@ -43,6 +43,14 @@ struct ExpectedRows {
     counted: AtomicBool,
 }
 
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if self.shown {
+            crate::logging::show_bar(None);
+        }
+    }
+}
+
 impl Progress {
     /// A progress line shown when `show` and stderr is a terminal, hidden otherwise.
     pub(super) fn new(show: bool) -> Progress {
@@ -51,6 +59,8 @@ impl Progress {
         if shown {
             bar.set_style(style(EXACT));
             bar.enable_steady_tick(Duration::from_millis(200));
+            // Notes and logs written meanwhile clear the line first.
+            crate::logging::show_bar(Some(bar.clone()));
         } else {
             bar.set_draw_target(ProgressDrawTarget::hidden());
         }

@@ -24,14 +24,14 @@ pub fn run(args: RunArgs, cli: &Cli) -> anyhow::Result<Status> {
     if let Err(skipped) = &runner.device
         && !cli.quiet
     {
-        eprintln!("note: {skipped}");
+        crate::logging::note(skipped);
     }
     let mut dispatch = runner.dispatch(!cli.quiet && !cli.json, None);
     let resumed = runner.resume(&dispatch)?;
     if resumed > 0 && !cli.quiet {
-        eprintln!(
-            "note: {resumed} document(s) left without a final answer by an earlier run were repeated with their original idempotency key"
-        );
+        crate::logging::note(format_args!(
+            "{resumed} document(s) left without a final answer by an earlier run were repeated with their original idempotency key"
+        ));
     }
     let mut report = check::process(
         &args.paths,
@@ -44,7 +44,7 @@ pub fn run(args: RunArgs, cli: &Cli) -> anyhow::Result<Status> {
     )?;
     dispatch.finish();
     if let Some(stop) = dispatch.stopped.take() {
-        eprintln!("error: the run stopped: {}", stop.message);
+        crate::logging::line(format_args!("error: the run stopped: {}", stop.message));
         report.stop(ErrorDoc::new(stop.kind, format!("the run stopped: {}", stop.message)));
     }
     drop(dispatch);

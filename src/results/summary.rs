@@ -508,7 +508,11 @@ impl Summary {
     pub fn render(&self, indent: &str, dates: bool) -> String {
         let mut out = String::new();
         let rows: Vec<String> = self.rows_by_status.iter().map(|(s, n)| format!("{n} {s}")).collect();
-        let _ = writeln!(out, "{indent}rows: {} ({})", self.rows, rows.join(", "));
+        if rows.is_empty() {
+            let _ = writeln!(out, "{indent}rows: {}", self.rows);
+        } else {
+            let _ = writeln!(out, "{indent}rows: {} ({})", self.rows, rows.join(", "));
+        }
         let _ = writeln!(
             out,
             "{indent}documents (net of credit notes): {}",

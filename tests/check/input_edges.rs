@@ -374,3 +374,47 @@ fn a_spreadsheet_error_written_into_a_csv_is_no_value_and_no_document_number() {
     );
     assert_eq!(rows[3][at("InvoiceNumber")], "#REF!", "the row as read");
 }
+
+#[test]
+fn an_export_with_its_header_and_no_row_passes_with_a_note_saying_so() {
+    // A nightly export of a day without invoices holds only its header: not an error, but said
+    // (an export that stopped early looks the same), where a 0-byte file is an error.
+    let dir = tempfile::tempdir().unwrap();
+    let lines = std::fs::read_to_string(samples().join("xero_sales_invoices.csv")).unwrap();
+    let header = lines.lines().next().unwrap();
+    std::fs::write(dir.path().join("header_only.csv"), format!("{header}\r\n\r\n")).unwrap();
+    let (code, report, _) = super::check_json(dir.path(), &["header_only.csv"]);
+    assert_eq!(code, 0, "{report:#}");
+    let f = &report["files"][0];
+    assert_eq!(f["rows"], 0, "{report:#}");
+    assert!(f["error"].is_null(), "{report:#}");
+    let notes: Vec<&str> = f["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n.as_str())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("the export holds its header and no row") && n.contains("export it again")),
+        "{notes:?}"
+    );
+    // In words: the note, and the rows line without an empty "()".
+    let out = super::run(dir.path(), &["check", "--now", super::NOW, "header_only.csv"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("note: the export holds its header and no row"), "{text}");
+    assert!(text.contains("  rows: 0\n"), "{text}");
+    assert!(!text.contains("()"), "{text}");
+    // A file with rows has no such note.
+    let (_, report, _) = super::check_json(
+        &samples(),
+        &[
+            "xero_sales_invoices.csv",
+            "--results",
+            dir.path().join("r").to_str().unwrap(),
+        ],
+    );
+    let notes = report["files"][0]["notes"].to_string();
+    assert!(!notes.contains("no row"), "{notes}");
+}
