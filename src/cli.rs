@@ -205,7 +205,8 @@ pub struct ApiArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = parse_timeout)]
     pub timeout: u64,
     /// Seconds an API that answers nothing is probed, one request at a time, before the
-    /// documents still waiting are reported `failed` (outcome unknown, or not sent), 1 to 86400.
+    /// documents still waiting are reported `failed` (`INV-SUBMIT-UNKNOWN`: sent, outcome unknown;
+    /// `INV-SUBMIT-NOT-SENT`: not sent, not issued), 1 to 86400.
     /// The ledger keeps them: `run` repeats them the next time, `watch` once the API answers
     /// again.
     #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = parse_give_up)]

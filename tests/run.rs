@@ -14,6 +14,7 @@
 //! Tally register's Sales 1 and Credit Note 1 each issued once (run/tally.rs), an ERPNext debit
 //! note and a QuickBooks credit memo issued as notes that pass the authority's validator
 //! (run/notes.rs), a credit note issued after its invoice in the same batch (run/note_order.rs),
+//! documents never sent told apart from those sent without an answer (run/not_sent.rs),
 //! and the configuration failures, each with a message that says what to do.
 
 #[path = "run/changed_file.rs"]
@@ -36,6 +37,8 @@ mod inclusive;
 mod issued;
 #[path = "run/leftovers.rs"]
 mod leftovers;
+#[path = "run/not_sent.rs"]
+mod not_sent;
 #[path = "run/note_order.rs"]
 mod note_order;
 #[path = "run/notes.rs"]

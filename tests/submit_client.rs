@@ -1,12 +1,15 @@
 //! The submit client against a fake API (tests/submit_fake): auth and token, errors that stop a
-//! run, retries with the same key and body, 429, the breaker, the rate limit, and secrets in logs.
+//! run, retries with the same key and body, 429, the breaker (submit_client/down.rs: an API that
+//! does not answer or goes away), the rate limit, and secrets in logs.
 
+#[path = "submit_client/down.rs"]
+mod down;
 mod submit_fake;
 
 use invoicedrop::model::{InvoiceType, OnboardingRequest, Secret, example};
 use invoicedrop::submit::{
-    ApiSettings, Backoff, DocumentKey, Ledger, Outcome, Outgoing, SubmitError, SubmitEvent, Submitter, idempotency_key,
-    onboard,
+    ApiSettings, Backoff, DocumentKey, Ledger, LedgerState, Outcome, Outgoing, SubmitError, SubmitEvent, Submitter,
+    idempotency_key, onboard,
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -415,76 +418,6 @@ async fn a_429_pauses_everyone_for_retry_after() {
         "{events:?}"
     );
     assert!(events.contains(&SubmitEvent::Resumed), "{events:?}");
-}
-
-#[tokio::test]
-async fn while_the_api_is_down_only_one_probe_goes_at_a_time() {
-    let server = start(ID).await;
-    let dir = tempfile::tempdir().unwrap();
-    let sub = connect(&server.base_url, dir.path()).await;
-    let fake = server.fake.clone();
-    // Down for the first wave and three probes, then up.
-    server.fake.set_script(move |_| {
-        if fake.documents().len() <= 8 + 3 {
-            Action::SlowStatus(Duration::from_millis(50), 503)
-        } else {
-            Action::Normal
-        }
-    });
-    let (seen, sink) = events();
-    let outcomes = sub.submit_all(docs("P", 40), sink).await.unwrap();
-    assert!(outcomes.iter().all(Outcome::is_accepted), "{outcomes:?}");
-    let requests = server.fake.documents();
-    assert!(
-        requests[..8].iter().any(|r| r.concurrent > 1),
-        "the first wave went side by side"
-    );
-    for r in &requests[8..=11] {
-        assert_eq!(r.concurrent, 1, "probes go alone");
-    }
-    let events = seen.lock().unwrap().clone();
-    assert!(events.iter().any(|e| matches!(e, SubmitEvent::Paused { .. })));
-    assert!(events.contains(&SubmitEvent::Resumed));
-    assert_eq!(server.fake.accepted_count(), 40);
-}
-
-#[tokio::test]
-async fn an_api_that_stays_down_ends_the_run_without_burning_the_backlog() {
-    let server = start(ID).await;
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = settings(&server.base_url);
-    s.backoff.give_up_after = Duration::from_millis(300);
-    let sub = Submitter::connect(s, ID.into(), Ledger::open(dir.path()).unwrap())
-        .await
-        .unwrap();
-    server
-        .fake
-        .set_script(|_| Action::Status(502, "<html>Bad Gateway</html>".into()));
-    let outcomes = sub.submit_all(docs("Z", 200), |_| {}).await.unwrap();
-    assert!(outcomes.iter().all(|o| matches!(o, Outcome::Failed { .. })));
-    let sent = server.fake.documents().len();
-    assert!(
-        sent <= 8 + 10,
-        "{sent} requests for 200 documents while the API was down"
-    );
-    let never_sent = outcomes.iter().filter(|o| o.attempts() == 0).count();
-    assert!(never_sent >= 190, "{never_sent}");
-    let Outcome::Failed { reason, .. } = &outcomes[199] else {
-        unreachable!()
-    };
-    assert!(
-        reason.contains("stopped answering")
-            && reason.contains("not sent")
-            && reason.ends_with("; the next run sends it"),
-        "{reason}"
-    );
-    // A document sent without an answer says once what the next run does with it.
-    let tried = outcomes.iter().find(|o| o.attempts() > 0).expect("one was sent");
-    let Outcome::Failed { reason, .. } = tried else {
-        unreachable!()
-    };
-    assert!(reason.contains("outcome unknown"), "{reason}");
-    assert_eq!(reason.matches("the next run repeats it").count(), 1, "{reason}");
 }
 
 #[tokio::test]

@@ -363,10 +363,11 @@ impl RunDispatch<'_> {
                             halted: true,
                             reason,
                             attempts,
+                            sent,
                             ..
                         } => {
                             self.halted = true;
-                            halted_outcome_verdict(&reason, attempts)
+                            halted_outcome_verdict(&reason, attempts, sent)
                         }
                         o => verdict(o, exported.get(tag)),
                     };

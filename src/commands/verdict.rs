@@ -4,7 +4,7 @@
 use crate::model::{Document, Message};
 use crate::pipeline::Verdict;
 use crate::results::RowStatus;
-use crate::submit::{LedgerState, Outcome, Standing};
+use crate::submit::{LedgerState, Outcome, Standing, UNKNOWN_CODE, failed_code};
 
 /// `CODE: message`, the code said once (the authority's text may start with `[CODE] - `).
 pub(super) fn render(m: &Message) -> String {
@@ -131,13 +131,20 @@ pub(super) fn verdict(outcome: Outcome, export: Option<&Totals>) -> Verdict {
             v.issued_before = true;
             v
         }
-        Outcome::Failed { reason, attempts, .. } => Verdict {
-            status: Some(RowStatus::Failed),
-            errors: vec![format!("INV-SUBMIT-UNKNOWN: {reason}")],
-            codes: vec!["INV-SUBMIT-UNKNOWN".into()],
-            attempts,
-            ..Verdict::default()
-        },
+        // Maybe issued (sent, `INV-SUBMIT-UNKNOWN`), or certainly not (nothing of it reached the
+        // API, `INV-SUBMIT-NOT-SENT`): what an accountant filters on.
+        Outcome::Failed {
+            reason, attempts, sent, ..
+        } => {
+            let code = failed_code(sent);
+            Verdict {
+                status: Some(RowStatus::Failed),
+                errors: vec![format!("{code}: {reason}")],
+                codes: vec![code.into()],
+                attempts,
+                ..Verdict::default()
+            }
+        }
     }
 }
 
@@ -152,20 +159,23 @@ pub(super) fn halted_verdict() -> Verdict {
     }
 }
 
-/// The verdict of a document the watch's stop left without a final answer: not sent, as
-/// [`halted_verdict`], or sent without an answer and not repeated (maybe issued: the next start
-/// repeats it with its idempotency key).
-pub(super) fn halted_outcome_verdict(reason: &str, attempts: u32) -> Verdict {
-    if attempts == 0 {
-        return halted_verdict();
+/// The verdict of a document the watch's stop left without a final answer: not sent (nothing of
+/// it reached the API, whatever its attempts), as [`halted_verdict`], or sent without an answer
+/// and not repeated (maybe issued: the next start repeats it with its idempotency key).
+pub(super) fn halted_outcome_verdict(reason: &str, attempts: u32, sent: bool) -> Verdict {
+    if !sent {
+        return Verdict {
+            attempts,
+            ..halted_verdict()
+        };
     }
     Verdict {
         status: Some(RowStatus::Failed),
         errors: vec![format!(
-            "INV-SUBMIT-UNKNOWN: {reason} (the watch got SIGTERM or SIGINT); it may or may not be issued: the file \
+            "{UNKNOWN_CODE}: {reason} (the watch got SIGTERM or SIGINT); it may or may not be issued: the file \
              stays in .processing/ and the next start repeats it with the same idempotency key"
         )],
-        codes: vec!["INV-SUBMIT-UNKNOWN".into()],
+        codes: vec![UNKNOWN_CODE.into()],
         attempts,
         ..Verdict::default()
     }
@@ -266,12 +276,19 @@ mod tests {
 
     #[test]
     fn a_document_the_watch_s_stop_left_says_whether_it_may_be_issued() {
-        let not_sent = halted_outcome_verdict("not sent: asked to stop", 0);
+        let not_sent = halted_outcome_verdict("not sent: asked to stop", 0, false);
         assert_eq!(not_sent.codes, vec!["INV-WATCH-STOPPED"]);
         assert_eq!(not_sent.errors, halted_verdict().errors);
+        // Tried, the connection refused: not sent all the same.
+        let refused = halted_outcome_verdict("not sent: asked to stop", 2, false);
+        assert_eq!(
+            (refused.codes, refused.attempts),
+            (vec!["INV-WATCH-STOPPED".to_string()], 2)
+        );
         let sent = halted_outcome_verdict(
             "sent without a final answer (last: timeout); not repeated: asked to stop",
             2,
+            true,
         );
         assert_eq!((sent.status, sent.attempts), (Some(RowStatus::Failed), 2));
         assert_eq!(sent.codes, vec!["INV-SUBMIT-UNKNOWN"]);
@@ -281,6 +298,42 @@ mod tests {
                 && sent.errors[0].ends_with("the next start repeats it with the same idempotency key"),
             "{}",
             sent.errors[0]
+        );
+    }
+
+    #[test]
+    fn a_failed_document_is_maybe_issued_when_sent_and_not_issued_when_nothing_of_it_reached_the_api() {
+        let failed = |sent, attempts| {
+            verdict(
+                Outcome::Failed {
+                    tag: 0,
+                    reason: "why".into(),
+                    attempts,
+                    sent,
+                    halted: false,
+                },
+                None,
+            )
+        };
+        // Sent (maybe issued): the code an accountant reads as "maybe issued".
+        let maybe = failed(true, 0);
+        assert_eq!(maybe.status, Some(RowStatus::Failed));
+        assert_eq!(
+            (maybe.codes, maybe.errors),
+            (
+                vec!["INV-SUBMIT-UNKNOWN".to_string()],
+                vec!["INV-SUBMIT-UNKNOWN: why".to_string()]
+            )
+        );
+        // Nothing of it reached the API (even after attempts whose connection was refused).
+        let not_sent = failed(false, 3);
+        assert_eq!((not_sent.status, not_sent.attempts), (Some(RowStatus::Failed), 3));
+        assert_eq!(
+            (not_sent.codes, not_sent.errors),
+            (
+                vec!["INV-SUBMIT-NOT-SENT".to_string()],
+                vec!["INV-SUBMIT-NOT-SENT: why".to_string()]
+            )
         );
     }
 
@@ -311,6 +364,7 @@ mod tests {
             tag: 0,
             reason: "not sent: invoice T-2 was sent earlier".into(),
             attempts: 3,
+            sent: true,
             halted: false,
         };
         let v = held_verdict(failed, None, &failing);
@@ -343,6 +397,7 @@ mod tests {
             tag: 0,
             reason: "not sent: invoice T-2 was sent earlier".into(),
             attempts: 3,
+            sent: true,
             halted: false,
         };
         let v = held_verdict(failed, None, &[]);

@@ -143,6 +143,7 @@ impl<'a> Watcher<'a> {
             }
         }
         self.alerted = alerts.len();
+        let (unanswered, not_sent) = self.settling.lists();
         let status = WatchStatus {
             inbox: self.inbox.root.display().to_string(),
             pid: std::process::id(),
@@ -161,7 +162,8 @@ impl<'a> Watcher<'a> {
             alert_hours: self.alert_hours,
             alerts,
             unsettled,
-            unanswered: self.settling.list(),
+            unanswered,
+            not_sent,
         };
         // Written after every scan: a failure is said once (and again when it changes), not
         // every few hundred milliseconds.

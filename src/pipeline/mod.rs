@@ -157,7 +157,9 @@ pub struct Counts {
     pub accepted: u64,
     /// Rejected by the authority (`run`).
     pub rejected: u64,
-    /// No final answer (`run`): the next run repeats them with the same idempotency key.
+    /// No final answer (`run`): sent, maybe issued (`INV-SUBMIT-UNKNOWN`: the next run repeats
+    /// them with the same idempotency key), or not sent (`INV-SUBMIT-NOT-SENT`: the next run
+    /// sends them).
     pub failed: u64,
     /// Of the accepted, those issued earlier with content the export no longer gives
     /// (`INV-LEDGER-CONFLICT`): issued, but to be corrected with a credit or debit note.

@@ -13,7 +13,8 @@
 //! then make one document, built, computed and checked like any other, and compared with what
 //! was issued exactly as a rerun compares a document whose rows are together: the same content
 //! is `accepted` from the ledger, other content is the usual `INV-LEDGER-CONFLICT`, a number
-//! sent without a final answer is `failed` (`INV-SUBMIT-UNKNOWN`), a skipped one is looked up
+//! sent without a final answer is `failed` (`INV-SUBMIT-UNKNOWN`; never `INV-SUBMIT-NOT-SENT`:
+//! a number never sent is not held, so it stays `invalid`), a skipped one is looked up
 //! as any skipped document. Nothing is sent. Memory holds the rows of those documents only, and
 //! then their result rows, never the file.
 //!

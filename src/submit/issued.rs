@@ -2,8 +2,8 @@
 //! ledger: a number already issued stays issued whatever its export says now.
 
 use super::earlier::{conflict_message, elsewhere_message, issued_document, parse_response};
+use super::later::Later;
 use super::ledger::{BeginItem, LedgerEntry, LedgerState, content_hash, idempotency_key};
-use super::submitter::Later;
 use super::{Outcome, Outgoing, SubmitError, Submitter};
 use crate::model::DocumentKind;
 
@@ -103,12 +103,14 @@ fn standing(
             tag,
             reason: elsewhere_message(kind, number, &e),
             attempts: 0,
+            sent: true,
             halted: false,
         },
         _ => Outcome::Failed {
             tag,
             reason: unsettled_message(kind, number, &e, later),
             attempts: e.attempts,
+            sent: true,
             halted: false,
         },
     }

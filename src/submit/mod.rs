@@ -17,6 +17,8 @@
 //!   ledger for the next start.
 //! - the scheduler (`schedule.rs`): oldest simplified documents first, a bounded set of workers,
 //!   the life of one document from ledger to answer.
+//! - who settles a document left without a final answer (`later.rs`): the next run, or the
+//!   running watcher, and the words that say so.
 //! - the [`Ledger`] (`ledger/`): SQLite in the state folder, written before every request leaves and
 //!   after it returns, so that a crash or a rerun never sends an accepted document again and never
 //!   loses one.
@@ -37,6 +39,7 @@ mod earlier;
 mod error;
 mod halt;
 mod issued;
+mod later;
 mod ledger;
 mod limit;
 mod order;
@@ -56,7 +59,9 @@ pub use ledger::{
     DocumentKey, Ledger, LedgerEntry, LedgerError, LedgerState, LedgerStats, OnboardedDevice, RememberedDevice,
     idempotency_key,
 };
-pub use outcome::{CONFLICT_CODE, DUPLICATE_CODE, Outcome, Outgoing, SubmitEvent};
+pub use outcome::{
+    CONFLICT_CODE, DUPLICATE_CODE, NOT_SENT_CODE, Outcome, Outgoing, SubmitEvent, UNKNOWN_CODE, failed_code,
+};
 pub use settings::{ApiSettings, Backoff, EndpointPaths};
 pub use submitter::{Submitter, onboard};
 pub use url::{ApiUrl, HIDDEN_USER_INFO};

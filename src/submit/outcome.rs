@@ -10,6 +10,16 @@ pub const CONFLICT_CODE: &str = "INV-LEDGER-CONFLICT";
 /// Code of the API's 409: a number the API already accepted with other content (D16).
 pub const DUPLICATE_CODE: &str = "DUPLICATE-DOCUMENT";
 
+/// Code of a document left without a final answer that was sent (a request for it may have
+/// reached the API, in this run or an earlier one, through this device or an earlier one): it
+/// may or may not be issued ([`Outcome::Failed`] with `sent`).
+pub const UNKNOWN_CODE: &str = "INV-SUBMIT-UNKNOWN";
+
+/// Code of a document left without a final answer that nothing of reached the API: it is
+/// certainly not issued, and the next run (or the running watcher) sends it ([`Outcome::Failed`]
+/// without `sent`).
+pub const NOT_SENT_CODE: &str = "INV-SUBMIT-NOT-SENT";
+
 /// A document to submit, with the caller's own id for it.
 #[derive(Debug, Clone)]
 pub struct Outgoing {
@@ -71,8 +81,9 @@ pub enum Outcome {
         /// `result_time` of its rows, the same in every run.
         accepted_at: Option<String>,
     },
-    /// No final answer in this run: the outcome is still unknown (or the document was not sent).
-    /// The ledger keeps it; the next run repeats it with the same idempotency key and body.
+    /// No final answer in this run: the outcome is still unknown (`sent`), or the document was
+    /// not sent at all. The ledger keeps it; the next run repeats it with the same idempotency key
+    /// and body (`sent`), or sends it.
     Failed {
         /// The caller's id.
         tag: u64,
@@ -80,8 +91,15 @@ pub enum Outcome {
         reason: String,
         /// Requests sent for it, over all runs.
         attempts: u32,
+        /// True when a request for it may have reached the API (in this run or an earlier one,
+        /// through this device or an earlier one of the state folder): it may be issued
+        /// ([`UNKNOWN_CODE`]). False when nothing of it reached the API: not issued
+        /// ([`NOT_SENT_CODE`]). `attempts` does not tell: a request whose connection could not
+        /// be opened counts as an attempt, and a document sent through an earlier device, or
+        /// left by an earlier run, may show none.
+        sent: bool,
         /// True when it was left because a stop was asked for ([`Halt`](super::Halt)): not
-        /// sent, or (`attempts` > 0) sent without a final answer and not repeated.
+        /// sent, or (`sent`) sent without a final answer and not repeated.
         halted: bool,
     },
 }
@@ -120,7 +138,7 @@ impl Outcome {
             Outcome::Accepted { .. } => Vec::new(),
             Outcome::Rejected { response, .. } => response.errors.0.clone(),
             Outcome::Conflict { message, .. } => vec![Message::error(CONFLICT_CODE, "LEDGER", message.clone())],
-            Outcome::Failed { reason, .. } => vec![Message::error("INV-SUBMIT-UNKNOWN", "SUBMIT", reason.clone())],
+            Outcome::Failed { reason, sent, .. } => vec![Message::error(failed_code(*sent), "SUBMIT", reason.clone())],
         }
     }
 
@@ -133,6 +151,12 @@ impl Outcome {
         }
         self
     }
+}
+
+/// The code of a document left without a final answer: [`UNKNOWN_CODE`] when it was sent (maybe
+/// issued), [`NOT_SENT_CODE`] when nothing of it reached the API (not issued).
+pub fn failed_code(sent: bool) -> &'static str {
+    if sent { UNKNOWN_CODE } else { NOT_SENT_CODE }
 }
 
 /// Progress, for progress bars and logs. Called from the submitting task; keep it quick.

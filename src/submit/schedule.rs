@@ -18,7 +18,7 @@ use std::task::Poll;
 
 mod doc;
 
-use doc::Doc;
+use doc::{Doc, gave_up_on, unread};
 
 /// 429 answers one document may get in a run before it is given up (for this run).
 const MAX_THROTTLED: u32 = 50;
@@ -178,16 +178,19 @@ impl<'a> Run<'a> {
                     accepted_at: Some(e.updated_at.clone()),
                 }
             }
+            // Maybe issued through the other device.
             Decision::Elsewhere(e) => Outcome::Failed {
                 tag: job.tag,
                 reason: elsewhere_message(job.kind, &job.number, &e),
                 attempts: 0,
+                sent: true,
                 halted: false,
             },
             Decision::Send {
                 body,
                 attempts,
                 replacement,
+                sent,
             } => {
                 let Job {
                     tag,
@@ -204,7 +207,7 @@ impl<'a> Run<'a> {
                     url: self.shared.client.document_url(&self.shared.onboard_id, kind),
                     later: self.shared.later(),
                 };
-                self.send(&doc, body, attempts, replacement).await
+                self.send(&doc, body, attempts, replacement, sent).await
             }
         }
     }
@@ -292,13 +295,17 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Send one document until it has a final answer, the run stops, or the tries run out.
+    /// Send one document until it has a final answer, the run stops, or the tries run out. `sent`:
+    /// whether a request for it may have reached the API before (an earlier run's, left without a
+    /// final answer); kept up to date with each request, it says whether the document may be
+    /// issued when it ends without a final answer.
     async fn send(
         &self,
         doc: &Doc,
         mut body: Vec<u8>,
         mut attempts: u32,
         mut replacement: Option<Replacement>,
+        mut sent: bool,
     ) -> Outcome {
         let shared = self.shared;
         let max_attempts = shared.client.settings().max_attempts.max(1);
@@ -311,35 +318,34 @@ impl<'a> Run<'a> {
         loop {
             let probe = match self.admit().await {
                 Admission::Go(p) => p,
-                Admission::Stopped => return doc.failed("not sent: the run stopped", attempts),
-                Admission::Halted => return doc.halted(attempts, &last_reason),
+                Admission::Stopped => return doc.failed("the run stopped", attempts, sent),
+                Admission::Halted => return doc.halted(attempts, &last_reason, sent),
                 Admission::GaveUp => {
-                    let reason = format!(
-                        "the API at {} stopped answering ({} s without an answer, {} probes failed); {}",
+                    let down = format!(
+                        "the API at {} stopped answering ({} s without an answer, {} probes failed)",
                         shared.client.settings().base_url,
                         shared.breaker.down_for().as_secs(),
                         shared.breaker.failed_probes(),
-                        gave_up_on(attempts, &last_reason)
                     );
-                    return doc.failed(&reason, attempts);
+                    return doc.failed(&gave_up_on(&down, sent, &last_reason), attempts, sent);
                 }
             };
             let was_probe = probe.is_some();
             // Asked after every wait (backoff, pause, limiter), so it is never about to expire.
             // An authentication left unfinished by a stop has no effect at the API.
             let b = match shared.halt.unless_raised(shared.tokens.bearer()).await {
-                None => return doc.halted(attempts, &last_reason),
+                None => return doc.halted(attempts, &last_reason, sent),
                 Some(Ok(b)) => b,
                 Some(Err(f)) => {
                     let refused = matches!(f, AuthFailure::Unreachable { .. });
                     let Ok(reason) = self.auth_failed(f) else {
-                        return doc.failed("not sent: the run stopped", attempts);
+                        return doc.failed("the run stopped", attempts, sent);
                     };
                     self.breaker_event(shared.breaker.unanswered(refused, was_probe));
                     drop(probe);
                     unknowns += 1;
                     if unknowns >= max_attempts {
-                        return doc.failed(&reason, attempts);
+                        return doc.failed(&reason, attempts, sent);
                     }
                     self.emit(SubmitEvent::Retrying { reason: reason.clone() });
                     last_reason = reason;
@@ -352,7 +358,7 @@ impl<'a> Run<'a> {
                 }
             };
             if shared.halt.is_raised() {
-                return doc.halted(attempts, &last_reason);
+                return doc.halted(attempts, &last_reason, sent);
             }
             attempts = match shared
                 .ledger
@@ -362,7 +368,7 @@ impl<'a> Run<'a> {
                 Ok(n) => n,
                 Err(e) => {
                     self.halt(SubmitError::Ledger(e));
-                    return doc.failed("not sent: the ledger could not be written", attempts);
+                    return doc.failed("the ledger could not be written", attempts, sent);
                 }
             };
             self.emit(SubmitEvent::Sent);
@@ -421,10 +427,12 @@ impl<'a> Run<'a> {
                     tracing::debug!(number = %doc.number, status, attempt = attempts, "rejected");
                     self.record(doc, LedgerState::Rejected, Some(status), Some(raw.clone()), None);
                     if let Some(r) = replacement.take() {
-                        // The earlier content was refused: now send the new content.
+                        // The earlier content was refused: now send the new content, which is
+                        // not at the API yet.
                         body = r.body.clone();
                         store_replacement = Some(r);
                         unknowns = 0;
+                        sent = false;
                         continue;
                     }
                     return Outcome::Rejected {
@@ -436,7 +444,7 @@ impl<'a> Run<'a> {
                     };
                 }
                 Reply::Unauthorized => {
-                    self.record(doc, LedgerState::Pending, Some(401), None, None);
+                    self.record(doc, unread(sent), Some(401), None, None);
                     unauthorized_in_a_row += 1;
                     if unauthorized_in_a_row >= 2 {
                         self.halt(SubmitError::CredentialsRejected {
@@ -445,7 +453,7 @@ impl<'a> Run<'a> {
                                      fresh token"
                                 .into(),
                         });
-                        return doc.failed("not sent: credentials rejected", attempts);
+                        return doc.failed("credentials rejected", attempts, sent);
                     }
                     tracing::debug!(number = %doc.number, "401: new token, then repeat once");
                     // The next round's `bearer()` hands out the new token.
@@ -453,19 +461,19 @@ impl<'a> Run<'a> {
                     if let Some(Err(f)) = shared.halt.unless_raised(shared.tokens.after_unauthorized(&b)).await
                         && self.auth_failed(f).is_err()
                     {
-                        return doc.failed("not sent: the run stopped", attempts);
+                        return doc.failed("the run stopped", attempts, sent);
                     }
                 }
                 Reply::UnknownDevice => {
-                    self.record(doc, LedgerState::Pending, Some(404), None, None);
+                    self.record(doc, unread(sent), Some(404), None, None);
                     self.halt(SubmitError::UnknownDevice {
                         onboard_id: shared.onboard_id.clone(),
                         url: doc.url.clone(),
                     });
-                    return doc.failed("not sent: the API does not know this device", attempts);
+                    return doc.failed("the API does not know this device", attempts, sent);
                 }
                 Reply::RateLimited { retry_after } => {
-                    self.record(doc, LedgerState::Pending, Some(429), None, None);
+                    self.record(doc, unread(sent), Some(429), None, None);
                     let t = shared.rate.throttled(retry_after);
                     if let Some(rate) = t.lowered_to {
                         tracing::info!(rate, "429 from the API: rate limit lowered");
@@ -480,7 +488,8 @@ impl<'a> Run<'a> {
                     throttled += 1;
                     last_reason = "HTTP 429 Too Many Requests".into();
                     if throttled > MAX_THROTTLED {
-                        return doc.failed(&format!("the API answered 429 {throttled} times; not sent"), attempts);
+                        let cause = format!("the API turned it away with 429 Too Many Requests {throttled} times");
+                        return doc.failed(&cause, attempts, sent);
                     }
                 }
                 Reply::Unknown {
@@ -490,19 +499,20 @@ impl<'a> Run<'a> {
                     not_sent,
                 } => {
                     self.breaker_event(shared.breaker.unanswered(not_sent, was_probe));
-                    let state = if not_sent {
-                        LedgerState::Pending
-                    } else {
-                        LedgerState::Unknown
-                    };
-                    self.record(doc, state, status, raw, None);
+                    sent |= !not_sent;
+                    self.record(doc, unread(sent), status, raw, None);
                     tracing::debug!(number = %doc.number, attempt = attempts, reason = %reason, "no final answer");
                     unknowns += 1;
                     if unknowns >= max_attempts {
-                        return doc.failed(
-                            &format!("no final answer after {unknowns} tries (last: {reason}); the outcome is unknown"),
-                            attempts,
-                        );
+                        let cause = if sent {
+                            format!("no final answer after {unknowns} tries (last: {reason}); the outcome is unknown")
+                        } else {
+                            format!(
+                                "no request for it got through in {}, the last: {reason}",
+                                crate::text::count_of(u64::from(unknowns), "try", "tries")
+                            )
+                        };
+                        return doc.failed(&cause, attempts, sent);
                     }
                     self.emit(SubmitEvent::Retrying { reason: reason.clone() });
                     last_reason = reason;
@@ -535,30 +545,9 @@ impl<'a> Run<'a> {
     }
 }
 
-/// What became of a document when the API stopped answering: never sent, sent in an earlier
-/// run only, or sent in this one (`last_reason`: what its last request got).
-fn gave_up_on(attempts: u32, last_reason: &str) -> String {
-    match (attempts, last_reason) {
-        (0, _) => "not sent in this run".to_string(),
-        (_, "") => "sent earlier, outcome unknown; not repeated in this run".to_string(),
-        (_, last) => format!("outcome unknown (last: {last})"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_document_given_up_on_says_whether_and_when_it_went_out() {
-        assert_eq!(gave_up_on(0, ""), "not sent in this run");
-        // Sent by an earlier run; this one never got to repeat it: no empty "(last: )".
-        assert_eq!(
-            gave_up_on(2, ""),
-            "sent earlier, outcome unknown; not repeated in this run"
-        );
-        assert_eq!(gave_up_on(1, "timeout"), "outcome unknown (last: timeout)");
-    }
 
     #[tokio::test]
     async fn join_all_runs_side_by_side() {

@@ -2,6 +2,7 @@
 
 use super::client::{ApiClient, AuthFailure, failure_text};
 use super::halt::Halt;
+use super::later::Later;
 use super::ledger::{BeginItem, Decision, DocumentKey, Ledger, content_hash, idempotency_key};
 use super::limit::RateControl;
 use super::order::{PassKey, SortKey, dispatch_order, passes, referenced_number};
@@ -17,54 +18,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Tries of the first authentication when the API answers 5xx/429 or times out.
 const CONNECT_TRIES: u32 = 3;
-
-/// Who settles a document left without a final answer, as its reason ends: the next `run`, or,
-/// for a watcher that runs for weeks with no next run, the watcher itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Later {
-    /// `run`: the next run.
-    Run,
-    /// `watch`: the watcher, once the API answers again ([`Submitter::for_watch`]).
-    Watch,
-}
-
-/// What the watcher's words add: where the document is shown meanwhile, and what follows.
-const WATCH_THEN: &str = "(status.json lists it under `unanswered` until then), then writes the results of its file in \
-                          done/ again";
-
-impl Later {
-    /// A document sent whose outcome is unknown.
-    pub(crate) fn repeats(self) -> String {
-        match self {
-            Later::Run => "the next run repeats it with the same idempotency key".into(),
-            Later::Watch => {
-                format!("the watcher repeats it with the same idempotency key once the API answers again {WATCH_THEN}")
-            }
-        }
-    }
-
-    /// A document not sent.
-    pub(crate) fn sends(self) -> String {
-        match self {
-            Later::Run => "the next run sends it".into(),
-            Later::Watch => format!("the watcher sends it once the API answers again {WATCH_THEN}"),
-        }
-    }
-
-    /// A number sent earlier without a final answer, found again in an export.
-    pub(crate) fn repeats_that_request(self) -> String {
-        match self {
-            Later::Run => {
-                "the next run repeats that request (the content sent then, with the same idempotency key) to settle it"
-                    .into()
-            }
-            Later::Watch => format!(
-                "the watcher repeats that request (the content sent then, with the same idempotency key) once the API \
-                 answers again {WATCH_THEN}"
-            ),
-        }
-    }
-}
 
 /// What every run of one submitter shares.
 pub(crate) struct Shared {
@@ -325,8 +278,9 @@ impl Submitter {
                     prepared.push(None);
                     outcomes[slot] = Some(Outcome::Failed {
                         tag: o.tag,
-                        reason: format!("not sent: the document cannot be encoded as JSON ({e})"),
+                        reason: format!("not issued: the document cannot be encoded as JSON ({e}), so it was not sent"),
                         attempts: 0,
+                        sent: false,
                         halted: false,
                     });
                 }
@@ -380,11 +334,13 @@ impl Submitter {
             .into_iter()
             .enumerate()
             .map(|(slot, o)| {
-                // Every slot is filled above; this only guards against a bug.
+                // Every slot is filled above; this only guards against a bug. Whether a request
+                // for it left is not known: maybe issued.
                 o.unwrap_or_else(|| Outcome::Failed {
                     tag: tags[slot],
                     reason: "not settled in this run (internal error); the next run settles it".into(),
                     attempts: 0,
+                    sent: true,
                     halted: false,
                 })
             })
@@ -439,6 +395,8 @@ impl Submitter {
                     body: e.body,
                     attempts: e.attempts,
                     replacement: None,
+                    // `in_flight` or `unknown`: maybe at the API.
+                    sent: true,
                 },
             })
             .collect();
@@ -551,28 +509,6 @@ fn parse_onboarding(raw: &[u8]) -> Option<OnboardingResponse> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_watcher_says_what_it_does_with_a_document_left_without_an_answer() {
-        for text in [
-            Later::Watch.repeats(),
-            Later::Watch.sends(),
-            Later::Watch.repeats_that_request(),
-        ] {
-            assert!(
-                text.starts_with("the watcher ")
-                    && text.contains("once the API answers again (status.json lists it under `unanswered` until then)")
-                    && text.ends_with("then writes the results of its file in done/ again")
-                    && !text.contains("next run"),
-                "{text}"
-            );
-        }
-        assert_eq!(
-            Later::Run.repeats(),
-            "the next run repeats it with the same idempotency key"
-        );
-        assert_eq!(Later::Run.sends(), "the next run sends it");
-    }
 
     #[test]
     fn onboarding_answers_are_read_tolerantly() {

@@ -4,8 +4,8 @@
 
 use super::earlier::{elsewhere_message, issued_document, parse_response};
 use super::issued::unsettled_message;
+use super::later::Later;
 use super::ledger::{BeginItem, LedgerEntry, LedgerState, content_hash, idempotency_key};
-use super::submitter::Later;
 use super::{DocumentKey, Outcome, SubmitError, Submitter};
 use crate::model::DocumentKind;
 
@@ -185,6 +185,7 @@ fn standing(w: &Withdrawn, e: LedgerEntry, own: &str, later: Later) -> Outcome {
                      cannot be voided; cancel it with a credit note"
                 ),
                 attempts,
+                sent: true,
                 halted: false,
             }
         }

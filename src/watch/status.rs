@@ -26,9 +26,10 @@ pub struct Tracked {
 }
 
 /// A document of any kind left without a final answer: sent, and no answer came (its outcome is
-/// unknown: it may be issued), or not sent because the API stopped answering. The watcher
-/// repeats it with the same idempotency key (or sends it) once the API answers again, then writes
-/// the results of its file again.
+/// unknown: it may be issued; status.json's `unanswered`), or not sent because the API stopped
+/// answering (nothing of it reached the API: it is not issued; `not_sent`). The watcher repeats
+/// it with the same idempotency key (or sends it) once the API answers again, then writes the
+/// results of its file again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unanswered {
     /// Its number.
@@ -39,7 +40,8 @@ pub struct Unanswered {
     #[serde(default)]
     pub invoice_type: String,
     /// Where the ledger has it: `unknown` (sent, no final answer), `in_flight` (a request left
-    /// and no answer was recorded) or `pending` (not sent).
+    /// and no answer was recorded) or `pending` (not sent); `accepted` or `rejected` once
+    /// answered, until its file's results are written again.
     pub state: String,
     /// The file it came in, as its results are named (`a.csv`: `a.result.csv`); empty when not
     /// known (left by a `run`, or by a watcher whose status.json is gone).
@@ -110,9 +112,15 @@ pub struct WatchStatus {
     pub alerts: Vec<Tracked>,
     /// Every simplified document the watcher sent that is not accepted yet.
     pub unsettled: Vec<Tracked>,
-    /// Every document (any kind) left without a final answer: the watcher repeats it once the
-    /// API answers again, then writes its file's results again.
+    /// Every document (any kind) sent and left without a final answer (maybe issued,
+    /// `INV-SUBMIT-UNKNOWN`): the watcher repeats it with the same idempotency key once the API
+    /// answers again, then writes its file's results again.
     pub unanswered: Vec<Unanswered>,
+    /// Every document (any kind) of a file in done/ that was not sent because the API stopped
+    /// answering (nothing of it reached the API: not issued, `INV-SUBMIT-NOT-SENT`; its ledger
+    /// state is `pending`): the watcher sends it once the API answers again, then writes its
+    /// file's results again.
+    pub not_sent: Vec<Unanswered>,
 }
 
 /// The documents of `unsettled` issued more than `hours` before `now`.
@@ -170,6 +178,8 @@ struct Previous {
     unsettled: Vec<Tracked>,
     #[serde(default)]
     unanswered: Vec<Unanswered>,
+    #[serde(default)]
+    not_sent: Vec<Unanswered>,
 }
 
 impl WatchStatus {
@@ -183,13 +193,13 @@ impl WatchStatus {
         std::fs::rename(&tmp, &target).map_err(|e| WatchError::io("cannot write", &target, e))
     }
 
-    /// The unsettled and the unanswered documents of the `status.json` a previous watcher left
-    /// in `dir`.
+    /// The unsettled documents of the `status.json` a previous watcher left in `dir`, and those
+    /// it left without a final answer (`unanswered` and `not_sent` together).
     pub fn previous(dir: &Path) -> (Vec<Tracked>, Vec<Unanswered>) {
         std::fs::read(dir.join("status.json"))
             .ok()
             .and_then(|b| serde_json::from_slice::<Previous>(&b).ok())
-            .map(|p| (p.unsettled, p.unanswered))
+            .map(|p| (p.unsettled, p.unanswered.into_iter().chain(p.not_sent).collect()))
             .unwrap_or_default()
     }
 }
@@ -251,8 +261,18 @@ mod tests {
                 done: "done/a.csv".into(),
                 since: Utc::now(),
             }],
+            not_sent: vec![Unanswered {
+                number: "STD-2".into(),
+                kind: DocumentKind::Invoice,
+                invoice_type: "standard".into(),
+                state: "pending".into(),
+                file: "a.csv".into(),
+                done: "done/a.csv".into(),
+                since: Utc::now(),
+            }],
         };
         status.write(dir.path()).unwrap();
-        assert_eq!(WatchStatus::previous(dir.path()), (all, status.unanswered.clone()));
+        let followed = [status.unanswered.clone(), status.not_sent.clone()].concat();
+        assert_eq!(WatchStatus::previous(dir.path()), (all, followed));
     }
 }

@@ -115,6 +115,24 @@ pub struct FakeServer {
     pub base_url: String,
     pub fake: Arc<Fake>,
     shutdown: Option<oneshot::Sender<()>>,
+    served: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl FakeServer {
+    /// Go away: stop listening (a new connection is refused), close every connection, and return
+    /// once the server has ended and a connection to its address is refused.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(served) = self.served.take() {
+            let _ = served.await;
+        }
+        let addr = self.base_url.trim_start_matches("http://").to_string();
+        while tokio::net::TcpStream::connect(&addr).await.is_ok() {
+            tokio::task::yield_now().await;
+        }
+    }
 }
 
 impl Drop for FakeServer {
@@ -149,7 +167,7 @@ pub async fn start(onboard_id: &str) -> FakeServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel::<()>();
-    tokio::spawn(async move {
+    let served = tokio::spawn(async move {
         let _ = axum::serve(listener, app)
             .with_graceful_shutdown(async move {
                 let _ = rx.await;
@@ -160,6 +178,7 @@ pub async fn start(onboard_id: &str) -> FakeServer {
         base_url: format!("http://{addr}"),
         fake,
         shutdown: Some(tx),
+        served: Some(served),
     }
 }
 

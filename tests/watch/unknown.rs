@@ -178,3 +178,87 @@ fn a_watcher_killed_before_the_api_recovered_writes_the_results_again_once_resta
         status_of(d)["unanswered"].as_array().is_some_and(Vec::is_empty)
     });
 }
+
+#[test]
+fn documents_never_sent_are_listed_as_not_sent_apart_from_the_unanswered_and_the_watcher_issues_each_once() {
+    let (server, env, dir) = setup(SandboxConfig {
+        drop_rate: 1.0,
+        ..SandboxConfig::default()
+    });
+    let d = dir.path();
+    let n = 5;
+    // One request at a time: the first document's answers are lost until the API is given up on;
+    // the documents after it never leave.
+    let w = Watch::start(d, &env, &[&QUICK[..], &["--concurrency", "1"]].concat());
+    std::fs::write(d.join("in/b.csv.part"), export(n, "B")).unwrap();
+    std::fs::rename(d.join("in/b.csv.part"), d.join("in/b.csv")).unwrap();
+    wait_for(LIMIT, "b.csv in done/", || d.join("in/done/b.csv").exists());
+    let rows = results(&d.join("in/results/b.result.csv"));
+    assert_eq!(rows.len(), n);
+    let with = |code: &str| -> Vec<String> {
+        let mut v: Vec<String> = rows
+            .iter()
+            .filter(|r| r["result_errors"].starts_with(&format!("{code}: ")))
+            .map(|r| r["result_document"].clone())
+            .collect();
+        v.sort();
+        v
+    };
+    let (unknown, not_sent) = (with("INV-SUBMIT-UNKNOWN"), with("INV-SUBMIT-NOT-SENT"));
+    assert!(!unknown.is_empty() && !not_sent.is_empty(), "{rows:#?}");
+    assert_eq!(unknown.len() + not_sent.len(), n, "{rows:#?}");
+    assert_eq!(server.accepted(), unknown.len() as u64, "only those sent are issued");
+    let says = rows
+        .iter()
+        .find(|r| r["result_errors"].starts_with("INV-SUBMIT-NOT-SENT: "))
+        .map(|r| r["result_errors"].clone())
+        .unwrap();
+    assert!(
+        says.starts_with("INV-SUBMIT-NOT-SENT: not issued: nothing of it reached the API")
+            && says.contains(
+                "the watcher sends it once the API answers again (status.json lists it under `not_sent` until then)"
+            )
+            && says.contains("if the API stays down")
+            && !says.contains("next run"),
+        "{says}"
+    );
+    // status.json (written once the file is in done/): the maybe issued under `unanswered`, the
+    // others under `not_sent`, each with its ledger state and file.
+    let listed = |status: &serde_json::Value, list: &str, state: &str| -> Vec<String> {
+        let all = status[list].as_array().cloned().unwrap_or_default();
+        let mut v: Vec<String> = all
+            .iter()
+            .filter(|u| u["state"] == state && u["file"] == "b.csv")
+            .map(|u| u["number"].as_str().unwrap_or_default().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    wait_for(LIMIT, "b.csv's documents in status.json", || {
+        let status = status_of(d);
+        listed(&status, "unanswered", "unknown") == unknown && listed(&status, "not_sent", "pending") == not_sent
+    });
+    let status = status_of(d);
+    let length = |list: &str| status[list].as_array().map_or(0, Vec::len);
+    assert_eq!(
+        (length("unanswered"), length("not_sent")),
+        (unknown.len(), not_sent.len()),
+        "{status:#}"
+    );
+    assert!(w.log().contains("document(s) not sent (not issued"), "{}", w.log());
+
+    // The API answers again: the watcher repeats the one sent (its key) and sends the others,
+    // each issued once, and writes b.csv's results again.
+    answer_again(&server);
+    wait_for(LIMIT, "b.csv's results written again", || {
+        w.log().contains("b.csv: results written again from the ledger")
+    });
+    wait_for(LIMIT, "status.json `unanswered` and `not_sent` empty", || {
+        let s = status_of(d);
+        s["unanswered"].as_array().is_some_and(Vec::is_empty) && s["not_sent"].as_array().is_some_and(Vec::is_empty)
+    });
+    all_accepted(&d.join("in/results/b.result.csv"), n);
+    let stats = server.stats_json();
+    assert_eq!(device_count(&stats, "accepted"), n as u64, "exactly once: {stats}");
+    assert_eq!(device_count(&stats, "rekeyed_replays"), 0, "{stats}");
+}

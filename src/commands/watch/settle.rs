@@ -4,7 +4,13 @@
 //!
 //! After each file that goes to `done/`, its documents `failed` whose ledger state is still open
 //! (`unknown`, `in_flight`, `pending`) are followed, with the file they came in (status.json
-//! `unanswered`, so a restart follows them too). Before a file is taken, and when idle, once it
+//! `unanswered` for those sent, maybe issued; `not_sent` for the `pending` ones, which nothing of
+//! reached the API; a restart follows both). A file that goes to `failed/` is not run again (it
+//! changed while it was read, was cut short or damaged, or its results could not be written):
+//! its documents sent without a final answer are repeated all the same, found in the ledger and
+//! followed without a file; its documents not sent wait in the ledger as `pending` for the file
+//! to be dropped into the inbox again, which sends them once and writes its results, as its
+//! `.error.txt` says. Before a file is taken, and when idle, once it
 //! is time: the ledger's open requests are repeated with their original idempotency key (never
 //! another: exactly once), and each file whose documents got answers (or that holds documents
 //! not sent) is run again from `done/` as a file dropped again is: what the ledger holds as
@@ -60,9 +66,13 @@ impl Settling {
         }
     }
 
-    /// For status.json.
-    pub(super) fn list(&self) -> Vec<Unanswered> {
-        self.docs.values().cloned().collect()
+    /// For status.json: the documents sent without a final answer (`unanswered`: maybe issued),
+    /// and those not sent (`not_sent`: ledger state `pending`, not issued).
+    pub(super) fn lists(&self) -> (Vec<Unanswered>, Vec<Unanswered>) {
+        self.docs
+            .values()
+            .cloned()
+            .partition(|u| u.state != LedgerState::Pending.as_str())
     }
 
     /// The look after this one: soon after progress, further apart while nothing moves.
@@ -155,11 +165,25 @@ impl Watcher<'_> {
     /// next look at once if the API answered it, at the usual pace if it was given up on.
     pub(super) fn file_done(&mut self, file: &str, done_path: &Path) {
         self.follow_file(file, done_path);
-        let n = self.settling.docs.keys().filter(|k| k.0 == file).count();
-        if n > 0 {
+        let (mut sent, mut not_sent) = (0, 0);
+        for (_, u) in self.settling.docs.iter().filter(|(k, _)| k.0 == file) {
+            if u.state == LedgerState::Pending.as_str() {
+                not_sent += 1;
+            } else {
+                sent += 1;
+            }
+        }
+        if sent > 0 {
             info!(
-                "{file}: {n} document(s) left without a final answer; the watcher repeats them (the same idempotency \
-                 key) once the API answers again, then writes the results of {file} again (status.json `unanswered`)"
+                "{file}: {sent} document(s) sent without a final answer (maybe issued); the watcher repeats them (the \
+                 same idempotency key) once the API answers again, then writes the results of {file} again \
+                 (status.json `unanswered`)"
+            );
+        }
+        if not_sent > 0 {
+            info!(
+                "{file}: {not_sent} document(s) not sent (not issued: the API stopped answering); the watcher sends \
+                 them once the API answers again, then writes the results of {file} again (status.json `not_sent`)"
             );
         }
         self.settling.after_file(self.runner.submitter().gave_up());

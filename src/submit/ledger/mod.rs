@@ -233,6 +233,10 @@ pub(crate) enum Decision {
         body: Vec<u8>,
         attempts: u32,
         replacement: Option<Replacement>,
+        /// Whether a request for this document may have reached the API already (`in_flight` or
+        /// `unknown`): it may be issued. Not so for a document new to the ledger, `pending` (never
+        /// at the API, or refused unread) or `rejected` (its new content never sent).
+        sent: bool,
     },
 }
 

@@ -534,6 +534,7 @@ fn begin(tx: &Transaction<'_>, item: BeginItem) -> rusqlite::Result<Decision> {
             body: item.body,
             attempts: 0,
             replacement: None,
+            sent: false,
         });
     };
     let same = e.content_hash == item.content_hash;
@@ -552,6 +553,7 @@ fn begin(tx: &Transaction<'_>, item: BeginItem) -> rusqlite::Result<Decision> {
                 body: item.body,
                 attempts: e.attempts,
                 replacement: None,
+                sent: false,
             }
         }
         // Maybe at the API: settle it with the stored body first.
@@ -562,6 +564,7 @@ fn begin(tx: &Transaction<'_>, item: BeginItem) -> rusqlite::Result<Decision> {
                 content_hash: item.content_hash,
                 body: item.body,
             }),
+            sent: true,
         },
     })
 }

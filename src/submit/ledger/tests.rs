@@ -128,7 +128,9 @@ async fn in_flight_is_on_disk_before_the_request_leaves() {
     let dir = tempfile::tempdir().unwrap();
     let ledger = Ledger::open(dir.path()).unwrap();
     let d = ledger.begin(vec![item("A", b"{\"a\":1}")]).await.unwrap();
-    assert!(matches!(&d[0], Decision::Send { body, attempts: 0, replacement: None } if body == b"{\"a\":1}"));
+    assert!(
+        matches!(&d[0], Decision::Send { body, attempts: 0, replacement: None, sent: false } if body == b"{\"a\":1}")
+    );
     assert_eq!(row_from_disk(dir.path(), "A"), Some(("pending".into(), 0)));
     let idem = idempotency_key(&key("A"));
     assert_eq!(ledger.mark_sending(&idem, None).await.unwrap(), 1);
@@ -198,11 +200,27 @@ async fn reruns_decide_from_the_stored_state() {
         Decision::Send {
             replacement: None,
             attempts: 1,
+            sent: false,
             ..
         }
     ));
-    assert!(matches!(&same[2], Decision::Send { replacement: None, .. }));
-    assert!(matches!(&same[3], Decision::Send { replacement: None, .. }));
+    // Maybe at the API: said so, whatever the attempts.
+    assert!(matches!(
+        &same[2],
+        Decision::Send {
+            replacement: None,
+            sent: true,
+            ..
+        }
+    ));
+    assert!(matches!(
+        &same[3],
+        Decision::Send {
+            replacement: None,
+            sent: true,
+            ..
+        }
+    ));
 
     let changed = ledger
         .begin(vec![
