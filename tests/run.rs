@@ -14,7 +14,8 @@
 //! Tally register's Sales 1 and Credit Note 1 each issued once (run/tally.rs), an ERPNext debit
 //! note and a QuickBooks credit memo issued as notes that pass the authority's validator
 //! (run/notes.rs), a credit note issued after its invoice in the same batch (run/note_order.rs),
-//! and the configuration failures, each with a message that says what to do.
+//! another export of the same file name refused rather than replacing a result set
+//! (run/same_name.rs), and the configuration failures, each with a message that says what to do.
 
 #[path = "run/changed_file.rs"]
 mod changed_file;
@@ -48,6 +49,8 @@ mod original_date;
 mod reconcile;
 #[path = "run/report_totals.rs"]
 mod report_totals;
+#[path = "run/same_name.rs"]
+mod same_name;
 #[path = "run/sap_join.rs"]
 mod sap_join;
 #[path = "run/split.rs"]

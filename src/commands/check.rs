@@ -254,6 +254,42 @@ fn sent_note(sending: bool) -> &'static str {
     }
 }
 
+/// The error of an input whose result set would replace `other`'s, another input's of the same
+/// file name, written by an earlier `check` or `run` into the same results folder.
+fn replaces_error(
+    input: &Path,
+    target: &Path,
+    other: &crate::results::owner::OtherSet,
+    results: &Path,
+    sending: bool,
+) -> String {
+    let issued = match other.accepted {
+        0 => String::new(),
+        n => format!(
+            "; with it the signed XML and QR files of its {}",
+            crate::text::count_of(n, "accepted document", "accepted documents")
+        ),
+    };
+    let stem = crate::results::input_stem(input);
+    format!(
+        "its result file {} would replace the one of {} (written {}{issued}): give this export another \
+         --results folder, or rename it{}; if it is that export, moved, first move {stem}.* and {}/ out \
+         of {}. Nothing of this export was {}",
+        target.display(),
+        other.input,
+        other.time,
+        if sending {
+            " (the ledger knows documents by their number, not by their file: a document issued before is \
+             reported from it and not sent again)"
+        } else {
+            ""
+        },
+        crate::results::artefacts::folder_name(&stem),
+        results.display(),
+        if sending { "read or sent" } else { "read" }
+    )
+}
+
 /// Run `invoicedrop check`.
 pub fn check(args: CheckArgs, cli: &Cli) -> anyhow::Result<Status> {
     preflight(&args.paths, &args.input, Purpose::Check)?;
@@ -283,7 +319,12 @@ pub(super) fn process(
     {
         eprintln!("note: {note}");
     }
-    let mut report = evaluate(paths, input, config, now, None, list_limit, !cli.quiet, dispatch)?.0;
+    let args = ProcessArgs {
+        paths,
+        input,
+        keep_others: true,
+    };
+    let mut report = evaluate_inputs(args, config, now, None, list_limit, !cli.quiet, dispatch)?.0;
     report.document_list_truncated = report.files.iter().any(list_truncated);
     if report.document_list_truncated {
         report.document_list_note = Some(format!(
@@ -324,7 +365,10 @@ pub(super) fn clean_leftovers(results: &Path) -> Option<String> {
 
 /// [`process`] without printing anything but the demo-seller note (when `notes`): the report and
 /// its exit status. `batch` overrides the documents per batch; `list_limit` is the most
-/// documents listed per file (`None`: all). Used by `watch`, one file at a time.
+/// documents listed per file (`None`: all). Used by `watch`, one file at a time: the watcher
+/// gives each file a result set name of its own (a time-stamped one when the name is taken), and
+/// writes a file's results again from `done/`, so a set of the same name is not refused here
+/// (as `check` and `run` refuse another input's, see [`process`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn evaluate(
     paths: &[PathBuf],
@@ -334,9 +378,29 @@ pub(super) fn evaluate(
     batch: Option<usize>,
     list_limit: Option<usize>,
     notes: bool,
+    dispatch: Option<&mut (dyn Dispatch + '_)>,
+) -> anyhow::Result<(Report, Status)> {
+    let args = ProcessArgs {
+        paths,
+        input,
+        keep_others: false,
+    };
+    evaluate_inputs(args, config, now, batch, list_limit, notes, dispatch)
+}
+
+/// [`evaluate`], and with `args.keep_others` an input whose result set would replace another
+/// input's (of the same file name, written by an earlier `check` or `run` into the same
+/// results folder) is refused before it is read.
+fn evaluate_inputs(
+    args: ProcessArgs<'_>,
+    config: &Config,
+    now: DateTime<Utc>,
+    batch: Option<usize>,
+    list_limit: Option<usize>,
+    notes: bool,
     mut dispatch: Option<&mut (dyn Dispatch + '_)>,
 ) -> anyhow::Result<(Report, Status)> {
-    let args = ProcessArgs { paths, input };
+    let paths = args.paths;
     let (seller, demo) = config.seller();
     let explicit = match &args.input.mapping {
         Some(spec) => Some(Arc::new(pipeline::load_mapping(spec)?)),
@@ -379,9 +443,11 @@ pub(super) fn evaluate(
             crate::model::example::SELLER_VAT
         );
     }
+    let results = &args.input.results;
+    let sending = dispatch.is_some();
     let mut used: Vec<(PathBuf, PathBuf)> = Vec::new();
     for f in &files {
-        let target = crate::results::result_path(&args.input.results, f);
+        let target = crate::results::result_path(results, f);
         if let Some((_, other)) = used.iter().find(|(t, _)| *t == target) {
             files_out.push(whole_file_error(
                 f,
@@ -393,6 +459,15 @@ pub(super) fn evaluate(
             ));
             continue;
         }
+        if args.keep_others
+            && let crate::results::owner::Owner::Other(other) = crate::results::owner::owner(results, f)
+        {
+            files_out.push(whole_file_error(
+                f,
+                replaces_error(f, &target, &other, results, sending),
+            ));
+            continue;
+        }
         used.push((target, f.clone()));
         match check_one(
             f,
@@ -401,7 +476,7 @@ pub(super) fn evaluate(
             &files,
             config,
             &opts,
-            &args.input.results,
+            results,
             dispatch.as_deref_mut(),
         ) {
             Ok(Some(mut s)) => {
@@ -472,4 +547,6 @@ fn whole_file_error_doc(r: &Report, paths: &[PathBuf]) -> ErrorDoc {
 struct ProcessArgs<'a> {
     paths: &'a [PathBuf],
     input: &'a InputArgs,
+    /// Refuse an input whose result set would replace another input's (`check`, `run`).
+    keep_others: bool,
 }

@@ -22,6 +22,7 @@ pub mod documents;
 pub mod duplicates;
 mod error;
 mod issue;
+pub mod owner;
 pub mod qr;
 pub mod report;
 mod row;
