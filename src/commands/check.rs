@@ -16,8 +16,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod file_errors;
 mod print;
 
+use file_errors::{STOP_NOTE, not_sent_error, replaces_error};
 pub(super) use print::{accepted_text, print};
 
 /// What a `check` or `run` over several files gave: the `--json` document.
@@ -110,6 +112,24 @@ pub(super) fn parse_now(now: &Option<String>) -> anyhow::Result<DateTime<Utc>> {
     }
 }
 
+/// What [`check_one`] gave for a file.
+struct Checked {
+    summary: FileSummary,
+    /// `run`: the file's result files could not be written for a reason of the results folder
+    /// as a whole (a full disk, see [`crate::results::folder_unusable`]): why. No later file of
+    /// the run is read or sent.
+    folder_unusable: Option<String>,
+}
+
+impl Checked {
+    fn of(summary: FileSummary) -> Checked {
+        Checked {
+            summary,
+            folder_unusable: None,
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn check_one(
     path: &Path,
@@ -120,7 +140,7 @@ fn check_one(
     opts: &CheckOptions,
     results: &Path,
     dispatch: Option<&mut (dyn Dispatch + '_)>,
-) -> Result<Option<FileSummary>, String> {
+) -> Result<Option<Checked>, String> {
     let mapping = match explicit {
         Some(m) => m.clone(),
         None => {
@@ -173,8 +193,19 @@ fn check_one(
             ..Default::default()
         };
         let headers = prepared.bound.headers.names();
-        let mut writer = ResultWriter::create(results, path, &headers)
-            .map_err(|e| format!("cannot write the result file in {}: {e}", results.display()))?;
+        let mut writer = match ResultWriter::create(results, path, &headers) {
+            Ok(w) => w,
+            Err(e) => {
+                let message = format!("cannot write the result file in {}: {e}", results.display());
+                if !(sending && crate::results::folder_unusable(&e)) {
+                    return Err(message);
+                }
+                return Ok(Some(Checked {
+                    summary: whole_file_error(path, message),
+                    folder_unusable: Some(e.to_string()),
+                }));
+            }
+        };
         writer.set_mapping(&mapping.name);
         let bound = prepared.bound.clone();
         // A number whose rows are apart and that the ledger holds (issued in an earlier run):
@@ -193,13 +224,17 @@ fn check_one(
             &mut summary,
             dispatch.as_deref_mut(),
         ) {
+            let stop = sending && crate::results::folder_unusable(&e);
             summary.error = Some(format!(
                 "{e}: the result files of this input were not written (whatever {} held before is kept); \
                  free some space (or raise the file size limit) and try again{}",
                 results.display(),
                 sent_note(sending)
             ));
-            return Ok(Some(summary));
+            return Ok(Some(Checked {
+                summary,
+                folder_unusable: stop.then(|| e.to_string()),
+            }));
         }
         if known || !summary.codes.contains_key(crate::mapping::SPLIT_CODE) {
             break (writer, summary);
@@ -211,13 +246,17 @@ fn check_one(
     let finished = match writer.finish() {
         Ok(f) => f,
         Err(e) => {
+            let stop = sending && e.folder_unusable();
             summary.error = Some(format!(
                 "cannot finish the result files: {e}; make room in {} (or move what is in the way) and \
                  try again{}",
                 results.display(),
                 sent_note(sending)
             ));
-            return Ok(Some(summary));
+            return Ok(Some(Checked {
+                summary,
+                folder_unusable: stop.then(|| e.to_string()),
+            }));
         }
     };
     summary.result_file = Some(finished.result_csv.display().to_string());
@@ -227,7 +266,7 @@ fn check_one(
     if let Some(changed) = &summary.changed {
         summary.error = Some(changed_error(changed, sending));
     }
-    Ok(Some(summary))
+    Ok(Some(Checked::of(summary)))
 }
 
 /// The error of a file that changed while it was read: its results are written, its last
@@ -252,42 +291,6 @@ fn sent_note(sending: bool) -> &'static str {
     } else {
         ""
     }
-}
-
-/// The error of an input whose result set would replace `other`'s, another input's of the same
-/// file name, written by an earlier `check` or `run` into the same results folder.
-fn replaces_error(
-    input: &Path,
-    target: &Path,
-    other: &crate::results::owner::OtherSet,
-    results: &Path,
-    sending: bool,
-) -> String {
-    let issued = match other.accepted {
-        0 => String::new(),
-        n => format!(
-            "; with it the signed XML and QR files of its {}",
-            crate::text::count_of(n, "accepted document", "accepted documents")
-        ),
-    };
-    let stem = crate::results::input_stem(input);
-    format!(
-        "its result file {} would replace the one of {} (written {}{issued}): give this export another \
-         --results folder, or rename it{}; if it is that export, moved, first move {stem}.* and {}/ out \
-         of {}. Nothing of this export was {}",
-        target.display(),
-        other.input,
-        other.time,
-        if sending {
-            " (the ledger knows documents by their number, not by their file: a document issued before is \
-             reported from it and not sent again)"
-        } else {
-            ""
-        },
-        crate::results::artefacts::folder_name(&stem),
-        results.display(),
-        if sending { "read or sent" } else { "read" }
-    )
 }
 
 /// Run `invoicedrop check`.
@@ -446,7 +449,14 @@ fn evaluate_inputs(
     let results = &args.input.results;
     let sending = dispatch.is_some();
     let mut used: Vec<(PathBuf, PathBuf)> = Vec::new();
-    for f in &files {
+    // The file whose result files the results folder could not take, and why: `run` reads and
+    // sends no later file.
+    let mut stopped: Option<(PathBuf, String)> = None;
+    for (i, f) in files.iter().enumerate() {
+        if let Some((at, why)) = &stopped {
+            files_out.push(whole_file_error(f, not_sent_error(at, why, results)));
+            continue;
+        }
         let target = crate::results::result_path(results, f);
         if let Some((_, other)) = used.iter().find(|(t, _)| *t == target) {
             files_out.push(whole_file_error(
@@ -479,11 +489,18 @@ fn evaluate_inputs(
             results,
             dispatch.as_deref_mut(),
         ) {
-            Ok(Some(mut s)) => {
+            Ok(Some(Checked {
+                summary: mut s,
+                folder_unusable,
+            })) => {
                 if let Some((_, passed)) = moved.iter().find(|(m, _)| m == f) {
                     s.notes.insert(0, notes_last_note(passed));
                 }
-                files_out.push(s)
+                stopped = folder_unusable.map(|why| (f.clone(), why));
+                if let Some(e) = s.error.as_mut().filter(|_| stopped.is_some() && i + 1 < files.len()) {
+                    e.push_str(STOP_NOTE);
+                }
+                files_out.push(s);
             }
             Ok(None) => skipped_files.push(format!("{}: header file, read with its lines file", f.display())),
             Err(e) => files_out.push(whole_file_error(f, e)),
