@@ -15,7 +15,9 @@
 //! note and a QuickBooks credit memo issued as notes that pass the authority's validator
 //! (run/notes.rs), a credit note issued after its invoice in the same batch (run/note_order.rs),
 //! documents never sent told apart from those sent without an answer (run/not_sent.rs),
-//! and the configuration failures, each with a message that says what to do.
+//! another export of the same file name refused rather than replacing a result set
+//! (run/same_name.rs), no later file sent once the results folder takes no more result files
+//! (run/results_full.rs), and the configuration failures, each with a message that says what to do.
 
 #[path = "run/changed_file.rs"]
 mod changed_file;
@@ -51,6 +53,11 @@ mod original_date;
 mod reconcile;
 #[path = "run/report_totals.rs"]
 mod report_totals;
+#[cfg(unix)]
+#[path = "run/results_full.rs"]
+mod results_full;
+#[path = "run/same_name.rs"]
+mod same_name;
 #[path = "run/sap_join.rs"]
 mod sap_join;
 #[path = "run/split.rs"]

@@ -16,8 +16,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod file_errors;
 mod print;
 
+use file_errors::{STOP_NOTE, not_sent_error, replaces_error};
 pub(super) use print::{accepted_text, print};
 
 /// What a `check` or `run` over several files gave: the `--json` document.
@@ -110,6 +112,24 @@ pub(super) fn parse_now(now: &Option<String>) -> anyhow::Result<DateTime<Utc>> {
     }
 }
 
+/// What [`check_one`] gave for a file.
+struct Checked {
+    summary: FileSummary,
+    /// `run`: the file's result files could not be written for a reason of the results folder
+    /// as a whole (a full disk, see [`crate::results::folder_unusable`]): why. No later file of
+    /// the run is read or sent.
+    folder_unusable: Option<String>,
+}
+
+impl Checked {
+    fn of(summary: FileSummary) -> Checked {
+        Checked {
+            summary,
+            folder_unusable: None,
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn check_one(
     path: &Path,
@@ -120,7 +140,7 @@ fn check_one(
     opts: &CheckOptions,
     results: &Path,
     dispatch: Option<&mut (dyn Dispatch + '_)>,
-) -> Result<Option<FileSummary>, String> {
+) -> Result<Option<Checked>, String> {
     let mapping = match explicit {
         Some(m) => m.clone(),
         None => {
@@ -173,8 +193,19 @@ fn check_one(
             ..Default::default()
         };
         let headers = prepared.bound.headers.names();
-        let mut writer = ResultWriter::create(results, path, &headers)
-            .map_err(|e| format!("cannot write the result file in {}: {e}", results.display()))?;
+        let mut writer = match ResultWriter::create(results, path, &headers) {
+            Ok(w) => w,
+            Err(e) => {
+                let message = format!("cannot write the result file in {}: {e}", results.display());
+                if !(sending && crate::results::folder_unusable(&e)) {
+                    return Err(message);
+                }
+                return Ok(Some(Checked {
+                    summary: whole_file_error(path, message),
+                    folder_unusable: Some(e.to_string()),
+                }));
+            }
+        };
         writer.set_mapping(&mapping.name);
         let bound = prepared.bound.clone();
         // A number whose rows are apart and that the ledger holds (issued in an earlier run):
@@ -193,13 +224,17 @@ fn check_one(
             &mut summary,
             dispatch.as_deref_mut(),
         ) {
+            let stop = sending && crate::results::folder_unusable(&e);
             summary.error = Some(format!(
                 "{e}: the result files of this input were not written (whatever {} held before is kept); \
                  free some space (or raise the file size limit) and try again{}",
                 results.display(),
                 sent_note(sending)
             ));
-            return Ok(Some(summary));
+            return Ok(Some(Checked {
+                summary,
+                folder_unusable: stop.then(|| e.to_string()),
+            }));
         }
         if known || !summary.codes.contains_key(crate::mapping::SPLIT_CODE) {
             break (writer, summary);
@@ -211,13 +246,17 @@ fn check_one(
     let finished = match writer.finish() {
         Ok(f) => f,
         Err(e) => {
+            let stop = sending && e.folder_unusable();
             summary.error = Some(format!(
                 "cannot finish the result files: {e}; make room in {} (or move what is in the way) and \
                  try again{}",
                 results.display(),
                 sent_note(sending)
             ));
-            return Ok(Some(summary));
+            return Ok(Some(Checked {
+                summary,
+                folder_unusable: stop.then(|| e.to_string()),
+            }));
         }
     };
     if summary.rows == 0 {
@@ -230,7 +269,7 @@ fn check_one(
     if let Some(changed) = &summary.changed {
         summary.error = Some(changed_error(changed, sending));
     }
-    Ok(Some(summary))
+    Ok(Some(Checked::of(summary)))
 }
 
 /// The error of a file that changed while it was read: its results are written, its last
@@ -292,7 +331,12 @@ pub(super) fn process(
     {
         crate::logging::note(note);
     }
-    let mut report = evaluate(paths, input, config, now, None, list_limit, !cli.quiet, dispatch)?.0;
+    let args = ProcessArgs {
+        paths,
+        input,
+        keep_others: true,
+    };
+    let mut report = evaluate_inputs(args, config, now, None, list_limit, !cli.quiet, dispatch)?.0;
     report.document_list_truncated = report.files.iter().any(list_truncated);
     if report.document_list_truncated {
         report.document_list_note = Some(format!(
@@ -333,7 +377,10 @@ pub(super) fn clean_leftovers(results: &Path) -> Option<String> {
 
 /// [`process`] without printing anything but the demo-seller note (when `notes`): the report and
 /// its exit status. `batch` overrides the documents per batch; `list_limit` is the most
-/// documents listed per file (`None`: all). Used by `watch`, one file at a time.
+/// documents listed per file (`None`: all). Used by `watch`, one file at a time: the watcher
+/// gives each file a result set name of its own (a time-stamped one when the name is taken), and
+/// writes a file's results again from `done/`, so a set of the same name is not refused here
+/// (as `check` and `run` refuse another input's, see [`process`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn evaluate(
     paths: &[PathBuf],
@@ -343,9 +390,29 @@ pub(super) fn evaluate(
     batch: Option<usize>,
     list_limit: Option<usize>,
     notes: bool,
+    dispatch: Option<&mut (dyn Dispatch + '_)>,
+) -> anyhow::Result<(Report, Status)> {
+    let args = ProcessArgs {
+        paths,
+        input,
+        keep_others: false,
+    };
+    evaluate_inputs(args, config, now, batch, list_limit, notes, dispatch)
+}
+
+/// [`evaluate`], and with `args.keep_others` an input whose result set would replace another
+/// input's (of the same file name, written by an earlier `check` or `run` into the same
+/// results folder) is refused before it is read.
+fn evaluate_inputs(
+    args: ProcessArgs<'_>,
+    config: &Config,
+    now: DateTime<Utc>,
+    batch: Option<usize>,
+    list_limit: Option<usize>,
+    notes: bool,
     mut dispatch: Option<&mut (dyn Dispatch + '_)>,
 ) -> anyhow::Result<(Report, Status)> {
-    let args = ProcessArgs { paths, input };
+    let paths = args.paths;
     let (seller, demo) = config.seller();
     let explicit = match &args.input.mapping {
         Some(spec) => Some(Arc::new(pipeline::load_mapping(spec)?)),
@@ -388,9 +455,18 @@ pub(super) fn evaluate(
             crate::model::example::SELLER_VAT
         ));
     }
+    let results = &args.input.results;
+    let sending = dispatch.is_some();
     let mut used: Vec<(PathBuf, PathBuf)> = Vec::new();
-    for f in &files {
-        let target = crate::results::result_path(&args.input.results, f);
+    // The file whose result files the results folder could not take, and why: `run` reads and
+    // sends no later file.
+    let mut stopped: Option<(PathBuf, String)> = None;
+    for (i, f) in files.iter().enumerate() {
+        if let Some((at, why)) = &stopped {
+            files_out.push(whole_file_error(f, not_sent_error(at, why, results)));
+            continue;
+        }
+        let target = crate::results::result_path(results, f);
         if let Some((_, other)) = used.iter().find(|(t, _)| *t == target) {
             files_out.push(whole_file_error(
                 f,
@@ -402,6 +478,15 @@ pub(super) fn evaluate(
             ));
             continue;
         }
+        if args.keep_others
+            && let crate::results::owner::Owner::Other(other) = crate::results::owner::owner(results, f)
+        {
+            files_out.push(whole_file_error(
+                f,
+                replaces_error(f, &target, &other, results, sending),
+            ));
+            continue;
+        }
         used.push((target, f.clone()));
         match check_one(
             f,
@@ -410,14 +495,21 @@ pub(super) fn evaluate(
             &files,
             config,
             &opts,
-            &args.input.results,
+            results,
             dispatch.as_deref_mut(),
         ) {
-            Ok(Some(mut s)) => {
+            Ok(Some(Checked {
+                summary: mut s,
+                folder_unusable,
+            })) => {
                 if let Some((_, passed)) = moved.iter().find(|(m, _)| m == f) {
                     s.notes.insert(0, notes_last_note(passed));
                 }
-                files_out.push(s)
+                stopped = folder_unusable.map(|why| (f.clone(), why));
+                if let Some(e) = s.error.as_mut().filter(|_| stopped.is_some() && i + 1 < files.len()) {
+                    e.push_str(STOP_NOTE);
+                }
+                files_out.push(s);
             }
             Ok(None) => skipped_files.push(format!("{}: header file, read with its lines file", f.display())),
             Err(e) => files_out.push(whole_file_error(f, e)),
@@ -481,4 +573,6 @@ fn whole_file_error_doc(r: &Report, paths: &[PathBuf]) -> ErrorDoc {
 struct ProcessArgs<'a> {
     paths: &'a [PathBuf],
     input: &'a InputArgs,
+    /// Refuse an input whose result set would replace another input's (`check`, `run`).
+    keep_others: bool,
 }

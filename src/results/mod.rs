@@ -22,6 +22,7 @@ pub mod documents;
 pub mod duplicates;
 mod error;
 mod issue;
+pub mod owner;
 pub mod qr;
 pub mod report;
 mod row;
@@ -35,7 +36,7 @@ pub mod xml_totals;
 
 pub use artefacts::{ArtefactContent, ArtefactPaths, write_accepted};
 pub use documents::DocumentRecord;
-pub use error::ResultsError;
+pub use error::{ResultsError, folder_unusable};
 pub use issue::ResultIssue;
 pub(crate) use issue::without_code;
 pub use row::{CellText, ResultRow};

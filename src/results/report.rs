@@ -271,6 +271,7 @@ fn reconcile_set(ctx: &mut Ctx<'_>, files: &SetFiles, counted: &[bool]) -> Resul
     }
     if let Some(w) = written {
         summary.files = w.files.clone();
+        summary.input_paths = w.input_paths.clone();
         summary.mapping = w.mapping.clone();
         summary.time = w.time.clone();
         summary.notes = w.notes.clone();

@@ -230,8 +230,13 @@ impl Conflicts {
 pub struct Summary {
     /// Layout version ([`SUMMARY_FORMAT`]).
     pub format: u32,
-    /// The input file(s).
+    /// The input file(s), each as given on the command line.
     pub files: Vec<String>,
+    /// The same input file(s), each as an absolute path with links resolved: whose result set
+    /// this is, however the input was given (see `owner`). Absent from summaries written
+    /// before it (read as none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub input_paths: Vec<String>,
     /// The mapping used (empty when several).
     pub mapping: String,
     /// When the results were written (RFC 3339).
@@ -291,6 +296,11 @@ impl SummaryBuilder {
                 ..Summary::default()
             },
         }
+    }
+
+    /// Record the input as an absolute path with links resolved ([`Summary::input_paths`]).
+    pub fn set_input_path(&mut self, path: &str) {
+        self.summary.input_paths = vec![path.to_string()];
     }
 
     /// Set the mapping.
@@ -444,6 +454,7 @@ impl Summary {
     pub fn merge(&mut self, other: &Summary) {
         self.format = SUMMARY_FORMAT;
         self.files.extend(other.files.iter().cloned());
+        self.input_paths.extend(other.input_paths.iter().cloned());
         if self.mapping != other.mapping {
             self.mapping = if self.mapping.is_empty() && self.rows == 0 {
                 other.mapping.clone()

@@ -107,10 +107,12 @@ impl ResultWriter {
         };
         let documents = DocumentsFile::create(&documents_path(results_dir, &stem))?;
         let time = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
+        let mut summary = SummaryBuilder::new(&input.display().to_string(), "", &time);
+        summary.set_input_path(&super::owner::resolved(input).display().to_string());
         Ok(ResultWriter {
             results_dir: results_dir.to_path_buf(),
             folder: artefacts::folder_name(&stem),
-            summary: SummaryBuilder::new(&input.display().to_string(), "", &time),
+            summary,
             stem,
             csv: Some(csv),
             xlsx,

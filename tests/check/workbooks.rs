@@ -278,10 +278,10 @@ fn a_discount_cell_shown_as_a_percentage_is_read_as_the_percentage_shown() {
     }
     assert_eq!(shown, 4, "the sample's discounts: 5, 12.5, 2 and 10 %");
     save(&mut book, dir.path(), "x.xlsx");
-    let check = |name: &str| {
+    let check = |name: &str, results: &str| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_invoicedrop"))
             .current_dir(dir.path())
-            .args(["check", name, "--now", super::NOW, "--results", "r"])
+            .args(["check", name, "--now", super::NOW, "--results", results])
             .output()
             .unwrap();
         assert!(
@@ -290,17 +290,18 @@ fn a_discount_cell_shown_as_a_percentage_is_read_as_the_percentage_shown() {
             String::from_utf8_lossy(&out.stderr)
         );
     };
-    check("x.csv");
+    check("x.csv", "r");
     let from_csv = figures(&dir.path().join("r/x.documents.csv"));
     assert!(
         from_csv.iter().any(|d| d[0] == "INV-0107" && d[1] == "valid"),
         "{from_csv:?}"
     );
-    // Both write r/x.*: the workbook's set replaces the CSV's, read before.
-    check("x.xlsx");
-    let from_book = figures(&dir.path().join("r/x.documents.csv"));
+    // Each into a results folder of its own: the workbook's set would replace the CSV's, another
+    // export's, which is refused.
+    check("x.xlsx", "rb");
+    let from_book = figures(&dir.path().join("rb/x.documents.csv"));
     assert_eq!(from_book, from_csv);
-    let rows = super::result_rows(&dir.path().join("r/x.result.csv"));
+    let rows = super::result_rows(&dir.path().join("rb/x.result.csv"));
     assert_eq!(
         rows[1][discount], "5%",
         "the result file shows the cell as the workbook does"
