@@ -8,7 +8,7 @@ use crate::ingest::{IngestError, ReadOptions, RowReader, peek_headers};
 use crate::mapping::detect::{self, Candidate};
 use crate::mapping::{Bound, JoinRows, KeyScan, Mapping, MappingError, SplitKeys, bundled};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// Why a whole file could not be checked.
@@ -116,32 +116,8 @@ pub fn lookup_file_names(mappings: &[Mapping]) -> Vec<String> {
     names
 }
 
-/// Why the two files of a two-file export fail in a drop folder, as their errors say it.
-pub const PAIR_NOT_IN_WATCH: &str =
-    "`invoicedrop watch` takes files one at a time and cannot pair the two files of such an export";
-
-/// The header file of a lines file, by the join's file-name replacement.
-pub fn join_partner(m: &Mapping, lines: &Path) -> Option<PathBuf> {
-    let j = m.join.as_ref()?;
-    let name = lines.file_name()?.to_string_lossy().into_owned();
-    let (from, to) = (&j.file_replace[0], &j.file_replace[1]);
-    let lower = name.to_lowercase();
-    let at = lower.find(&from.to_lowercase())?;
-    let new = format!("{}{}{}", &name[..at], to, &name[at + from.len()..]);
-    Some(lines.with_file_name(new))
-}
-
-/// The lines file of a header file (the join's replacement backwards).
-pub fn join_lines_partner(m: &Mapping, header: &Path) -> Option<PathBuf> {
-    let j = m.join.as_ref()?;
-    let name = header.file_name()?.to_string_lossy().into_owned();
-    let (from, to) = (&j.file_replace[1], &j.file_replace[0]);
-    let lower = name.to_lowercase();
-    let at = lower.find(&from.to_lowercase())?;
-    let new = format!("{}{}{}", &name[..at], to, &name[at + from.len()..]);
-    let p = header.with_file_name(new);
-    p.is_file().then_some(p)
-}
+pub use super::join_files::{PAIR_NOT_IN_WATCH, header_alone_message};
+use super::join_files::{Partner, header_missing_message, join_header, other_extension_note};
 
 /// An export ready to check.
 pub struct Prepared {
@@ -164,27 +140,28 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
     let mut notes: Vec<String> = reader.notes().to_vec();
     let join = match &mapping.join {
         Some(j) => {
-            let hp = join_partner(&mapping, path).ok_or_else(|| MappingError::Lookup {
+            let partner = join_header(&mapping, path).ok_or_else(|| MappingError::Lookup {
                 path: path.display().to_string(),
                 message: format!(
                     "mapping {} reads a header file beside this lines file, named like it with {:?} in place of {:?}; this file name has no {:?}",
                     mapping.name, j.file_replace[1], j.file_replace[0], j.file_replace[0]
                 ),
             })?;
-            if !hp.is_file() {
-                return Err(MappingError::Lookup {
-                    path: path.display().to_string(),
-                    message: format!(
-                        "this is the lines file of a {} export, read with its header file {}, which is not beside it: \
-                         put the two files side by side and give them together to `invoicedrop check` or \
-                         `invoicedrop run` ({PAIR_NOT_IN_WATCH})",
-                        mapping.name,
-                        hp.file_name()
-                            .map_or_else(|| hp.display().to_string(), |n| n.to_string_lossy().into_owned())
-                    ),
+            let hp = match &partner {
+                Partner::Found(p) => p.clone(),
+                // Re-saved from Excel under another extension: paired, each read as what it is.
+                Partner::OtherExtension { expected, found } => {
+                    notes.push(other_extension_note(expected, found));
+                    found.clone()
                 }
-                .into());
-            }
+                Partner::Several { .. } | Partner::Missing(_) => {
+                    return Err(MappingError::Lookup {
+                        path: path.display().to_string(),
+                        message: header_missing_message(&mapping, &partner),
+                    }
+                    .into());
+                }
+            };
             let hopts = ReadOptions {
                 header_rows: j.header_rows.unwrap_or(opts.header_rows),
                 ..opts.clone()
