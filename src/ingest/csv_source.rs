@@ -170,7 +170,21 @@ pub(crate) fn open(
     };
     let header_line = opts.header_row.map_or(1, |n| n.max(1) as u64);
     let delimiter = match opts.delimiter {
-        Some(d) => d,
+        // The mapping's, unless it splits no column out of the header line and the file's own
+        // delimiter does (the export saved again with another list separator): as a byte-order
+        // mark wins over the mapping's encoding, the file's evidence wins, with a note.
+        Some(d) => match sniff::instead_of(&text, complete, header_line, d) {
+            Some(own) => {
+                notes.push(format!(
+                    "delimiter: {} (detected), not the mapping's {}, which splits no column out of the header \
+                     line (the export saved again with another list separator, as Excel's \"CSV UTF-8\" does)",
+                    delimiter_name(own),
+                    delimiter_name(d)
+                ));
+                own
+            }
+            None => d,
+        },
         None => match sniff::sniff_delimiter(&text, complete, header_line) {
             Some(d) => {
                 notes.push(format!("delimiter: {} (detected)", delimiter_name(d)));

@@ -38,6 +38,32 @@ pub(crate) fn sniff_delimiter(sample: &[u8], complete: bool, from_line: u64) -> 
     best.map(|(d, _, _)| d)
 }
 
+/// The delimiter a file's lines are split by instead of `forced` (a mapping's): when `forced`
+/// splits its header line (the first non-blank record from `from_line`) into one cell, and the
+/// sniffed delimiter into two or more. A legacy export saved again by Excel with the machine's
+/// list separator (`,` where the export had `;`) is so; `forced` could not read that header, so
+/// nothing is lost by reading it with the file's own delimiter.
+pub(crate) fn instead_of(sample: &[u8], complete: bool, from_line: u64, forced: u8) -> Option<u8> {
+    if header_fields(sample, forced, from_line)? > 1 {
+        return None;
+    }
+    let sniffed = sniff_delimiter(sample, complete, from_line)?;
+    (sniffed != forced && header_fields(sample, sniffed, from_line)? > 1).then_some(sniffed)
+}
+
+/// How many fields `delimiter` splits the first non-blank record from `from_line` into.
+fn header_fields(sample: &[u8], delimiter: u8, from_line: u64) -> Option<usize> {
+    let mut reader = RecordReader::new(sample, delimiter);
+    let mut rec = Record::default();
+    loop {
+        match reader.read(&mut rec) {
+            Ok(Outcome::Record) if rec.line() >= from_line && !is_blank(&rec) => return Some(rec.len()),
+            Ok(Outcome::Record | Outcome::TooLong) => {}
+            Ok(Outcome::End) | Err(_) => return None,
+        }
+    }
+}
+
 /// Field counts of the first non-blank records.
 fn field_counts(sample: &[u8], delimiter: u8, complete: bool, from_line: u64) -> Vec<usize> {
     let mut reader = RecordReader::new(sample, delimiter);
@@ -141,6 +167,22 @@ mod tests {
     fn trailing_delimiters_and_ragged_rows() {
         assert_eq!(sniff("a;b;c;\n1;2;3;\n4;5;6;\n"), Some(';'));
         assert_eq!(sniff("a|b|c\n1|2\n4|5|6\n7|8|9\n"), Some('|'));
+    }
+
+    #[test]
+    fn a_forced_delimiter_that_splits_no_header_gives_way() {
+        let resaved = "No,Amount,Note\nA,\"35,3\",x\nB,\"1,5\",y\n";
+        assert_eq!(instead_of(resaved.as_bytes(), true, 1, b';'), Some(b','));
+        // The forced one splits the header: kept, whatever the sniffer thinks.
+        let own = "No;Amount;Note\nA;35,3;x\nB;1,5;y\n";
+        assert_eq!(instead_of(own.as_bytes(), true, 1, b';'), None);
+        // And the other way round: a mapping saying `,` reads a `;` file.
+        assert_eq!(instead_of(own.as_bytes(), true, 1, b','), Some(b';'));
+        // A one-column file: nothing splits its header.
+        assert_eq!(instead_of(b"No\nA\nB\n", true, 1, b';'), None);
+        // The header line given (a title above it).
+        let titled = "Sales export\nNo,Amount\nA,1\n";
+        assert_eq!(instead_of(titled.as_bytes(), true, 2, b';'), Some(b','));
     }
 
     #[test]

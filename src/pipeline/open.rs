@@ -4,7 +4,7 @@
 
 use super::{Input, RowError};
 use crate::config::Config;
-use crate::ingest::{IngestError, ReadOptions, RowReader, peek_headers};
+use crate::ingest::{FileFormat, IngestError, ReadOptions, RowReader, peek_headers};
 use crate::mapping::detect::{self, Candidate};
 use crate::mapping::{Bound, JoinRows, KeyScan, Mapping, MappingError, SplitKeys, bundled};
 use std::collections::HashMap;
@@ -207,7 +207,9 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
             closest,
             hint: None,
         }) if input == path.display().to_string() => {
-            let hint = missing_column_hint(reader, &mapping).map(Into::into);
+            let hint = delimiter_hint(path, &opts, &reader, &mapping)
+                .or_else(|| missing_column_hint(reader, &mapping))
+                .map(Into::into);
             return Err(MappingError::MissingColumn {
                 input,
                 mapping: name,
@@ -331,6 +333,49 @@ fn header_search(reader: RowReader, mappings: &[&Mapping]) -> HeaderSearch {
         found,
         last,
     }
+}
+
+/// For a column of `mapping` missing from the export that `reader` opened with `opts`: when
+/// the mapping fixes a delimiter that split the header line (so the reader kept it), and the
+/// file's own delimiter is another that finds more of the mapping's columns, that delimiter and
+/// the fix. (A fixed delimiter that splits no column out of the header line gives way to the
+/// file's by itself, with a note.)
+fn delimiter_hint(path: &Path, opts: &ReadOptions, reader: &RowReader, mapping: &Mapping) -> Option<String> {
+    let fixed = opts.delimiter?;
+    let found = |headers: &[Vec<String>]| {
+        detect::score(mapping, headers)
+            .iter()
+            .filter(|c| c.role == detect::Role::Export)
+            .map(|c| (c.matched.len(), c.matched.len() + c.missing.len()))
+            .next()
+            .unwrap_or_default()
+    };
+    let own_opts = ReadOptions {
+        delimiter: None,
+        ..opts.clone()
+    };
+    let own_reader = RowReader::open(path, &own_opts).ok()?;
+    let FileFormat::Csv { delimiter: own, .. } = own_reader.format() else {
+        return None;
+    };
+    let (here, _) = found(reader.header_rows());
+    let (there, of) = found(own_reader.header_rows());
+    if own == fixed || there <= here {
+        return None;
+    }
+    let name = |d: u8| match d {
+        b'\t' => "tab".to_string(),
+        d => char::from(d).to_string(),
+    };
+    Some(format!(
+        "this mapping reads cells separated by {:?} (delimiter in its [input]), and this file's lines are separated \
+         by {:?}: read so, its header has {there} of the mapping's {of} required columns; save the file with {:?} \
+         again, or pass a copy of the mapping with delimiter = {:?} in its [input] (see mappings/README.md)",
+        name(fixed),
+        name(own),
+        name(fixed),
+        name(own)
+    ))
 }
 
 /// For a column of `mapping` missing from the export that `reader` opened: where the header was
