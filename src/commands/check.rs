@@ -152,16 +152,10 @@ fn check_one(
                 .cloned()
                 .ok_or_else(|| "internal: detected mapping vanished".to_string())?;
             if chosen.role == Role::JoinHeader {
-                let partner = pipeline::open::join_lines_partner(&m, path);
-                return match partner {
-                    Some(p) if all_files.iter().any(|f| crate::mapping::lookup::same_file(f, &p)) => Ok(None),
-                    _ => Err(format!(
-                        "this is the header file of a {} export; check or run its lines file (the same name with {:?} in place of {:?}), which reads this one, with it beside it ({})",
-                        m.name,
-                        m.join.as_ref().map(|j| j.file_replace[0].clone()).unwrap_or_default(),
-                        m.join.as_ref().map(|j| j.file_replace[1].clone()).unwrap_or_default(),
-                        pipeline::open::PAIR_NOT_IN_WATCH
-                    )),
+                // Nothing to say when a lines file given with it reads it.
+                return match pipeline::open::header_alone_message(&m, path, all_files) {
+                    None => Ok(None),
+                    Some(message) => Err(message),
                 };
             }
             Arc::new(m)

@@ -72,16 +72,6 @@ pub(crate) struct OpenedCsv {
     pub(crate) notes: Vec<String>,
 }
 
-fn delimiter_name(d: u8) -> String {
-    match d {
-        b',' => "comma".to_owned(),
-        b';' => "semicolon".to_owned(),
-        b'\t' => "tab".to_owned(),
-        b'|' => "pipe".to_owned(),
-        other => format!("{:?}", char::from(other)),
-    }
-}
-
 /// Reads up to [`SAMPLE_BYTES`]; `true` when that is the whole file.
 fn read_sample(f: &mut File) -> io::Result<(Vec<u8>, bool)> {
     let mut sample = Vec::with_capacity(SAMPLE_BYTES);
@@ -169,23 +159,14 @@ pub(crate) fn open(
         TextEncoding::Decode(enc) => Cow::Owned(enc.decode_without_bom_handling(body).0.into_owned().into_bytes()),
     };
     let header_line = opts.header_row.map_or(1, |n| n.max(1) as u64);
-    let delimiter = match opts.delimiter {
-        Some(d) => d,
-        None => match sniff::sniff_delimiter(&text, complete, header_line) {
-            Some(d) => {
-                notes.push(format!("delimiter: {} (detected)", delimiter_name(d)));
-                d
-            }
-            None => {
-                notes.push(format!(
-                    "delimiter: none of comma, semicolon, tab or pipe splits the first lines \
-                     into columns; read as one column ({} assumed)",
-                    delimiter_name(default_delimiter)
-                ));
-                default_delimiter
-            }
-        },
-    };
+    let delimiter = sniff::choose(
+        &text,
+        complete,
+        header_line,
+        opts.delimiter,
+        default_delimiter,
+        &mut notes,
+    );
     f.seek(SeekFrom::Start(choice.bom_len as u64)).map_err(open_err)?;
     let (inner, mode): (Box<dyn Read + Send>, Mode) = match choice.encoding {
         TextEncoding::Utf8 { legacy_fallback } => (

@@ -18,9 +18,3 @@ fn a_byte_order_mark_alone_is_said_as_such() {
     assert_eq!(only_bom(b"\xff\xfe\n"), None, "an odd byte is not UTF-16 text");
     assert_eq!(only_bom(b" \n"), None);
 }
-
-#[test]
-fn delimiter_names() {
-    assert_eq!(delimiter_name(b'\t'), "tab");
-    assert_eq!(delimiter_name(b'#'), "'#'");
-}

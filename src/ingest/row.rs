@@ -177,6 +177,14 @@ pub struct ReadProblem {
     pub message: String,
 }
 
+impl ReadProblem {
+    /// True for a problem that makes every cell of the row doubtful (`INV-ROW-CELLS`,
+    /// `INV-ROW-QUOTE`): the row is never the one its document's fields are read from.
+    pub fn shifts_cells(&self) -> bool {
+        matches!(self.code, "INV-ROW-CELLS" | "INV-ROW-QUOTE")
+    }
+}
+
 /// One data row: cells in header order (a short row is padded with empty cells, extra cells
 /// beyond the headers are kept at the end), and where it came from.
 #[derive(Debug, Clone)]
@@ -325,6 +333,12 @@ impl Row {
     /// What the reader found wrong in the record, when it could still read its cells.
     pub fn problem(&self) -> Option<&ReadProblem> {
         self.problem.as_deref()
+    }
+
+    /// True when the reader found the row's cells may be shifted ([`ReadProblem::shifts_cells`]):
+    /// no cell of it can be trusted to be in its column.
+    pub fn cells_shifted(&self) -> bool {
+        self.problem().is_some_and(ReadProblem::shifts_cells)
     }
 
     /// Record what is wrong in the row (after its cells are set: setting them clears it).

@@ -7,6 +7,10 @@
 //! most common field count covers the largest share of the records, then the one with more
 //! fields, then the earlier one in the list above. A title line above the header just lowers
 //! every candidate's share a little.
+//!
+//! A mapping's delimiter is used as it is, unless it splits no column out of the header line and
+//! the sniffed one does ([`instead_of`]): the file's evidence wins, as a byte-order mark wins
+//! over the mapping's encoding, and a note says so ([`choose`]).
 
 use super::records::{Outcome, Record, RecordReader};
 
@@ -36,6 +40,86 @@ pub(crate) fn sniff_delimiter(sample: &[u8], complete: bool, from_line: u64) -> 
         }
     }
     best.map(|(d, _, _)| d)
+}
+
+/// How notes name a delimiter.
+fn delimiter_name(d: u8) -> String {
+    match d {
+        b',' => "comma".to_owned(),
+        b';' => "semicolon".to_owned(),
+        b'\t' => "tab".to_owned(),
+        b'|' => "pipe".to_owned(),
+        other => format!("{:?}", char::from(other)),
+    }
+}
+
+/// The delimiter to read a text file with (`text`: its decoded sample, whole when `complete`;
+/// `header_line`: where its header is), with a note on how it was chosen: the mapping's
+/// (`forced`), unless it splits no column out of the header line and the file's own delimiter
+/// does ([`instead_of`]: as a byte-order mark wins over the mapping's encoding, the file's
+/// evidence wins); else the one sniffed; `default` when none splits the first lines.
+pub(crate) fn choose(
+    text: &[u8],
+    complete: bool,
+    header_line: u64,
+    forced: Option<u8>,
+    default: u8,
+    notes: &mut Vec<String>,
+) -> u8 {
+    match forced {
+        Some(d) => match instead_of(text, complete, header_line, d) {
+            Some(own) => {
+                notes.push(format!(
+                    "delimiter: {} (detected), not the mapping's {}, which splits no column out of the header \
+                     line (the export saved again with another list separator, as Excel's \"CSV UTF-8\" does)",
+                    delimiter_name(own),
+                    delimiter_name(d)
+                ));
+                own
+            }
+            None => d,
+        },
+        None => match sniff_delimiter(text, complete, header_line) {
+            Some(d) => {
+                notes.push(format!("delimiter: {} (detected)", delimiter_name(d)));
+                d
+            }
+            None => {
+                notes.push(format!(
+                    "delimiter: none of comma, semicolon, tab or pipe splits the first lines \
+                     into columns; read as one column ({} assumed)",
+                    delimiter_name(default)
+                ));
+                default
+            }
+        },
+    }
+}
+
+/// The delimiter a file's lines are split by instead of `forced` (a mapping's): when `forced`
+/// splits its header line (the first non-blank record from `from_line`) into one cell, and the
+/// sniffed delimiter into two or more. A legacy export saved again by Excel with the machine's
+/// list separator (`,` where the export had `;`) is so; `forced` could not read that header, so
+/// nothing is lost by reading it with the file's own delimiter.
+pub(crate) fn instead_of(sample: &[u8], complete: bool, from_line: u64, forced: u8) -> Option<u8> {
+    if header_fields(sample, forced, from_line)? > 1 {
+        return None;
+    }
+    let sniffed = sniff_delimiter(sample, complete, from_line)?;
+    (sniffed != forced && header_fields(sample, sniffed, from_line)? > 1).then_some(sniffed)
+}
+
+/// How many fields `delimiter` splits the first non-blank record from `from_line` into.
+fn header_fields(sample: &[u8], delimiter: u8, from_line: u64) -> Option<usize> {
+    let mut reader = RecordReader::new(sample, delimiter);
+    let mut rec = Record::default();
+    loop {
+        match reader.read(&mut rec) {
+            Ok(Outcome::Record) if rec.line() >= from_line && !is_blank(&rec) => return Some(rec.len()),
+            Ok(Outcome::Record | Outcome::TooLong) => {}
+            Ok(Outcome::End) | Err(_) => return None,
+        }
+    }
 }
 
 /// Field counts of the first non-blank records.
@@ -141,6 +225,28 @@ mod tests {
     fn trailing_delimiters_and_ragged_rows() {
         assert_eq!(sniff("a;b;c;\n1;2;3;\n4;5;6;\n"), Some(';'));
         assert_eq!(sniff("a|b|c\n1|2\n4|5|6\n7|8|9\n"), Some('|'));
+    }
+
+    #[test]
+    fn a_forced_delimiter_that_splits_no_header_gives_way() {
+        let resaved = "No,Amount,Note\nA,\"35,3\",x\nB,\"1,5\",y\n";
+        assert_eq!(instead_of(resaved.as_bytes(), true, 1, b';'), Some(b','));
+        // The forced one splits the header: kept, whatever the sniffer thinks.
+        let own = "No;Amount;Note\nA;35,3;x\nB;1,5;y\n";
+        assert_eq!(instead_of(own.as_bytes(), true, 1, b';'), None);
+        // And the other way round: a mapping saying `,` reads a `;` file.
+        assert_eq!(instead_of(own.as_bytes(), true, 1, b','), Some(b';'));
+        // A one-column file: nothing splits its header.
+        assert_eq!(instead_of(b"No\nA\nB\n", true, 1, b';'), None);
+        // The header line given (a title above it).
+        let titled = "Sales export\nNo,Amount\nA,1\n";
+        assert_eq!(instead_of(titled.as_bytes(), true, 2, b';'), Some(b','));
+    }
+
+    #[test]
+    fn delimiter_names() {
+        assert_eq!(delimiter_name(b'\t'), "tab");
+        assert_eq!(delimiter_name(b'#'), "'#'");
     }
 
     #[test]

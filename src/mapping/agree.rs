@@ -1,7 +1,9 @@
 //! The rows of one document must agree on its document fields.
 //!
 //! A document's fields (number, date, buyer, currency, the export's totals...) are read from its
-//! first row. Exports either repeat them on every line row (Xero, QuickBooks, Zoho, Sage) or leave
+//! first row; from its first row whose cells are in place when that one's may be shifted (more
+//! cells than headers: `17,678.80` unquoted), and a row whose cells may be shifted is compared
+//! with nothing (its one finding says so). Exports either repeat them on every line row (Xero, QuickBooks, Zoho, Sage) or leave
 //! them blank on continuation rows (Odoo, ERPNext). A later row that says something else in such a
 //! column is an export the tool cannot read safely: two invoices sharing a number, a line moved
 //! into the wrong invoice, an edited cell. Taking the first row's value silently would issue a
@@ -54,18 +56,29 @@ fn same_values(bound: &Bound, fields: &[FieldId], a: &Row, b: &Row, column: usiz
     })
 }
 
-/// One error per row and column where a line row after the first (`rows`: index in the
-/// document's rows, the row) gives a document field another value than its first row does.
-pub(super) fn check(bound: &Bound, rows: &[(usize, &Row)], issues: &mut Vec<(Option<usize>, Issue)>) {
-    let Some(((_, first), rest)) = rows.split_first() else {
+/// One error per row and column where a line row (`rows`: index in the document's rows, the
+/// row) gives a document field another value than the row the document is read from (`reference`,
+/// its index: the first row, or the first whose cells are in place) does. Rows whose cells may be
+/// shifted are not compared.
+pub(super) fn check(bound: &Bound, rows: &[(usize, &Row)], reference: usize, issues: &mut Vec<(Option<usize>, Issue)>) {
+    let Some(&(_, first)) = rows.iter().find(|(i, _)| *i == reference) else {
         return;
     };
     let columns = bound.document_columns();
-    if rest.is_empty() || columns.is_empty() {
+    if rows.len() < 2 || columns.is_empty() {
         return;
     }
+    // The rows above the reference, when there are, have their cells shifted.
+    let which = if rows.first().is_some_and(|(i, _)| *i == reference) {
+        "this document's first row"
+    } else {
+        "this document's first row whose cells are in place (the rows above it may have theirs shifted)"
+    };
     let firsts: Vec<CellRef<'_>> = columns.iter().map(|(c, _)| first.get(*c)).collect();
-    for &(idx, row) in rest {
+    for &(idx, row) in rows {
+        if idx == reference || row.cells_shifted() {
+            continue;
+        }
         for ((c, fields), &there) in columns.iter().zip(&firsts) {
             let here = row.get(*c);
             // Equal cells first (the usual case: the derived comparison, inlined; starting with
@@ -88,9 +101,9 @@ pub(super) fn check(bound: &Bound, rows: &[(usize, &Row)], issues: &mut Vec<(Opt
                     Some(bound.column_label(*c).to_string()),
                     Some(here.as_text().trimmed().to_string()),
                     format!(
-                        "{} {}, this document's first row, {said}; a document is read from its first row, so its \
-                         other rows must repeat what it says in this column or leave it blank: correct the export, or \
-                         give these rows a document number of their own",
+                        "{} {}, {which}, {said}; a document is read from that row, so its other rows must repeat \
+                         what it says in this column or leave it blank: correct the export, or give these rows a \
+                         document number of their own",
                         // As the file's other messages name it: a line of text, a row of a sheet.
                         if first.source.sheet.is_some() { "row" } else { "line" },
                         first.source.line
@@ -210,6 +223,92 @@ line.tax = { column = "Tax", default = "15%" }
             found[0].3
         );
         assert!(found[0].3.contains("correct the export"), "{}", found[0].3);
+    }
+
+    /// Mark `row` as the reader does a row with more cells than headers.
+    fn shift(row: &mut Row) {
+        row.set_problem(crate::ingest::ReadProblem {
+            code: "INV-ROW-CELLS",
+            column: None,
+            value: None,
+            message: "more cells than headers".into(),
+        });
+    }
+
+    #[test]
+    fn a_first_row_with_shifted_cells_is_not_what_the_others_are_compared_with() {
+        // `1,150.00` unquoted in A1's first row: its Cur and Customer read the cells beside them.
+        let (h, mut rows) = rows_from_csv(
+            &format!(
+                "{HEAD}A1,05/11/2026,Al Ofuq,34.50,Pen,2,10,,\n\
+                 A1,05/11/2026,SAR,Al Ofuq,34.50,Cup,1,10,\n\
+                 A1,05/11/2026,SAR,Al Ofuq,34.50,Mug,1,10,\n\
+                 A1,05/11/2026,USD,Al Ofuq,34.50,Box,1,10,\n"
+            ),
+            1,
+        );
+        shift(&mut rows[0]);
+        let found = conflicts_in(MAPPING, &h, rows.clone());
+        let short: Vec<(usize, &str, &str)> = found.iter().map(|(r, c, v, _)| (*r, c.as_str(), v.as_str())).collect();
+        // The second row is the reference: the fourth contradicts it, the first is not compared.
+        assert_eq!(short, vec![(3, "Cur", "USD")]);
+        assert!(
+            found[0]
+                .3
+                .starts_with("line 3, this document's first row whose cells are in place (the rows above it"),
+            "{}",
+            found[0].3
+        );
+        // The document's fields are the second row's.
+        let b = bound(MAPPING, &h);
+        let units = group_all(&b, rows);
+        let Some(Unit::Document(d)) = units.first() else {
+            panic!("{units:?}");
+        };
+        assert_eq!(d.reference().map(|(i, _)| i), Some(1));
+        let built = build(d, &b, &std::sync::Arc::new(crate::model::example::seller()));
+        let doc = built.document.expect("built");
+        assert_eq!(doc.doc_currency_code.as_str(), "SAR");
+        assert_eq!(doc.customer_info.registration_name, "Al Ofuq");
+    }
+
+    #[test]
+    fn rows_with_shifted_cells_are_compared_with_nothing() {
+        let csv = format!(
+            "{HEAD}A1,05/11/2026,SAR,Al Ofuq,34.50,Pen,2,10,\n\
+             A1,05/11/2026,Al Ofuq,34.50,Cup,1,10,,\n\
+             A1,05/11/2026,SAR,Al Ofuq,34.50,Mug,1,10,\n"
+        );
+        // A later row's: not compared (its one finding is that its cells may be shifted).
+        let (h, mut rows) = rows_from_csv(&csv, 1);
+        shift(&mut rows[1]);
+        assert_eq!(conflicts_in(MAPPING, &h, rows.clone()), vec![]);
+        // Every row's: the first is the reference, and the others are not compared with it.
+        for r in &mut rows {
+            shift(r);
+        }
+        let b = bound(MAPPING, &h);
+        let units = group_all(&b, rows.clone());
+        let Some(Unit::Document(d)) = units.first() else {
+            panic!("{units:?}");
+        };
+        assert_eq!(d.reference().map(|(i, _)| i), Some(0));
+        assert_eq!(conflicts_in(MAPPING, &h, rows), vec![]);
+    }
+
+    #[test]
+    fn a_skip_rule_reads_the_row_the_document_is_read_from() {
+        // The first row's shifted cells put `Voided` in Status; the document's rows say `Paid`.
+        let m = format!("{MAPPING}\n[[skip]]\ncolumn = \"Status\"\nequals = [\"Voided\"]\nreason = \"voided\"\n");
+        let (h, mut rows) = rows_from_csv(
+            "No,Date,Cur,Customer,Total,Item,Qty,Price,Tax,Status\n\
+             A1,05/11/2026,SAR,Al Ofuq,,Pen,2,10,,Voided\n\
+             A1,05/11/2026,SAR,Al Ofuq,,Cup,1,10,,Paid\n",
+            1,
+        );
+        shift(&mut rows[0]);
+        // `conflicts_in` asserts the document is not skipped.
+        assert_eq!(conflicts_in(&m, &h, rows), vec![]);
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! A document's rows into a [`Document`]: document fields from its first line row, one line per
-//! row, the kind and type rules, tax-inclusive prices, credit notes from negative amounts, the
-//! export's own totals ([`ErpTotals`]) and the [`Provenance`] of every field.
+//! A document's rows into a [`Document`]: document fields from its first line row whose cells
+//! are in place, one line per row, the kind and type rules, tax-inclusive prices, credit notes
+//! from negative amounts, the export's own totals ([`ErpTotals`]) and the [`Provenance`] of every
+//! field.
 
 use super::Issue;
 use super::apply::{Bound, Sourced, Value};
@@ -175,8 +176,9 @@ pub fn build_with<'a>(
     }
     // No line row, or the document's header row is not in the header file (`INV-MAP-JOIN` on
     // its rows: its date, buyer and currency come from that row, and a finding for each would
-    // only repeat it): no document, its rows' findings alone.
-    let Some(&(first_idx, first)) = lines_rows.first().filter(|(_, first)| bound.header_row(first).is_ok()) else {
+    // only repeat it): no document, its rows' findings alone. The document's fields are read
+    // from its first line row whose cells are in place ([`DocDraft::reference`]).
+    let Some((first_idx, first)) = draft.reference().filter(|(_, first)| bound.header_row(first).is_ok()) else {
         return Built {
             document: None,
             issues: cx.issues,
@@ -186,7 +188,7 @@ pub fn build_with<'a>(
             amounts_unread: true,
         };
     };
-    super::agree::check(bound, &lines_rows, &mut cx.issues);
+    super::agree::check(bound, &lines_rows, first_idx, &mut cx.issues);
     let header = |row: &Row| bound.header_row(row).ok().flatten();
     let h0 = header(first);
     let side = bound.side_rows(first, h0, first_idx);
@@ -475,7 +477,12 @@ pub fn build_with<'a>(
                     "INV-MAP-MISSING",
                     column.map(str::to_string),
                     None,
-                    "no issue date in the document's first row",
+                    if lines_rows.first().is_some_and(|(i, _)| *i == first_idx) {
+                        "no issue date in the document's first row"
+                    } else {
+                        "no issue date in the document's first row whose cells are in place (the rows above it may \
+                         have theirs shifted)"
+                    },
                 ),
             ));
         }

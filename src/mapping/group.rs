@@ -89,14 +89,32 @@ pub struct DocDraft {
 }
 
 impl DocDraft {
+    /// The row its document fields are read from, with its index in `rows`: its first line row
+    /// whose cells are in place, as a row with more cells than headers (or a quote that took in
+    /// the lines after it) may have them shifted (`17,678.80` unquoted in the first row would
+    /// have every other row contradict its shifted Status); its first line row when all are.
+    pub fn reference(&self) -> Option<(usize, &Row)> {
+        let mut lines = self
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.is_line())
+            .filter_map(|(i, r)| r.row.as_ref().map(|row| (i, row)));
+        let first = lines.next()?;
+        if !first.1.cells_shifted() {
+            return Some(first);
+        }
+        Some(lines.find(|(_, r)| !r.cells_shifted()).unwrap_or(first))
+    }
+
     /// The document's number when it is not built (its rows make no document, or a skip rule
     /// keeps it): the `number` field as its first line row, with its joined header row, gives
     /// it; its key when that gives nothing. A SAP Business One document is grouped by its lines'
     /// `ParentKey` (4) but known by its header's `DocNum` (600204), which a header whose date
     /// cannot be read still gives. Read once per such document, never for a built one.
     pub fn number(&self, bound: &Bound) -> String {
-        let first = self.rows.iter().find(|r| r.is_line()).and_then(|r| r.row.as_ref());
-        first
+        self.reference()
+            .map(|(_, r)| r)
             .and_then(|r| bound.text(fid!("number"), r, bound.header_row(r).ok().flatten()))
             .map(|t| t.trim().to_string())
             .filter(|t| !t.is_empty())
@@ -286,7 +304,13 @@ impl Grouper {
         // A note whose corrected invoice is earlier in this file takes that invoice's date (where
         // documents are known by kind too, the invoice of that number); in `check` of several
         // files, failing that, the date of that invoice in a file checked before.
-        if let Some(first) = doc.rows.iter().find(|r| r.is_line()).and_then(|r| r.row.as_ref()) {
+        // A first row whose cells may be shifted decided nothing: the skip rule reads the row
+        // the document's fields are read from.
+        if let Some((_, r)) = doc.reference().filter(|(at, _)| *at > 0) {
+            let skip = self.bound.skip_reason(r, self.bound.header_row(r).ok().flatten());
+            doc.skip = skip;
+        }
+        if let Some((_, first)) = doc.reference() {
             let header = self.bound.header_row(first).ok().flatten();
             let invoice = doc.kind.map(|_| DocumentKind::Invoice);
             if let Some(orig) = self.bound.text(fid!("original_number"), first, header) {

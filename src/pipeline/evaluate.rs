@@ -115,10 +115,11 @@ fn shifts_cells(issue: &Issue) -> bool {
 /// `INV-FILE-CHANGED` or `INV-FILE-CUT`, which is not); a value missing
 /// (`INV-MAP-MISSING`) from a cell already said to be unreadable (`UNIT_PRICE "-": not a
 /// number`) is that same mistake; so is another row's `INV-MAP-CONFLICT` with a first row
-/// whose cell has its own error (a first row without a date); so is a parent key missing from
+/// whose cell has its own error (a first row without a date; `reference`: the index of the row
+/// the document is read from, its first whose cells are in place); so is a parent key missing from
 /// the header file (`INV-MAP-JOIN`), or on several of its records (`INV-MAP-KEY-DUPLICATE`), on
 /// each of a document's rows after the first.
-fn drop_read_repeats(issues: &mut Vec<(Option<usize>, Issue)>) {
+fn drop_read_repeats(issues: &mut Vec<(Option<usize>, Issue)>, reference: usize) {
     let shifted: Vec<Option<usize>> = issues
         .iter()
         .filter(|(_, i)| shifts_cells(i))
@@ -145,9 +146,9 @@ fn drop_read_repeats(issues: &mut Vec<(Option<usize>, Issue)>) {
             }
             // Another row disagreeing with a first row whose cell is itself in error (a blank
             // date): correcting the first row is the one fix.
-            "INV-MAP-CONFLICT" => issues
-                .iter()
-                .any(|(r, i)| *r == Some(0) && i.column == said.column && i.is_error() && i.code != "INV-MAP-CONFLICT"),
+            "INV-MAP-CONFLICT" => issues.iter().any(|(r, i)| {
+                *r == Some(reference) && i.column == said.column && i.is_error() && i.code != "INV-MAP-CONFLICT"
+            }),
             // The header row of the document's key missing from the header file is said on its
             // first row; its other rows, with the same key, point there.
             // So is a key on several records of the header file (`INV-MAP-KEY-DUPLICATE`).
@@ -231,7 +232,7 @@ fn evaluate_document(
     let originals = opts.originals.as_ref().map(|o| &*o.0);
     let mut built = build_with(&draft, bound, &opts.seller, originals);
     let mut issues = std::mem::take(&mut built.issues);
-    drop_read_repeats(&mut issues);
+    drop_read_repeats(&mut issues, draft.reference().map_or(0, |(at, _)| at));
     // Built from the last row of a header file or lookup table that has changed since it was
     // opened (a row perhaps cut by a writer still at work): held back.
     if !built.side.is_empty() {

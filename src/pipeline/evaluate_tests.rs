@@ -118,7 +118,7 @@ fn a_row_whose_cells_may_be_shifted_keeps_its_documents_file_finding() {
             Issue::error(crate::pipeline::FILE_CHANGED_CODE, None, None, "changed"),
         ),
     ];
-    super::drop_read_repeats(&mut issues);
+    super::drop_read_repeats(&mut issues, 0);
     let codes: Vec<&str> = issues.iter().map(|(_, i)| i.code.as_str()).collect();
     assert_eq!(codes, ["INV-ROW-QUOTE", "INV-FILE-CUT", "INV-FILE-CHANGED"]);
 }

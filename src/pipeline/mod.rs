@@ -10,6 +10,7 @@
 
 mod dispatch;
 mod evaluate;
+mod join_files;
 mod local;
 pub mod open;
 mod outcome;

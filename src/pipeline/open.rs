@@ -4,11 +4,11 @@
 
 use super::{Input, RowError};
 use crate::config::Config;
-use crate::ingest::{IngestError, ReadOptions, RowReader, peek_headers};
+use crate::ingest::{FileFormat, IngestError, ReadOptions, RowReader, peek_headers};
 use crate::mapping::detect::{self, Candidate};
 use crate::mapping::{Bound, JoinRows, KeyScan, Mapping, MappingError, SplitKeys, bundled};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// Why a whole file could not be checked.
@@ -116,32 +116,8 @@ pub fn lookup_file_names(mappings: &[Mapping]) -> Vec<String> {
     names
 }
 
-/// Why the two files of a two-file export fail in a drop folder, as their errors say it.
-pub const PAIR_NOT_IN_WATCH: &str =
-    "`invoicedrop watch` takes files one at a time and cannot pair the two files of such an export";
-
-/// The header file of a lines file, by the join's file-name replacement.
-pub fn join_partner(m: &Mapping, lines: &Path) -> Option<PathBuf> {
-    let j = m.join.as_ref()?;
-    let name = lines.file_name()?.to_string_lossy().into_owned();
-    let (from, to) = (&j.file_replace[0], &j.file_replace[1]);
-    let lower = name.to_lowercase();
-    let at = lower.find(&from.to_lowercase())?;
-    let new = format!("{}{}{}", &name[..at], to, &name[at + from.len()..]);
-    Some(lines.with_file_name(new))
-}
-
-/// The lines file of a header file (the join's replacement backwards).
-pub fn join_lines_partner(m: &Mapping, header: &Path) -> Option<PathBuf> {
-    let j = m.join.as_ref()?;
-    let name = header.file_name()?.to_string_lossy().into_owned();
-    let (from, to) = (&j.file_replace[1], &j.file_replace[0]);
-    let lower = name.to_lowercase();
-    let at = lower.find(&from.to_lowercase())?;
-    let new = format!("{}{}{}", &name[..at], to, &name[at + from.len()..]);
-    let p = header.with_file_name(new);
-    p.is_file().then_some(p)
-}
+pub use super::join_files::{PAIR_NOT_IN_WATCH, header_alone_message};
+use super::join_files::{Partner, header_missing_message, join_header, other_extension_note};
 
 /// An export ready to check.
 pub struct Prepared {
@@ -164,27 +140,28 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
     let mut notes: Vec<String> = reader.notes().to_vec();
     let join = match &mapping.join {
         Some(j) => {
-            let hp = join_partner(&mapping, path).ok_or_else(|| MappingError::Lookup {
+            let partner = join_header(&mapping, path).ok_or_else(|| MappingError::Lookup {
                 path: path.display().to_string(),
                 message: format!(
                     "mapping {} reads a header file beside this lines file, named like it with {:?} in place of {:?}; this file name has no {:?}",
                     mapping.name, j.file_replace[1], j.file_replace[0], j.file_replace[0]
                 ),
             })?;
-            if !hp.is_file() {
-                return Err(MappingError::Lookup {
-                    path: path.display().to_string(),
-                    message: format!(
-                        "this is the lines file of a {} export, read with its header file {}, which is not beside it: \
-                         put the two files side by side and give them together to `invoicedrop check` or \
-                         `invoicedrop run` ({PAIR_NOT_IN_WATCH})",
-                        mapping.name,
-                        hp.file_name()
-                            .map_or_else(|| hp.display().to_string(), |n| n.to_string_lossy().into_owned())
-                    ),
+            let hp = match &partner {
+                Partner::Found(p) => p.clone(),
+                // Re-saved from Excel under another extension: paired, each read as what it is.
+                Partner::OtherExtension { expected, found } => {
+                    notes.push(other_extension_note(expected, found));
+                    found.clone()
                 }
-                .into());
-            }
+                Partner::Several { .. } | Partner::Missing(_) => {
+                    return Err(MappingError::Lookup {
+                        path: path.display().to_string(),
+                        message: header_missing_message(&mapping, &partner),
+                    }
+                    .into());
+                }
+            };
             let hopts = ReadOptions {
                 header_rows: j.header_rows.unwrap_or(opts.header_rows),
                 ..opts.clone()
@@ -230,7 +207,9 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
             closest,
             hint: None,
         }) if input == path.display().to_string() => {
-            let hint = missing_column_hint(reader, &mapping).map(Into::into);
+            let hint = delimiter_hint(path, &opts, &reader, &mapping)
+                .or_else(|| missing_column_hint(reader, &mapping))
+                .map(Into::into);
             return Err(MappingError::MissingColumn {
                 input,
                 mapping: name,
@@ -354,6 +333,49 @@ fn header_search(reader: RowReader, mappings: &[&Mapping]) -> HeaderSearch {
         found,
         last,
     }
+}
+
+/// For a column of `mapping` missing from the export that `reader` opened with `opts`: when
+/// the mapping fixes a delimiter that split the header line (so the reader kept it), and the
+/// file's own delimiter is another that finds more of the mapping's columns, that delimiter and
+/// the fix. (A fixed delimiter that splits no column out of the header line gives way to the
+/// file's by itself, with a note.)
+fn delimiter_hint(path: &Path, opts: &ReadOptions, reader: &RowReader, mapping: &Mapping) -> Option<String> {
+    let fixed = opts.delimiter?;
+    let found = |headers: &[Vec<String>]| {
+        detect::score(mapping, headers)
+            .iter()
+            .filter(|c| c.role == detect::Role::Export)
+            .map(|c| (c.matched.len(), c.matched.len() + c.missing.len()))
+            .next()
+            .unwrap_or_default()
+    };
+    let own_opts = ReadOptions {
+        delimiter: None,
+        ..opts.clone()
+    };
+    let own_reader = RowReader::open(path, &own_opts).ok()?;
+    let FileFormat::Csv { delimiter: own, .. } = own_reader.format() else {
+        return None;
+    };
+    let (here, _) = found(reader.header_rows());
+    let (there, of) = found(own_reader.header_rows());
+    if own == fixed || there <= here {
+        return None;
+    }
+    let name = |d: u8| match d {
+        b'\t' => "tab".to_string(),
+        d => char::from(d).to_string(),
+    };
+    Some(format!(
+        "this mapping reads cells separated by {:?} (delimiter in its [input]), and this file's lines are separated \
+         by {:?}: read so, its header has {there} of the mapping's {of} required columns; save the file with {:?} \
+         again, or pass a copy of the mapping with delimiter = {:?} in its [input] (see mappings/README.md)",
+        name(fixed),
+        name(own),
+        name(fixed),
+        name(own)
+    ))
 }
 
 /// For a column of `mapping` missing from the export that `reader` opened: where the header was

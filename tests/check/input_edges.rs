@@ -94,6 +94,38 @@ fn a_comma_in_an_unquoted_value_is_one_error_on_its_row() {
     assert_eq!(cell(&rows, 4, "result_status"), "valid");
 }
 
+/// A document's first row with its cells shifted is not the row its document is read from: its
+/// other rows, which repeat the document's Status, are not said to contradict its shifted one.
+#[test]
+fn a_comma_in_an_unquoted_value_of_a_documents_first_row_is_one_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(samples().join("xero_sales_invoices.csv")).unwrap();
+    let mut lines: Vec<String> = text
+        .trim_start_matches('\u{feff}')
+        .lines()
+        .map(str::to_string)
+        .collect();
+    // INV-0101's first line (of three): its LineAmount written as 6,555.00, unquoted.
+    assert!(lines[1].contains(",INV-0101,") && lines[3].contains(",INV-0101,"));
+    lines[1] = lines[1].replace(",6555.00,", ",6,555.00,");
+    std::fs::write(dir.path().join("xero.csv"), lines.join("\n")).unwrap();
+    let rows = checked(dir.path(), "xero.csv");
+    let errors = cell(&rows, 2, "result_errors");
+    assert!(
+        errors.starts_with("INV-ROW-CELLS \"Paid\": line 2 has 45 cells"),
+        "{errors}"
+    );
+    assert!(!errors.contains(" | "), "{errors}");
+    for line in [3, 4] {
+        assert_eq!(
+            cell(&rows, line, "result_errors"),
+            "INV-DOCUMENT: the document has errors on another row (line 2)",
+            "line {line}: nothing about the shifted row's Status"
+        );
+    }
+    assert_eq!(cell(&rows, 5, "result_status"), "valid");
+}
+
 #[test]
 fn a_line_cut_short_says_which_columns_it_lacks() {
     let dir = tempfile::tempdir().unwrap();

@@ -289,3 +289,108 @@ fn header_records_sharing_a_key_no_line_has_each_say_both() {
     }
     assert_eq!(r["documents"]["invalid"], 2, "{r:#}");
 }
+
+/// The sample's lines file as Excel saves it again: `name` (`.csv`: comma-separated UTF-8 with
+/// a byte-order mark; `.xlsx`: a workbook of text cells), beside the sample's header file, still
+/// `.txt`.
+fn resaved_lines(dir: &Path, name: &str) {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    std::fs::copy(
+        samples.join("SAP_B1_OINV_Documents.txt"),
+        dir.join("SAP_B1_OINV_Documents.txt"),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(samples.join("SAP_B1_OINV_Document_Lines.txt")).unwrap();
+    let records: Vec<Vec<String>> = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .delimiter(b'\t')
+        .flexible(true)
+        .from_reader(text.trim_start_matches('\u{feff}').as_bytes())
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    if name.ends_with(".xlsx") {
+        let mut book = rust_xlsxwriter::Workbook::new();
+        let sheet = book.add_worksheet();
+        for (r, rec) in records.iter().enumerate() {
+            for (c, v) in rec.iter().enumerate() {
+                sheet.write_string(r as u32, c as u16, v).unwrap();
+            }
+        }
+        book.save(dir.join(name)).unwrap();
+    } else {
+        let mut w = csv::WriterBuilder::new()
+            .flexible(true)
+            .from_writer(b"\xef\xbb\xbf".to_vec());
+        for rec in &records {
+            w.write_record(rec).unwrap();
+        }
+        std::fs::write(dir.join(name), w.into_inner().unwrap()).unwrap();
+    }
+}
+
+/// A lines file re-saved from Excel as .csv or .xlsx, its header file left as .txt: the two are
+/// paired (each read as what it is), with a note; given alone, the header file names its lines
+/// file.
+#[test]
+fn a_lines_file_saved_again_under_another_extension_reads_its_header_file() {
+    for name in ["SAP_B1_OINV_Document_Lines.csv", "SAP_B1_OINV_Document_Lines.xlsx"] {
+        let dir = tempfile::tempdir().unwrap();
+        resaved_lines(dir.path(), name);
+        let (code, r, err) = check_json(dir.path(), &[name, "SAP_B1_OINV_Documents.txt", "--results", "r"]);
+        assert!(code <= 1, "{name}: {r:#}\n{err}");
+        let files = r["files"].as_array().unwrap();
+        assert_eq!(
+            files.len(),
+            1,
+            "{name}: the header file is read with its lines file: {r:#}"
+        );
+        let f = &files[0];
+        assert!(f["error"].is_null(), "{name}: {f:#}");
+        assert_eq!(f["documents"]["valid"], 2, "{name}: {f:#}");
+        let notes = f["notes"].to_string();
+        assert!(
+            notes.contains(
+                "SAP_B1_OINV_Documents.txt is: read as its header file (each file's format is found from its own \
+                 name and content)"
+            ),
+            "{name}: {notes}"
+        );
+        let rows = result_rows(&dir.path().join("r/SAP_B1_OINV_Document_Lines.result.csv"));
+        assert!(rows.len() > 2, "{name}");
+        // The header file given alone names its lines file.
+        let (code, r, _) = check_json(dir.path(), &["SAP_B1_OINV_Documents.txt", "--results", "r2"]);
+        assert_eq!(code, 2, "{r:#}");
+        let error = r["files"][0]["error"].as_str().unwrap_or_default().to_string();
+        assert!(
+            error.contains(&format!(
+                "check or run its lines file {name}, beside it, which reads this one"
+            )),
+            "{name}: {r:#}"
+        );
+    }
+}
+
+/// Two header files under other extensions than the lines file's: which one goes with it cannot
+/// be told, and the error names them and says what to do.
+#[test]
+fn two_header_files_under_other_extensions_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    resaved_lines(dir.path(), "SAP_B1_OINV_Document_Lines.csv");
+    std::fs::copy(
+        dir.path().join("SAP_B1_OINV_Documents.txt"),
+        dir.path().join("SAP_B1_OINV_Documents.tsv"),
+    )
+    .unwrap();
+    let (code, r, _) = check_json(dir.path(), &["SAP_B1_OINV_Document_Lines.csv", "--results", "r"]);
+    assert_eq!(code, 2, "{r:#}");
+    let error = r["files"][0]["error"].as_str().unwrap_or_default().to_string();
+    assert!(
+        error.contains(
+            "read with its header file, looked for as SAP_B1_OINV_Documents.csv: it is not there, but \
+             SAP_B1_OINV_Documents.tsv and SAP_B1_OINV_Documents.txt are, each with another extension"
+        ),
+        "{r:#}"
+    );
+    assert!(error.contains("save the two files in one format"), "{error}");
+}
