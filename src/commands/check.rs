@@ -169,10 +169,16 @@ fn check_one(
     // needed) and, when a number did reappear, checks the file again knowing them, so that its
     // results say what `run` would do (but for a number the ledger holds, which `check` does
     // not read: `run` reads such a document's parts together, `pipeline::assemble`).
+    // Likewise the look over a file's dates for a mapping that writes one order of day and
+    // month (`%d/%m/%Y`): `run` and `watch` look before anything is sent; `check` reads in the
+    // mapping's order and looks, checking the file again, only when a date reads only the other
+    // way (`10/31/2026`: `mapping::dates::ORDER_CODE`).
     let mut splits = None;
+    let mut dates_looked = sending;
     let mut dispatch = dispatch;
     let (writer, mut summary) = loop {
-        let mut prepared = pipeline::prepare(path, mapping.clone(), config).map_err(|e| e.to_string())?;
+        let mut prepared =
+            pipeline::prepare_looking(path, mapping.clone(), config, dates_looked).map_err(|e| e.to_string())?;
         if sending && splits.is_none() {
             splits = Some(Arc::new(
                 pipeline::split_keys(path, &prepared.bound).map_err(|e| e.to_string())?,
@@ -230,12 +236,17 @@ fn check_one(
                 folder_unusable: stop.then(|| e.to_string()),
             }));
         }
-        if known || !summary.codes.contains_key(crate::mapping::SPLIT_CODE) {
+        let split_again = !known && summary.codes.contains_key(crate::mapping::SPLIT_CODE);
+        let look_again = !dates_looked && summary.codes.contains_key(crate::mapping::dates::ORDER_CODE);
+        if !split_again && !look_again {
             break (writer, summary);
         }
         // Only `check` comes here (nothing was sent): the results written are dropped.
         drop(writer);
-        splits = Some(Arc::new(pipeline::split_keys(path, &bound).map_err(|e| e.to_string())?));
+        if split_again {
+            splits = Some(Arc::new(pipeline::split_keys(path, &bound).map_err(|e| e.to_string())?));
+        }
+        dates_looked |= look_again;
     };
     let finished = match writer.finish() {
         Ok(f) => f,

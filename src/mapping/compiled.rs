@@ -258,28 +258,43 @@ impl Mapping {
     }
 
     /// True when a date field's formats hold alternatives (a format and the same with day and
-    /// month swapped): the order of a file's dates is then settled before it is read.
+    /// month swapped).
     pub fn has_date_alternatives(&self) -> bool {
+        self.fields
+            .iter()
+            .flatten()
+            .any(|r| r.dates.as_ref().is_some_and(|a| a.implied.is_none()))
+    }
+
+    /// True when the order of a file's dates is looked at before it is read: a date field's
+    /// formats hold alternatives, or write day and month in one order whose swap is implied
+    /// ([`super::dates::implied`]).
+    pub fn looks_at_date_order(&self) -> bool {
         self.fields.iter().flatten().any(|r| r.dates.is_some())
     }
 
     /// Settle the order of one file's dates (this is a copy of the mapping for that file): the
-    /// other order's formats are taken out of every date field with alternatives. Its note.
-    pub fn settle_dates(&mut self, s: &Settlement) -> Option<String> {
+    /// other order's formats are taken out of every date field with alternatives (and, for a
+    /// mapping that writes one order, the implied swaps take the place of its formats when the
+    /// file shows the other order). Its note; `against`: the file's first date that reads only
+    /// in the other order than a one-order mapping's, met before `s`.
+    pub fn settle_dates(&mut self, s: &Settlement, against: Option<&Settlement>) -> Option<String> {
         let mut note = None;
         for r in self.fields.iter_mut().flatten() {
             if let Some(alt) = r.dates.as_mut() {
                 alt.settle(&mut r.formats, s);
-                note.get_or_insert_with(|| alt.settled_note(s));
+                if note.is_none() {
+                    note = Some(alt.settled_note(s, against, &r.formats));
+                }
             }
         }
-        note
+        note.flatten()
     }
 
     /// The note of a file with dates that read both ways and none that tells which (`example`).
     pub fn undecided_dates_note(&self, example: &str) -> Option<String> {
         let alt = self.fields.iter().flatten().find_map(|r| r.dates.as_ref())?;
-        Some(alt.undecided_note(example))
+        alt.undecided_note(example)
     }
 
     /// The columns that come from the joined header file (empty without a join).

@@ -395,8 +395,13 @@ impl Mapping {
                 }
                 check_typed(def.ty, &v, &style, &formats).map_err(|e| invalid(&origin, k, format!("{v:?}: {e}")))?;
             }
-            let dates = match def.ty {
-                FieldType::Date => super::dates::alternatives(&formats).map(Box::new),
+            // Alternatives the mapping lists, else the other order of day and month implied by a
+            // column's one-order formats (see `super::dates`).
+            let dates = match (def.ty, &source) {
+                (FieldType::Date, Source::Column { .. }) => super::dates::alternatives(&formats)
+                    .or_else(|| super::dates::implied(&formats))
+                    .map(Box::new),
+                (FieldType::Date, _) => super::dates::alternatives(&formats).map(Box::new),
                 _ => None,
             };
             let pattern = match &spec.pattern {
@@ -421,6 +426,19 @@ impl Mapping {
                 pattern,
                 trim: spec.trim.unwrap_or(true),
             });
+        }
+        // A mapping that lists both orders somewhere reads its files by those: no order is
+        // implied elsewhere.
+        if fields
+            .iter()
+            .flatten()
+            .any(|r| r.dates.as_ref().is_some_and(|a| a.implied.is_none()))
+        {
+            for r in fields.iter_mut().flatten() {
+                if r.dates.as_ref().is_some_and(|a| a.implied.is_some()) {
+                    r.dates = None;
+                }
+            }
         }
 
         // Required fields.

@@ -23,8 +23,8 @@ mod unjoined;
 use dispatch::{Dispatched, dispatch_batch, finish_batch};
 use evaluate::evaluate;
 pub use open::{
-    FileError, Prepared, detect, load_mapping, load_mapping_given_as, lookup_file_names, prepare, read_options,
-    split_keys,
+    FileError, Prepared, detect, load_mapping, load_mapping_given_as, lookup_file_names, prepare, prepare_looking,
+    read_options, split_keys,
 };
 use outcome::{Outcome, RowOutcome};
 pub use parts::{Assembled, assemble};

@@ -130,8 +130,23 @@ pub struct Prepared {
 }
 
 /// Open `path` for `mapping`: read options, headers, the joined header file, lookup tables. The
-/// mapping is checked against the headers before any row is read.
+/// mapping is checked against the headers before any row is read, and the order of the file's
+/// dates settled ([`prepare_looking`] with `look_implied`).
 pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Prepared, FileError> {
+    prepare_looking(path, mapping, config, true)
+}
+
+/// [`prepare`]; without `look_implied`, the order of the file's dates is looked at only for a
+/// mapping that lists both orders, not for one that writes one order (the other implied): its
+/// dates are read in the mapping's order, and a date that reads only in the other is
+/// [`crate::mapping::dates::ORDER_CODE`] (`check`, which sends nothing, then checks the file
+/// again with the look; see `settle_dates`).
+pub fn prepare_looking(
+    path: &Path,
+    mapping: Arc<Mapping>,
+    config: &Config,
+    look_implied: bool,
+) -> Result<Prepared, FileError> {
     let opts = read_options(&mapping);
     // Before the file is opened: a change between the two is seen at the end, never missed.
     let opened = super::FileStamp::of(path).ok();
@@ -225,7 +240,7 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
     // How many documents the header file holds, and which of its records make none.
     notes.extend(bound.join_note());
     notes.extend(bound.notes.iter().cloned());
-    if mapping.has_date_alternatives() {
+    if mapping.has_date_alternatives() || look_implied && mapping.looks_at_date_order() {
         notes.extend(settle_dates(path, &opts, &mut bound)?);
     }
     let last_line = reader.last_line();
@@ -257,6 +272,11 @@ pub fn prepare(path: &Path, mapping: Arc<Mapping>, config: &Config) -> Result<Pr
 /// gets a copy of its mapping with that order only. Reads rows until that date (the whole file
 /// when none tells), keeping none. The note that says what was settled, or that nothing was
 /// while dates read both ways (each such date is then an error).
+///
+/// For a mapping that writes one order (`["%d/%m/%Y", "excel"]`), the same look: the file's
+/// first date that reads only in that order settles it (no note); a file with dates that read
+/// only in the other order and none only in the mapping's is read in the other order, with a
+/// note (the whole file is looked at first).
 fn settle_dates(path: &Path, opts: &ReadOptions, bound: &mut Bound) -> Result<Option<String>, FileError> {
     let reader = RowReader::open(path, opts)?;
     let look = bound.date_look(reader);
@@ -264,7 +284,7 @@ fn settle_dates(path: &Path, opts: &ReadOptions, bound: &mut Bound) -> Result<Op
         Some(s) => {
             tracing::info!(file = %path.display(), format = %s.format, evidence = %s.evidence, "date order settled");
             let mut m = (*bound.mapping).clone();
-            let note = m.settle_dates(s);
+            let note = m.settle_dates(s, look.against.as_ref());
             bound.mapping = Arc::new(m);
             Ok(note)
         }

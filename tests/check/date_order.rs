@@ -165,3 +165,189 @@ fn a_file_mixing_both_orders_reads_the_first_and_says_so_of_the_others() {
         "{e}"
     );
 }
+
+/// `generate --layout xero --rows 120` as `gen.csv` in `dir` (with its `customers.csv`), dated in
+/// the 20 days to 2026-11-20 (31 October to 19 November, DD/MM/YYYY).
+fn generated_xero(dir: &Path) {
+    let o = super::run(
+        dir,
+        &[
+            "generate",
+            "--layout",
+            "xero",
+            "--rows",
+            "120",
+            "--out",
+            "gen.csv",
+            "--today",
+            "2026-11-20",
+            "-q",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// `gen.csv` written again as `name`, the InvoiceDate and DueDate of the rows for which
+/// `us(row's InvoiceNumber, InvoiceDate)` holds written month first (MM/DD/YYYY), as Excel in a
+/// US locale saves them. How many rows have a date that reads both ways so written.
+fn resaved(dir: &Path, name: &str, us: impl Fn(&str, &str) -> bool) -> usize {
+    let text = std::fs::read_to_string(dir.join("gen.csv")).unwrap();
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
+    let rows: Vec<Vec<String>> = rdr
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    let at = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+    let (number, dates) = (at("InvoiceNumber"), [at("InvoiceDate"), at("DueDate")]);
+    let mut both_ways = 0;
+    let mut w = csv::Writer::from_path(dir.join(name)).unwrap();
+    w.write_record(&rows[0]).unwrap();
+    for r in &rows[1..] {
+        let mut r = r.clone();
+        if us(&r[number], &r[dates[0]]) {
+            for c in dates {
+                if let [d, m, y] = r[c].split('/').collect::<Vec<_>>()[..] {
+                    if d.parse::<u32>().unwrap() <= 12 && d != m {
+                        both_ways += 1;
+                    }
+                    r[c] = format!("{m}/{d}/{y}");
+                }
+            }
+        }
+        w.write_record(&r).unwrap();
+    }
+    w.flush().unwrap();
+    both_ways
+}
+
+#[test]
+fn a_xero_export_saved_month_first_is_read_month_first_and_issues_the_days_it_means() {
+    let dir = tempfile::tempdir().unwrap();
+    generated_xero(dir.path());
+    // The QA report's export: every date MM/DD/YYYY against the mapping's DD/MM/YYYY; only the
+    // first documents' 10/31/2026 cannot be read day first.
+    let both_ways = resaved(dir.path(), "us.csv", |_, _| true);
+    assert!(both_ways > 50, "{both_ways}");
+    let (code, _, err) = check_json(dir.path(), &["gen.csv"]);
+    let (us_code, r, us_err) = check_json(dir.path(), &["us.csv"]);
+    assert_eq!((us_code, code), (0, 0), "{r:#}\n{err}\n{us_err}");
+    // Every document as the export meant it: the same dates, statuses and numbers as the
+    // export written day first.
+    let want = documents(dir.path(), "gen");
+    // Among them days that read both ways (2 to 10 November).
+    assert!(
+        want.iter()
+            .any(|(_, date, _)| ("2026-11-02".."2026-11-10").contains(&date.as_str())),
+        "{want:?}"
+    );
+    assert_eq!(documents(dir.path(), "us"), want);
+    let f = file(&r, "us.csv");
+    assert_eq!(f["mapping"], "xero");
+    assert!(
+        notes(f).iter().any(|n| n
+            == "this file's dates are month first, not as its mapping writes them: they are read as MM/DD/YYYY \
+                (%m/%d/%Y), not DD/MM/YYYY (%d/%m/%Y), since InvoiceDate \"10/31/2026\" on line 2 is a date only \
+                that way and no date of the file is one only as DD/MM/YYYY (an export saved again by a program set \
+                to another country, such as Excel in a US locale, is written so); if the ERP writes its exports \
+                so, read them with a copy of the mapping with date_format = [\"%m/%d/%Y\", \"excel\"]"),
+        "{f:#}"
+    );
+}
+
+#[test]
+fn a_xero_export_with_a_date_written_month_first_among_day_first_ones_says_the_file_mixes_both() {
+    let dir = tempfile::tempdir().unwrap();
+    generated_xero(dir.path());
+    // The first documents (31 October) hand-edited month first; the rest stay day first, the
+    // first date that reads only so (13/11/2026) further down.
+    resaved(dir.path(), "mixed.csv", |_, date| date == "31/10/2026");
+    let (code, _, err) = check_json(dir.path(), &["gen.csv"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, r, err) = check_json(dir.path(), &["mixed.csv"]);
+    assert_eq!(code, 1, "{r:#}\n{err}");
+    let (want, got) = (documents(dir.path(), "gen"), documents(dir.path(), "mixed"));
+    assert_eq!(want.len(), got.len());
+    for (w, g) in want.iter().zip(&got) {
+        if w.1 == "2026-10-31" {
+            assert_eq!(g.2, "invalid", "{g:?}");
+        } else {
+            assert_eq!(w, g);
+        }
+    }
+    let rows = result_rows(&dir.path().join("results/mixed.result.csv"));
+    let errors = rows[0].iter().position(|h| h == "result_errors").unwrap();
+    let e = &rows[1][errors];
+    assert!(
+        e.starts_with("INV-MAP-VALUE InvoiceDate \"10/31/2026\": no such date: written as DD/MM/YYYY")
+            && e.contains(
+                "it is a date only as MM/DD/YYYY (31 October 2026), but this file's dates read as DD/MM/YYYY \
+                 (InvoiceDate \"13/11/2026\" on line "
+            )
+            && e.contains("the file mixes both orders; if it is 31 October 2026, write it 31/10/2026"),
+        "{e}"
+    );
+    let f = file(&r, "mixed.csv");
+    assert!(
+        notes(f).iter().any(|n| n.starts_with(
+            "this file mixes both orders of day and month: its dates are read as DD/MM/YYYY (%d/%m/%Y), the \
+             mapping's, since InvoiceDate \"13/11/2026\" on line "
+        ) && n
+            .contains("but InvoiceDate \"10/31/2026\" on line 2 is a date only as MM/DD/YYYY")),
+        "{f:#}"
+    );
+}
+
+#[test]
+fn a_workbook_of_date_cells_is_not_looked_through_and_a_text_date_only_the_other_way_says_how_to_read_it() {
+    use rust_xlsxwriter::{ExcelDateTime, Format, Workbook};
+    let dir = tempfile::tempdir().unwrap();
+    // A Tally register (DD-MM-YYYY): the first voucher's date a date cell, the second's text
+    // written month first.
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    let header = [
+        "Date",
+        "Voucher Number",
+        "Voucher Type",
+        "Party Name",
+        "Item Name",
+        "Quantity",
+        "Rate",
+        "Amount",
+    ];
+    for (c, h) in header.iter().enumerate() {
+        sheet.write_string(0, c as u16, *h).unwrap();
+    }
+    let date = Format::new().set_num_format("dd-mm-yyyy");
+    sheet
+        .write_datetime_with_format(1, 0, ExcelDateTime::from_ymd(2026, 11, 4).unwrap(), &date)
+        .unwrap();
+    sheet.write_string(2, 0, "11-13-2026").unwrap();
+    for (r, number) in [(1, "TS/101"), (2, "TS/102")] {
+        for (c, v) in [number, "Sales", "Walk-in Customer", "Safety helmets", "25", "38", "950"]
+            .iter()
+            .enumerate()
+        {
+            sheet.write_string(r, c as u16 + 1, *v).unwrap();
+        }
+    }
+    book.save(dir.path().join("register.xlsx")).unwrap();
+    let (code, r, err) = check_json(dir.path(), &["register.xlsx", "--mapping", "tally"]);
+    assert_eq!(code, 1, "{r:#}\n{err}");
+    assert_eq!(
+        documents(dir.path(), "register"),
+        [doc("TS/101", "2026-11-04", "valid"), doc("TS/102", "", "invalid")]
+    );
+    let rows = result_rows(&dir.path().join("results/register.result.csv"));
+    let errors = rows[0].iter().position(|h| h == "result_errors").unwrap();
+    assert_eq!(
+        rows[2][errors],
+        "INV-MAP-DATE-ORDER Date \"11-13-2026\": 11-13-2026 is not a date as DD-MM-YYYY, the mapping's order, but \
+         only as MM-DD-YYYY (13 November 2026): if this file's dates are MM-DD-YYYY (month first), read it with a \
+         copy of the mapping with date_format = [\"%m-%d-%Y\", \"%d-%b-%Y\", \"%m/%d/%Y\", \"excel\"]; if it is 13 \
+         November 2026, write it 13-11-2026"
+    );
+    assert!(!notes(file(&r, "register.xlsx")).iter().any(|n| n.contains("order")));
+}
