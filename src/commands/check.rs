@@ -176,7 +176,7 @@ fn check_one(
     let mut splits = None;
     let mut dates_looked = sending;
     let mut dispatch = dispatch;
-    let (writer, mut summary) = loop {
+    let (mut writer, mut summary) = loop {
         let mut prepared =
             pipeline::prepare_looking(path, mapping.clone(), config, dates_looked).map_err(|e| e.to_string())?;
         if sending && splits.is_none() {
@@ -248,6 +248,13 @@ fn check_one(
         }
         dates_looked |= look_again;
     };
+    // How the file was read (its encoding, delimiter, date order...) stays with its results.
+    for n in &summary.notes {
+        writer.note(n.clone());
+    }
+    if writer.rows() == 0 {
+        writer.note(NO_ROWS_NOTE);
+    }
     let finished = match writer.finish() {
         Ok(f) => f,
         Err(e) => {

@@ -198,6 +198,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_usual_encodings_notes_are_routine_and_the_others_are_not() {
+        let routine = |sample: &[u8], forced| {
+            choose(sample, true, forced)
+                .notes
+                .iter()
+                .all(|n| super::super::routine_note(n))
+        };
+        assert!(routine(b"\xEF\xBB\xBFa,b\n", None));
+        assert!(routine("a,é\n".as_bytes(), None));
+        assert!(routine(b"a,b\n", None));
+        assert!(routine(b"a,b\n", Some(WINDOWS_1256)));
+        let (arabic, _, _) = WINDOWS_1256.encode("فاتورة;1\n");
+        assert!(!routine(&arabic, None));
+        assert!(!routine("رقم,é\n".as_bytes(), Some(WINDOWS_1256)));
+        assert!(!routine(b"\xEF\xBB\xBFa,b\n", Some(WINDOWS_1256)));
+    }
+
+    #[test]
     fn boms_decide() {
         let c = choose(b"\xEF\xBB\xBFa,b\n", true, None);
         assert_eq!(c.name, "UTF-8");

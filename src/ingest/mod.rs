@@ -133,6 +133,25 @@ impl fmt::Display for FileFormat {
     }
 }
 
+/// Whether a note only says how a file was read the usual way (its encoding from a byte-order
+/// mark, as given, or detected as UTF-8; its delimiter detected). Such notes are printed when the
+/// file is checked and kept in its `X.summary.json`; `report`'s folder summary leaves them out,
+/// to show the notes that need a look (a delimiter or encoding other than the mapping's, dates
+/// read in the other order, a joined header file).
+pub fn routine_note(note: &str) -> bool {
+    let Some((what, rest)) = note.split_once(": ") else {
+        return false;
+    };
+    let Some((_, why)) = rest.split_once(" (") else {
+        return false;
+    };
+    matches!(what, "encoding" | "delimiter")
+        && matches!(
+            why,
+            "detected)" | "byte-order mark)" | "as given)" | "the start of the file is plain ASCII)"
+        )
+}
+
 /// The header rows of a file, as [`RowReader::header_rows`] gives them, reading as little as
 /// possible: for text, a 256 KiB sample and the header lines; for xlsx, the sheet's first rows
 /// (streamed); xls, ods and xlsb are loaded whole (calamine reads them so at open).

@@ -187,6 +187,19 @@ mod tests {
     }
 
     #[test]
+    fn a_detected_delimiter_is_routine_and_one_instead_of_the_mappings_is_not() {
+        let notes = |text: &str, forced| {
+            let mut notes = Vec::new();
+            choose(text.as_bytes(), true, 1, forced, b',', &mut notes);
+            notes
+        };
+        let routine = |n: &[String]| n.iter().all(|n| super::super::routine_note(n));
+        assert!(routine(&notes("a;b;c\n1;2;3\n", None)));
+        assert!(!routine(&notes("a,b,c\n1,2,3\n", Some(b';'))));
+        assert!(!routine(&notes("abc\n123\n", None)));
+    }
+
+    #[test]
     fn each_delimiter() {
         assert_eq!(sniff("a,b,c\n1,2,3\n"), Some(','));
         assert_eq!(sniff("a;b;c\n1;2;3\n"), Some(';'));

@@ -274,7 +274,13 @@ fn reconcile_set(ctx: &mut Ctx<'_>, files: &SetFiles, counted: &[bool]) -> Resul
         summary.input_paths = w.input_paths.clone();
         summary.mapping = w.mapping.clone();
         summary.time = w.time.clone();
-        summary.notes = w.notes.clone();
+        // How the file was read the usual way (its encoding and delimiter detected) is left out.
+        summary.notes = w
+            .notes
+            .iter()
+            .filter(|n| !crate::ingest::routine_note(n))
+            .cloned()
+            .collect();
         summary.warnings.iter_mut().for_each(|(code, g)| {
             if let Some(wg) = w.warnings.get(code) {
                 g.stray_rows = wg.stray_rows;

@@ -276,6 +276,12 @@ impl ResultWriter {
         })
     }
 
+    /// Add a note about the whole input (how it was read: its encoding, delimiter or date
+    /// order) to `X.summary.json`, where `report` shows it.
+    pub fn note(&mut self, note: impl Into<String>) {
+        self.summary.note(note);
+    }
+
     /// Rows written so far.
     pub fn rows(&self) -> u64 {
         self.rows

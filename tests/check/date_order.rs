@@ -100,6 +100,51 @@ fn a_us_quickbooks_file_is_still_read_month_first() {
     );
 }
 
+/// How a file was read stays with its results: `X.summary.json` keeps every note, and `report`
+/// shows the ones that need a look (dates read month first), naming the file, without the usual
+/// encoding and delimiter lines.
+#[test]
+fn the_date_order_note_is_kept_in_the_summary_and_shown_by_report() {
+    let dir = tempfile::tempdir().unwrap();
+    export(
+        dir.path(),
+        "qb_us.csv",
+        &[("3001", "11/05/2026"), ("3002", "11/13/2026")],
+    );
+    let (code, r, err) = check_json(dir.path(), &["qb_us.csv"]);
+    assert_eq!(code, 0, "{r:#}\n{err}");
+    let printed = notes(file(&r, "qb_us.csv"));
+    let text = std::fs::read_to_string(dir.path().join("results/qb_us.summary.json")).unwrap();
+    let kept: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let kept: Vec<String> = kept["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().into())
+        .collect();
+    assert!(printed.iter().any(|n| n.starts_with("encoding: ")), "{printed:?}");
+    for n in &printed {
+        assert!(kept.contains(n), "{n:?} not in {kept:?}");
+    }
+    let out = super::run(dir.path(), &["report", "results"]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("note: dates read as MM/DD/YYYY (%m/%d/%Y)"), "{report}");
+    assert!(!report.contains("encoding: "), "{report}");
+    // Over several result sets, each note names its file.
+    export(dir.path(), "qb_dd.csv", &[("3003", "13/11/2026")]);
+    let (code, r, err) = check_json(dir.path(), &["qb_dd.csv"]);
+    assert_eq!(code, 0, "{r:#}\n{err}");
+    let out = super::run(dir.path(), &["report", "results"]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    let all = report.split("all sets").nth(1).unwrap_or_else(|| panic!("{report}"));
+    assert!(all.contains("note: qb_us.csv: dates read as MM/DD/YYYY"), "{report}");
+    assert!(all.contains("note: qb_dd.csv: dates read as DD/MM/YYYY"), "{report}");
+    // The check's own output says each note once.
+    let out = super::run(dir.path(), &["check", "--now", super::NOW, "qb_us.csv"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(said.matches("dates read as MM/DD/YYYY").count(), 1, "{said}");
+}
+
 #[test]
 fn a_file_whose_dates_all_read_both_ways_issues_none_of_them() {
     let dir = tempfile::tempdir().unwrap();

@@ -71,7 +71,14 @@ fn print_human(r: &Report, quiet: bool) {
             outln!("  note: {n}");
         }
         if let Some(s) = &f.summary {
-            out!("{}", s.render("  ", true));
+            // The file's notes, just printed, are in its summary too (for `X.summary.json`).
+            if s.notes.iter().any(|n| f.notes.contains(n)) {
+                let mut s = s.clone();
+                s.notes.retain(|n| !f.notes.contains(n));
+                out!("{}", s.render("  ", true));
+            } else {
+                out!("{}", s.render("  ", true));
+            }
         }
         for p in &f.problems {
             outln!("  {p}");
