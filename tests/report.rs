@@ -197,6 +197,23 @@ fn amount_after(xml: &str, after: &str, name: &str) -> Decimal {
     rest[..rest.find('<').unwrap()].parse().unwrap()
 }
 
+/// Every amount of a `--json` output (a string value under an amount's key) has at least two
+/// decimals, as the README promises (`"0.00"`, never `"0"`).
+fn every_amount_has_two_decimals(v: &Value, key: &str) {
+    const AMOUNTS: [&str; 6] = ["net", "vat", "gross", "vat_sar", "input", "xml"];
+    match v {
+        Value::Object(m) => m.iter().for_each(|(k, v)| every_amount_has_two_decimals(v, k)),
+        Value::Array(a) => a.iter().for_each(|v| every_amount_has_two_decimals(v, key)),
+        Value::String(s) if AMOUNTS.contains(&key) || key == "difference" => {
+            if s.parse::<Decimal>().is_ok() {
+                let decimals = s.split_once('.').map_or(0, |(_, d)| d.len());
+                assert!(decimals >= 2, "{key}: {s:?}");
+            }
+        }
+        _ => {}
+    }
+}
+
 fn bin(args: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_invoicedrop"))
         .args(args)
@@ -287,6 +304,7 @@ async fn report_totals_equal_the_signed_xml_and_a_tampered_amount_is_listed() {
     assert_eq!(code, 1, "{out}");
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["reconciled"], false);
+    every_amount_has_two_decimals(&v, "");
     let diffs = v["differences"].as_array().unwrap();
     assert_eq!(diffs.len(), 1, "{diffs:#?}");
     let d = &diffs[0];

@@ -26,11 +26,24 @@ pub const EXAMPLES_PER_CODE: usize = 10;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Amounts {
     /// Total without VAT (BT-109).
+    #[serde(serialize_with = "two_places")]
     pub net: Decimal,
     /// VAT (BT-110).
+    #[serde(serialize_with = "two_places")]
     pub vat: Decimal,
     /// Total with VAT (BT-112).
+    #[serde(serialize_with = "two_places")]
     pub gross: Decimal,
+}
+
+/// An amount as a JSON string with its exact digits and at least two decimals (`"0.00"`, not
+/// `"0"`, for a total of nothing), as in the result files.
+pub(crate) fn two_places<S: serde::Serializer>(value: &Decimal, serializer: S) -> Result<S::Ok, S::Error> {
+    let mut d = *value;
+    if d.scale() < 2 {
+        d.rescale(2);
+    }
+    serializer.serialize_str(&d.to_string())
 }
 
 impl Amounts {
@@ -92,6 +105,7 @@ pub struct Netted {
     pub amounts: BTreeMap<String, Amounts>,
     /// VAT in SAR (BT-111, `vat_sar` of `X.documents.csv`) of every currency together, credit
     /// notes subtracted.
+    #[serde(serialize_with = "two_places")]
     pub vat_sar: Decimal,
     /// Documents with amounts but no VAT in SAR (another currency without its exchange rate),
     /// which `vat_sar` leaves out.

@@ -62,7 +62,10 @@ fn merge_adds_up_and_json_round_trips() {
     assert_eq!(m.by_date.len(), 3);
     assert_eq!(m.by_kind["(unknown)"][&RowStatus::Skipped].documents, 1);
     let json = serde_json::to_string(&m).unwrap();
-    assert!(json.contains("\"net\":\"30\""), "{json}");
+    // Every amount with at least two decimals, a total of nothing too.
+    assert!(json.contains("\"net\":\"30.00\""), "{json}");
+    assert!(json.contains("\"vat_sar\":\"0.00\""), "{json}");
+    assert!(!json.contains("\"vat_sar\":\"0\""), "{json}");
     let back: Summary = serde_json::from_str(&json).unwrap();
     assert_eq!(back, m);
 }

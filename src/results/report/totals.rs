@@ -4,7 +4,7 @@
 //! in [`VatSar`]: invoices + debit notes - credit notes, the figures of the VAT return and of the
 //! ERP's ledger.
 
-use super::super::summary::{Amounts, is_credit_note, saturating_add};
+use super::super::summary::{Amounts, is_credit_note, saturating_add, two_places};
 use rust_decimal::Decimal;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -72,16 +72,19 @@ pub struct VatSar {
     /// Accepted documents in the result files.
     pub documents: u64,
     /// Their VAT in SAR (`vat_sar` of `X.documents.csv`), credit notes subtracted.
+    #[serde(serialize_with = "two_places")]
     pub input: Decimal,
     /// Of `documents`, those without a VAT in SAR, which `input` leaves out.
     pub input_without: u64,
     /// Signed XML files read.
     pub xml_documents: u64,
     /// Their VAT in SAR (the `TaxTotal` without subtotals), credit notes subtracted.
+    #[serde(serialize_with = "two_places")]
     pub xml: Decimal,
     /// Of `xml_documents`, those without a VAT in SAR, which `xml` leaves out.
     pub xml_without: u64,
     /// `input - xml`.
+    #[serde(serialize_with = "two_places")]
     pub difference: Decimal,
 }
 
@@ -172,6 +175,17 @@ mod tests {
             vat: net * dec!(0.15),
             gross: net * dec!(1.15),
         }
+    }
+
+    #[test]
+    fn amounts_of_nothing_are_written_with_two_decimals() {
+        let json = serde_json::to_string(&(VatSar::default(), Reconciled::default())).unwrap();
+        assert!(!json.contains("\"0\""), "{json}");
+        assert!(json.contains("\"input\":\"0.00\""), "{json}");
+        assert!(json.contains("\"gross\":\"0.00\""), "{json}");
+        let mut v = VatSar::default();
+        v.add_input(Some(dec!(1.5)), "invoice");
+        assert!(serde_json::to_string(&v).unwrap().contains("\"input\":\"1.50\""));
     }
 
     #[test]
