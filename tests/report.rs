@@ -204,11 +204,9 @@ fn every_amount_has_two_decimals(v: &Value, key: &str) {
     match v {
         Value::Object(m) => m.iter().for_each(|(k, v)| every_amount_has_two_decimals(v, k)),
         Value::Array(a) => a.iter().for_each(|v| every_amount_has_two_decimals(v, key)),
-        Value::String(s) if AMOUNTS.contains(&key) || key == "difference" => {
-            if s.parse::<Decimal>().is_ok() {
-                let decimals = s.split_once('.').map_or(0, |(_, d)| d.len());
-                assert!(decimals >= 2, "{key}: {s:?}");
-            }
+        Value::String(s) if (AMOUNTS.contains(&key) || key == "difference") && s.parse::<Decimal>().is_ok() => {
+            let decimals = s.split_once('.').map_or(0, |(_, d)| d.len());
+            assert!(decimals >= 2, "{key}: {s:?}");
         }
         _ => {}
     }
