@@ -246,6 +246,8 @@ impl DocumentsFile {
     pub(crate) fn create(target: &Path) -> Result<DocumentsFile, ResultsError> {
         let mut out = AtomicFile::create(target)?;
         let mut line = Vec::with_capacity(512);
+        // A byte-order mark, as `X.result.csv` has: Excel then shows Arabic numbers and names.
+        line.extend_from_slice("\u{feff}".as_bytes());
         push_record(&mut line, DOCUMENT_COLUMNS.iter().map(|c| c.as_bytes()));
         out.write_all(&line).map_err(|e| ResultsError::io(target, e))?;
         Ok(DocumentsFile {
@@ -377,7 +379,8 @@ mod tests {
         ]);
         let b = DocumentRecord::new("", RowStatus::Skipped);
         let mut w = DocumentsFile::create(&target)?;
-        let mut crate_writer = csv::Writer::from_writer(Vec::new());
+        // After a byte-order mark, for Excel.
+        let mut crate_writer = csv::Writer::from_writer("\u{feff}".as_bytes().to_vec());
         crate_writer.write_record(DOCUMENT_COLUMNS)?;
         for r in [&a, &b] {
             w.write(r)?;
