@@ -6,7 +6,7 @@ use super::api::{self, DeviceChecksSkipped};
 use super::json::ErrorDoc;
 use super::progress::Progress;
 use super::verdict::{
-    Totals, halted_outcome_verdict, halted_verdict, held_verdict, stopped_verdict, totals, verdict, withdrawn_verdict,
+    Export, halted_outcome_verdict, halted_verdict, held_verdict, stopped_verdict, verdict, withdrawn_verdict,
 };
 use crate::cli::*;
 use crate::config::Config;
@@ -244,13 +244,18 @@ impl RunDispatch<'_> {
     /// none (they stay invalid; sending stops on the same ledger anyway).
     fn look_up(&mut self, invalid: Vec<Held>) -> Vec<Option<Verdict>> {
         let n = invalid.len();
-        let mut held: Vec<(Option<Totals>, Vec<String>, Option<Tracked>)> = Vec::with_capacity(n);
+        // The export's documents, to say how a conflict differs from the issued one.
+        let mut held: Vec<(Document, bool, Vec<String>, Option<Tracked>)> = Vec::with_capacity(n);
         let outgoing: Vec<Outgoing> = invalid
             .into_iter()
             .enumerate()
             .map(|(i, h)| {
-                let export = h.amounts_known.then(|| totals(&h.document));
-                held.push((export, h.failing, Self::simplified_of(&h.document)));
+                held.push((
+                    h.document.clone(),
+                    h.amounts_known,
+                    h.failing,
+                    Self::simplified_of(&h.document),
+                ));
                 Outgoing {
                     document: h.document,
                     tag: i as u64,
@@ -268,7 +273,7 @@ impl RunDispatch<'_> {
         self.progress.add(outcomes.len() as u64);
         for o in outcomes {
             let tag = o.tag() as usize;
-            let Some((export, failing, tracked)) = held.get_mut(tag) else {
+            let Some((document, amounts_known, failing, tracked)) = held.get_mut(tag) else {
                 continue;
             };
             self.on_event(match &o {
@@ -277,7 +282,11 @@ impl RunDispatch<'_> {
                 Outcome::Rejected { .. } => SubmitEvent::Rejected,
                 Outcome::Failed { .. } => SubmitEvent::Failed,
             });
-            let v = held_verdict(o, export.as_ref(), failing);
+            let export = Export {
+                document,
+                amounts_known: *amounts_known,
+            };
+            let v = held_verdict(o, Some(export), failing);
             if let Some(mut t) = tracked.take() {
                 t.status = v.status.map_or_else(String::new, |s| s.as_str().to_string());
                 self.simplified.push(t);
@@ -339,8 +348,8 @@ impl RunDispatch<'_> {
     fn send(&mut self, docs: Vec<Document>) -> Vec<Verdict> {
         let n = docs.len();
         self.progress.add(n as u64);
-        // Kept to tell a conflict's figures in the export from the issued ones.
-        let exported: Vec<Totals> = docs.iter().map(totals).collect();
+        // Kept to tell a conflict's content in the export from the issued one.
+        let exported: Vec<Document> = docs.clone();
         let outgoing: Vec<Outgoing> = docs
             .into_iter()
             .enumerate()
@@ -369,7 +378,13 @@ impl RunDispatch<'_> {
                             self.halted = true;
                             halted_outcome_verdict(&reason, attempts, sent)
                         }
-                        o => verdict(o, exported.get(tag)),
+                        o => verdict(
+                            o,
+                            exported.get(tag).map(|document| Export {
+                                document,
+                                amounts_known: true,
+                            }),
+                        ),
                     };
                     if let Some(slot) = verdicts.get_mut(tag) {
                         *slot = Some(v);

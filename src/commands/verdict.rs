@@ -26,6 +26,17 @@ pub(super) fn codes(ms: &[Message]) -> Vec<String> {
 /// A document's net, VAT and gross.
 pub(super) type Totals = [rust_decimal::Decimal; 3];
 
+/// The document as the export gives it now, to say how a conflict's content differs from the
+/// issued one: its fields, and its totals when they could be computed (`amounts_known`).
+#[derive(Clone, Copy)]
+pub(super) struct Export<'a> {
+    pub(super) document: &'a Document,
+    pub(super) amounts_known: bool,
+}
+
+/// Fields of a conflict's difference said at most.
+const DIFFERENCES_SHOWN: usize = 5;
+
 pub(super) fn totals(d: &Document) -> Totals {
     let t = &d.legal_monitory_total;
     [t.tax_exclusive_amount, d.tax_total.tax_amount, t.tax_inclusive_amount]
@@ -61,7 +72,7 @@ pub(super) fn accepted_verdict(response: crate::model::SubmissionResponse, attem
 }
 
 /// The verdict of one outcome; `export` is the document as the export gives it now.
-pub(super) fn verdict(outcome: Outcome, export: Option<&Totals>) -> Verdict {
+pub(super) fn verdict(outcome: Outcome, export: Option<Export<'_>>) -> Verdict {
     match outcome {
         Outcome::Accepted {
             response,
@@ -110,15 +121,33 @@ pub(super) fn verdict(outcome: Outcome, export: Option<&Totals>) -> Verdict {
         } => {
             let code = crate::submit::CONFLICT_CODE;
             let mut error = format!("{code}: {message}");
-            if let (Some(now), Some(was)) = (export, issued.as_deref()) {
-                let was = totals(was);
-                if *now == was {
-                    error.push_str(". Its totals are unchanged: the change is in other fields");
-                } else {
+            if let (Some(now), Some(issued)) = (export, issued.as_deref()) {
+                let was = totals(issued);
+                let (fields, more) = crate::model::differences(now.document, issued, DIFFERENCES_SHOWN);
+                if now.amounts_known {
+                    let now = totals(now.document);
+                    if now == was {
+                        error.push_str(". Its totals are unchanged");
+                        if fields.is_empty() {
+                            error.push_str(": the change is in other fields");
+                        }
+                    } else {
+                        error.push_str(&format!(
+                            ". The export now says {}; the issued document says {}",
+                            totals_text(now),
+                            totals_text(was)
+                        ));
+                    }
+                }
+                if !fields.is_empty() {
+                    let more = if more > 0 {
+                        format!("; and {more} more")
+                    } else {
+                        String::new()
+                    };
                     error.push_str(&format!(
-                        ". The export now says {}; the issued document says {}",
-                        totals_text(*now),
-                        totals_text(was)
+                        ". What differs from the issued document: {}{more}",
+                        fields.join("; ")
                     ));
                 }
             }
@@ -198,7 +227,7 @@ pub(super) fn stopped_verdict(reason: &str) -> Verdict {
 /// With nothing `failing` (a document that passes the checks but is not sent all the same: its
 /// rows apart in the export), the outcome's verdict as a rerun gives it for a document sent
 /// again: accepted from the ledger, a conflict, or `failed` (maybe issued).
-pub(super) fn held_verdict(outcome: Outcome, export: Option<&Totals>, failing: &[String]) -> Verdict {
+pub(super) fn held_verdict(outcome: Outcome, export: Option<Export<'_>>, failing: &[String]) -> Verdict {
     let listed = failing.join(", ");
     let mut v = match &outcome {
         _ if failing.is_empty() => verdict(outcome, export),

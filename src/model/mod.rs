@@ -5,11 +5,13 @@
 
 pub mod amount;
 mod auth;
+mod diff;
 mod document;
 mod response;
 mod secret;
 
 pub use auth::{Credentials, DeviceType, OnboardingRequest, OnboardingResponse, Token};
+pub use diff::differences;
 pub use document::{
     Address, AllowanceCharge, AllowanceCharges, Code, Document, DocumentKind, InvoiceType, Item, LegalMonetaryTotal,
     Line, LineAllowanceCharge, LineTaxTotal, Party, PartyIdentification, Price, PriceAllowanceCharge, TaxCategory,

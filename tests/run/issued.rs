@@ -125,6 +125,12 @@ fn an_issued_invoice_whose_export_now_fails_the_checks_is_reported_issued_and_no
     // The plain conflict: said once too.
     let t3 = rows_of(&now, "T-00003");
     assert!(t3[0]["result_errors"].starts_with("INV-LEDGER-CONFLICT: invoice T-00003 is issued"));
+    // It says what changed, with both values.
+    let said = &t3[0]["result_errors"];
+    assert!(
+        said.contains("What differs from the issued document: invoice_lines[0].item.name \"Another book\" (issued: \""),
+        "{said}"
+    );
     assert!(t3[1]["result_errors"].starts_with("INV-DOCUMENT: issued earlier with other content: see"));
     assert_eq!(t3[1]["result_status"], "accepted");
     // Never issued: invalid, as before.
