@@ -207,6 +207,7 @@ fn check_one(
             }
         };
         writer.set_mapping(&mapping.name);
+        summary.notes.extend(writer.previous_results_note());
         let bound = prepared.bound.clone();
         // A number whose rows are apart and that the ledger holds (issued in an earlier run):
         // its parts are read together and reported as what the ledger says, never sent.

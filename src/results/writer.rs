@@ -7,7 +7,7 @@ use super::csv_file::CsvResult;
 use super::documents::{DocumentRecord, DocumentsFile, documents_path};
 use super::summary::{Summary, SummaryBuilder};
 use super::xlsx::XlsxResult;
-use super::{CellText, ResultRow, ResultsError};
+use super::{CellText, RESULT_COLUMNS, ResultRow, ResultsError};
 use crate::ingest::{CellRef, Row};
 use crate::model::SubmissionResponse;
 use chrono::{NaiveDate, NaiveTime, SecondsFormat, Utc};
@@ -74,6 +74,9 @@ pub struct ResultWriter {
     staging_lock: Option<super::stale::StagingLock>,
     target: PathBuf,
     rows: u64,
+    /// The input's own columns named like result columns (an earlier result file given
+    /// again), as renamed: `previous_result_status`...
+    previous: Vec<String>,
 }
 
 impl std::fmt::Debug for ResultWriter {
@@ -96,6 +99,8 @@ impl ResultWriter {
         std::fs::create_dir_all(results_dir).map_err(|e| ResultsError::io(results_dir, e))?;
         let stem = input_stem(input);
         let target = result_path(results_dir, input);
+        let (headers, previous) = previous_results(headers);
+        let headers = &headers[..];
         let csv = CsvResult::create(&target, headers)?;
         let xlsx = if is_spreadsheet(input) {
             Some(XlsxResult::create(
@@ -121,6 +126,7 @@ impl ResultWriter {
             staging_lock: None,
             target,
             rows: 0,
+            previous,
         })
     }
 
@@ -276,6 +282,19 @@ impl ResultWriter {
         })
     }
 
+    /// A note when the input is an earlier result file given again (corrected and dropped
+    /// back): its result columns keep their earlier values under other names.
+    pub fn previous_results_note(&self) -> Option<String> {
+        if self.previous.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "the file holds the result columns of an earlier result file: they keep their earlier values as {}; \
+             this run's are the result_ columns at the end",
+            self.previous.join(", ")
+        ))
+    }
+
     /// Add a note about the whole input (how it was read: its encoding, delimiter or date
     /// order) to `X.summary.json`, where `report` shows it.
     pub fn note(&mut self, note: impl Into<String>) {
@@ -407,5 +426,63 @@ impl Drop for ResultWriter {
         if let Some(s) = self.staging.take() {
             let _ = std::fs::remove_dir_all(s);
         }
+    }
+}
+
+/// The input's header with each column named like a result column (`result_status`: an
+/// earlier result file given again) renamed `previous_result_status` (with more `previous_`
+/// while the name is taken), so that this run's result columns are the only ones of their
+/// names; and the new names.
+fn previous_results(headers: &[String]) -> (std::borrow::Cow<'_, [String]>, Vec<String>) {
+    if !headers.iter().any(|h| RESULT_COLUMNS.contains(&h.as_str())) {
+        return (std::borrow::Cow::Borrowed(headers), Vec::new());
+    }
+    let mut named: Vec<String> = headers.to_vec();
+    let mut renamed = Vec::new();
+    for i in 0..named.len() {
+        if !RESULT_COLUMNS.contains(&named[i].as_str()) {
+            continue;
+        }
+        let mut name = format!("previous_{}", named[i]);
+        while named.contains(&name) || RESULT_COLUMNS.contains(&name.as_str()) {
+            name.insert_str(0, "previous_");
+        }
+        named[i] = name.clone();
+        renamed.push(name);
+    }
+    (std::borrow::Cow::Owned(named), renamed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn an_earlier_result_files_columns_are_renamed_and_others_kept() {
+        let plain = names(&["InvoiceNumber", "Total"]);
+        let (h, renamed) = previous_results(&plain);
+        assert_eq!(&h[..], &plain[..]);
+        assert!(renamed.is_empty());
+        let again = names(&[
+            "InvoiceNumber",
+            "result_status",
+            "result_errors",
+            "previous_result_status",
+        ]);
+        let (h, renamed) = previous_results(&again);
+        assert_eq!(
+            &h[..],
+            names(&[
+                "InvoiceNumber",
+                "previous_previous_result_status",
+                "previous_result_errors",
+                "previous_result_status"
+            ])
+        );
+        assert_eq!(renamed, ["previous_previous_result_status", "previous_result_errors"]);
     }
 }

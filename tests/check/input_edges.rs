@@ -450,3 +450,36 @@ fn an_export_with_its_header_and_no_row_passes_with_a_note_saying_so() {
     let notes = report["files"][0]["notes"].to_string();
     assert!(!notes.contains("no row"), "{notes}");
 }
+
+/// A result file corrected and given again (the clerk fixes the rejected rows where the messages
+/// are): its result columns are the earlier run's; they keep their values under `previous_`
+/// names, so that this run's `result_status` is the only one, and a note says so.
+#[test]
+fn a_result_file_given_again_keeps_its_earlier_results_under_other_names() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("xero_sales_invoices.csv"), dir.path().join("xero.csv")).unwrap();
+    let (code, _, err) = super::check_json(dir.path(), &["xero.csv"]);
+    assert!(code == 0 || code == 1, "{err}");
+    std::fs::copy(dir.path().join("results/xero.result.csv"), dir.path().join("again.csv")).unwrap();
+    let (code, r, err) = super::check_json(dir.path(), &["again.csv"]);
+    assert!(code == 0 || code == 1, "{r:#}\n{err}");
+    let rows = result_rows(&dir.path().join("results/again.result.csv"));
+    let header = &rows[0];
+    let named = |n: &str| header.iter().filter(|h| *h == n).count();
+    assert_eq!(named("result_status"), 1, "{header:?}");
+    assert_eq!(named("previous_result_status"), 1, "{header:?}");
+    assert_eq!(header.last().map(String::as_str), Some("result_time"), "{header:?}");
+    let notes = super::file(&r, "again.csv")["notes"].to_string();
+    assert!(
+        notes.contains("the file holds the result columns of an earlier result file"),
+        "{notes}"
+    );
+    // Every row is checked as before: the same statuses, now in the only result_status.
+    let first = result_rows(&dir.path().join("results/xero.result.csv"));
+    let status = |rows: &[Vec<String>], name: &str| {
+        let i = rows[0].iter().rposition(|h| h == name).unwrap();
+        rows[1..].iter().map(|r| r[i].clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(status(&rows, "result_status"), status(&first, "result_status"));
+    assert_eq!(status(&rows, "previous_result_status"), status(&first, "result_status"));
+}
