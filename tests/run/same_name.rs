@@ -278,7 +278,6 @@ fn an_export_whose_artefacts_folder_another_exports_set_has_is_refused_by_a_late
         let (code, v, out) = json(d, d, &["run", "link/a-b.csv", "--results", "r"]);
         assert_eq!((code, v["documents"]["issued_before"].as_u64()), (0, Some(4)), "{out}");
         assert_eq!((issued(d), xml_in(d, "a-b", "T-")), (4, 4));
-        std::fs::remove_file(d.join("r/a-b.summary.json")).unwrap();
     }
 
     // What the message offers: the export renamed takes its own folder, and sends its own.
@@ -288,6 +287,13 @@ fn an_export_whose_artefacts_folder_another_exports_set_has_is_refused_by_a_late
     assert_eq!(
         (issued(d), xml_in(d, "a-b", "T-"), xml_in(d, "a-b-2025", "U-")),
         (8, 4, 4)
+    );
+    let o = run(d, &[], &["--json", "report", "r"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    assert_eq!(
+        (o.status.code(), v["reconciled"].as_bool()),
+        (Some(0), Some(true)),
+        "{v}"
     );
 }
 
