@@ -6,6 +6,8 @@
 
 #[path = "watch/failed.rs"]
 mod failed;
+#[path = "watch/set_names.rs"]
+mod set_names;
 #[path = "watch/status.rs"]
 mod status;
 #[path = "watch/stop.rs"]

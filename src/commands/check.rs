@@ -19,7 +19,8 @@ use std::sync::Arc;
 mod file_errors;
 mod print;
 
-use file_errors::{STOP_NOTE, not_sent_error, replaces_error};
+pub(super) use file_errors::all_refused;
+use file_errors::{Refusals, STOP_NOTE, changed_meanwhile, not_sent_error};
 pub(super) use print::{accepted_text, print};
 
 /// What a `check` or `run` over several files gave: the `--json` document.
@@ -339,6 +340,22 @@ pub(super) fn process(
     list_limit: Option<usize>,
     dispatch: Option<&mut (dyn Dispatch + '_)>,
 ) -> anyhow::Result<Report> {
+    let sending = dispatch.is_some();
+    process_inputs(paths, input, config, now, cli, list_limit, sending, dispatch)
+}
+
+/// [`process`]; `sending` without `dispatch`: `run` with every export refused ([`all_refused`]).
+#[allow(clippy::too_many_arguments)]
+fn process_inputs(
+    paths: &[PathBuf],
+    input: &InputArgs,
+    config: &Config,
+    now: DateTime<Utc>,
+    cli: &Cli,
+    list_limit: Option<usize>,
+    sending: bool,
+    dispatch: Option<&mut (dyn Dispatch + '_)>,
+) -> anyhow::Result<Report> {
     if let Some(note) = clean_leftovers(&input.results)
         && !cli.quiet
     {
@@ -348,6 +365,7 @@ pub(super) fn process(
         paths,
         input,
         keep_others: true,
+        sending,
     };
     let mut report = evaluate_inputs(args, config, now, None, list_limit, !cli.quiet, dispatch)?.0;
     report.document_list_truncated = report.files.iter().any(list_truncated);
@@ -409,13 +427,15 @@ pub(super) fn evaluate(
         paths,
         input,
         keep_others: false,
+        sending: dispatch.is_some(),
     };
     evaluate_inputs(args, config, now, batch, list_limit, notes, dispatch)
 }
 
-/// [`evaluate`], and with `args.keep_others` an input whose result set would replace another
-/// input's (of the same file name, written by an earlier `check` or `run` into the same
-/// results folder) is refused before it is read.
+/// [`evaluate`], and with `args.keep_others` an input whose result set or artefacts folder would
+/// replace another input's (of the same file name, or of a name made safe alike, written by an
+/// earlier `check` or `run` into the same results folder) is refused before it is read
+/// ([`Refusals`]).
 fn evaluate_inputs(
     args: ProcessArgs<'_>,
     config: &Config,
@@ -469,8 +489,8 @@ fn evaluate_inputs(
         ));
     }
     let results = &args.input.results;
-    let sending = dispatch.is_some();
-    let mut used: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let sending = args.sending;
+    let mut refusals = Refusals::new(results, args.keep_others, sending);
     // The file whose result files the results folder could not take, and why: `run` reads and
     // sends no later file.
     let mut stopped: Option<(PathBuf, String)> = None;
@@ -479,28 +499,15 @@ fn evaluate_inputs(
             files_out.push(whole_file_error(f, not_sent_error(at, why, results)));
             continue;
         }
-        let target = crate::results::result_path(results, f);
-        if let Some((_, other)) = used.iter().find(|(t, _)| *t == target) {
-            files_out.push(whole_file_error(
-                f,
-                format!(
-                    "its result file {} would overwrite the one of {}; rename one of the two exports",
-                    target.display(),
-                    other.display()
-                ),
-            ));
+        if let Some(why) = refusals.refuse(f) {
+            files_out.push(whole_file_error(f, why));
             continue;
         }
-        if args.keep_others
-            && let crate::results::owner::Owner::Other(other) = crate::results::owner::owner(results, f)
-        {
-            files_out.push(whole_file_error(
-                f,
-                replaces_error(f, &target, &other, results, sending),
-            ));
+        if sending && dispatch.is_none() {
+            // `run` found every export refused before it started, and this one is not now.
+            files_out.push(whole_file_error(f, changed_meanwhile(results)));
             continue;
         }
-        used.push((target, f.clone()));
         match check_one(
             f,
             explicit.as_ref(),
@@ -541,8 +548,8 @@ fn evaluate_inputs(
         document_list_note: None,
         exit_code: 0,
         error: None,
-        no_exports: files.is_empty().then(|| no_export_text(args.paths, dispatch.is_some())),
-        sending: dispatch.is_some(),
+        no_exports: files.is_empty().then(|| no_export_text(args.paths, sending)),
+        sending,
     };
     for f in &report.files {
         report.rows += f.rows;
@@ -586,6 +593,10 @@ fn whole_file_error_doc(r: &Report, paths: &[PathBuf]) -> ErrorDoc {
 struct ProcessArgs<'a> {
     paths: &'a [PathBuf],
     input: &'a InputArgs,
-    /// Refuse an input whose result set would replace another input's (`check`, `run`).
+    /// Refuse an input whose result set or artefacts folder would replace another input's
+    /// (`check`, `run`).
     keep_others: bool,
+    /// The documents are sent (`run`, `watch`): with no dispatch, `run` found every export
+    /// refused before it started, and nothing is read.
+    sending: bool,
 }

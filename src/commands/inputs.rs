@@ -92,14 +92,8 @@ pub(super) fn preflight(paths: &[PathBuf], input: &InputArgs, purpose: Purpose) 
         ))
         .into());
     }
-    let explicit = match &input.mapping {
-        Some(spec) => Some(pipeline::load_mapping(spec)?),
-        None => None,
-    };
-    let mut side: Vec<Mapping> = bundled::all()?;
-    side.extend(explicit);
     let (mut skipped, mut errors) = (Vec::new(), Vec::new());
-    let files = expand(paths, &pipeline::lookup_file_names(&side), &mut skipped, &mut errors);
+    let files = expand_with(paths, input, &mut skipped, &mut errors)?;
     if files.is_empty() && errors.is_empty() {
         let passed = if skipped.is_empty() {
             String::new()
@@ -123,6 +117,27 @@ pub(super) fn preflight(paths: &[PathBuf], input: &InputArgs, purpose: Purpose) 
         .into());
     }
     Ok(())
+}
+
+/// The exports of `paths` ([`expand`], with the side files of the mappings), as given.
+fn expand_with(
+    paths: &[PathBuf],
+    input: &InputArgs,
+    skipped: &mut Vec<String>,
+    errors: &mut Vec<FileSummary>,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let explicit = match &input.mapping {
+        Some(spec) => Some(pipeline::load_mapping(spec)?),
+        None => None,
+    };
+    let mut side: Vec<Mapping> = bundled::all()?;
+    side.extend(explicit);
+    Ok(expand(paths, &pipeline::lookup_file_names(&side), skipped, errors))
+}
+
+/// The exports of `paths`, in the order given (a folder's in name order).
+pub(super) fn exports(paths: &[PathBuf], input: &InputArgs) -> anyhow::Result<Vec<PathBuf>> {
+    expand_with(paths, input, &mut Vec::new(), &mut Vec::new())
 }
 
 /// `no export to check in a, b` (`issue` when `sending`).

@@ -17,9 +17,15 @@ pub fn run(args: RunArgs, cli: &Cli) -> anyhow::Result<Status> {
     // a mapping that cannot be loaded, no export at all.
     super::inputs::preflight(&args.paths, &args.input, super::inputs::Purpose::Issue)?;
     // A configuration that is refused leaves nothing behind (Runner::start reads it again).
-    crate::config::Config::load(args.input.config.as_deref())?;
+    let config = crate::config::Config::load(args.input.config.as_deref())?;
     // Before the API is reached: nothing is sent that could not be written.
     super::folder::results_folder(&args.input.results)?;
+    // Every export refused (its result set or artefacts folder is another export's): said with
+    // nothing started, and nothing else done.
+    if let Some(report) = check::all_refused(&args.paths, &args.input, &config, cli, args.list.limit())? {
+        check::print(&report, cli)?;
+        return Ok(report.status());
+    }
     let runner = Runner::start(&args.input, &args.api)?;
     if let Err(skipped) = &runner.device
         && !cli.quiet

@@ -33,6 +33,7 @@ use tracing::{info, warn};
 
 mod heartbeat;
 mod settle;
+mod unclash;
 
 use settle::Settling;
 
@@ -185,25 +186,6 @@ impl<'a> Watcher<'a> {
         }
     }
 
-    /// A result file name not used by another content: `X.csv` keeps its name unless
-    /// `results/X.result.csv` exists from an earlier drop, then it becomes `X.<time>.csv`.
-    fn unclash(&self, claimed: PathBuf) -> anyhow::Result<PathBuf> {
-        if !crate::results::result_path(&self.input.results, &claimed).exists() {
-            return Ok(claimed);
-        }
-        let name = name_of(&claimed);
-        let (stem, ext) = match name.rsplit_once('.') {
-            Some((s, e)) if !s.is_empty() => (s.to_string(), format!(".{e}")),
-            _ => (name.clone(), String::new()),
-        };
-        let renamed = self
-            .inbox
-            .processing
-            .join(format!("{stem}.{}{ext}", Utc::now().format("%Y%m%dT%H%M%S%3f")));
-        std::fs::rename(&claimed, &renamed).with_context(|| format!("cannot rename {}", claimed.display()))?;
-        Ok(renamed)
-    }
-
     /// Process one claimed file to the end: done, failed, or (interrupted) left in `.processing/`.
     fn process(&mut self, claimed: PathBuf, leftover: bool) -> anyhow::Result<()> {
         let name = name_of(&claimed);
@@ -212,7 +194,11 @@ impl<'a> Watcher<'a> {
             Err(e) => return self.fail(&claimed, &name, &e.to_string()),
         };
         let repeat = self.seen.first_name(&hash).map(str::to_string);
-        let claimed = if leftover { claimed } else { self.unclash(claimed)? };
+        let claimed = if leftover {
+            claimed
+        } else {
+            unclash::unclash(&self.input.results, &self.inbox.processing, claimed)?
+        };
         match &repeat {
             Some(first) => info!(
                 "{name}: taken; the same content as {first}, done before: reported from the ledger, nothing accepted is sent again"
