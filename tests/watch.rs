@@ -468,6 +468,9 @@ fn an_invalid_simplified_invoice_is_followed_and_alerted_on() {
     let want = vec![("LATE-00002".to_string(), "invalid".to_string())];
     assert_eq!(listed("unsettled"), want, "{s}");
     assert_eq!(listed("alerts"), want, "{s}");
+    // It says why, as the log says it does.
+    let why = s["alerts"][0]["why"].as_str().unwrap_or_else(|| panic!("{s}"));
+    assert!(why.starts_with("INV-MAP-VALUE") && why.contains("\"one\""), "{why}");
     assert_eq!(server.accepted(), 1);
     let rows = statuses(&d.join("out/late.result.csv"));
     assert_eq!(rows, ["accepted", "invalid"]);

@@ -104,6 +104,15 @@ impl OriginalDates for IssuedInvoices {
     }
 }
 
+/// Why a simplified document is not accepted, for the watch's alert: its verdict's first error
+/// (none once accepted).
+fn why(v: &Verdict) -> String {
+    match v.status {
+        Some(crate::results::RowStatus::Accepted) => String::new(),
+        _ => v.errors.first().map(|e| crate::watch::why_of(e)).unwrap_or_default(),
+    }
+}
+
 /// Sends each batch's valid documents and turns the answers into verdicts.
 pub(super) struct RunDispatch<'a> {
     rt: &'a Runtime,
@@ -145,6 +154,7 @@ impl RunDispatch<'_> {
             issued_at,
             status: String::new(),
             file: String::new(),
+            why: String::new(),
         }
     }
 
@@ -180,6 +190,7 @@ impl Dispatch for RunDispatch<'_> {
         for (t, v) in tracked.into_iter().zip(&verdicts) {
             if let Some(mut t) = t {
                 t.status = v.status.map_or_else(|| "valid".to_string(), |s| s.as_str().to_string());
+                t.why = why(v);
                 self.simplified.push(t);
             }
         }
@@ -232,6 +243,7 @@ impl Dispatch for RunDispatch<'_> {
         for u in invalid_simplified {
             self.simplified.push(Tracked {
                 status: "invalid".into(),
+                why: crate::watch::why_of(&u.why),
                 ..Self::tracked(u.kind, u.number, u.issue_date, u.issue_time)
             });
         }
@@ -289,6 +301,7 @@ impl RunDispatch<'_> {
             let v = held_verdict(o, Some(export), failing);
             if let Some(mut t) = tracked.take() {
                 t.status = v.status.map_or_else(String::new, |s| s.as_str().to_string());
+                t.why = why(&v);
                 self.simplified.push(t);
             }
             verdicts[tag] = Some(v);

@@ -387,6 +387,11 @@ fn evaluate_document(
             number: d.number.clone(),
             issue_date: d.issue_date,
             issue_time: d.issue_time,
+            why: found
+                .iter()
+                .find(|i| i.severity == crate::validate::Severity::Error)
+                .map(ResultIssue::render)
+                .unwrap_or_default(),
         });
     // Boxed: an outcome is moved from thread to thread, and `check` keeps none.
     let (document, held) = match (built.document, failing) {

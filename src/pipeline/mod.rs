@@ -357,6 +357,8 @@ pub struct Unsent {
     pub issue_date: chrono::NaiveDate,
     /// Its issue time (Riyadh).
     pub issue_time: chrono::NaiveTime,
+    /// Its first error, rendered (`CODE: message`).
+    pub why: String,
 }
 
 /// Money in `--json` as in the result files (`X.documents.csv`) and the summaries: exact, with

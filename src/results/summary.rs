@@ -39,11 +39,7 @@ pub struct Amounts {
 /// An amount as a JSON string with its exact digits and at least two decimals (`"0.00"`, not
 /// `"0"`, for a total of nothing), as in the result files.
 pub(crate) fn two_places<S: serde::Serializer>(value: &Decimal, serializer: S) -> Result<S::Ok, S::Error> {
-    let mut d = *value;
-    if d.scale() < 2 {
-        d.rescale(2);
-    }
-    serializer.serialize_str(&d.to_string())
+    serializer.serialize_str(&super::documents::at_least_cents(*value).to_string())
 }
 
 impl Amounts {

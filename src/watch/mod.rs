@@ -18,7 +18,7 @@ mod status;
 pub use inbox::{Inbox, InboxLock, is_candidate};
 pub use seen::{Seen, sha256_file};
 pub use stable::Stability;
-pub use status::{LastFile, Queued, Tracked, Unanswered, WatchStatus, alert_warnings, overdue};
+pub use status::{LastFile, Queued, Tracked, Unanswered, WatchStatus, alert_warnings, overdue, why_of};
 
 use std::path::PathBuf;
 

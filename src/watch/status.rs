@@ -23,6 +23,21 @@ pub struct Tracked {
     /// The file it came in.
     #[serde(default)]
     pub file: String,
+    /// Why it is not accepted: its first error (a finding of the checks, the authority's
+    /// rejection, or why its answer is missing). Empty once accepted.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub why: String,
+}
+
+/// A reason as `why` keeps it: at most this many characters (then `…`).
+const WHY_CHARS: usize = 400;
+
+/// `text` cut to [`WHY_CHARS`] characters.
+pub fn why_of(text: &str) -> String {
+    match text.char_indices().nth(WHY_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
 }
 
 /// A document of any kind left without a final answer: sent, and no answer came (its outcome is
@@ -215,7 +230,17 @@ mod tests {
             issued_at: Utc::now() - chrono::Duration::hours(hours_ago),
             status: "failed".into(),
             file: "a.csv".into(),
+            why: String::new(),
         }
+    }
+
+    #[test]
+    fn a_reason_is_kept_whole_up_to_its_limit_and_cut_after() {
+        assert_eq!(why_of("BR-KSA-40: no"), "BR-KSA-40: no");
+        let long = "é".repeat(WHY_CHARS + 5);
+        let cut = why_of(&long);
+        assert_eq!(cut.chars().count(), WHY_CHARS + 1);
+        assert!(cut.ends_with('…'));
     }
 
     #[test]
