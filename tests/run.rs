@@ -16,7 +16,8 @@
 //! (run/notes.rs), a credit note issued after its invoice in the same batch (run/note_order.rs),
 //! documents never sent told apart from those sent without an answer (run/not_sent.rs),
 //! another export of the same file name refused rather than replacing a result set
-//! (run/same_name.rs), no later file sent once the results folder takes no more result files
+//! (run/same_name.rs), an issued document gone from its export kept in its results and said
+//! (run/gone.rs), no later file sent once the results folder takes no more result files
 //! (run/results_full.rs), and the configuration failures, each with a message that says what to do.
 
 #[path = "run/changed_file.rs"]
@@ -33,6 +34,8 @@ mod device_change;
 mod device_checks;
 #[path = "run/exactly_once.rs"]
 mod exactly_once;
+#[path = "run/gone.rs"]
+mod gone;
 #[path = "run/inclusive.rs"]
 mod inclusive;
 #[path = "run/issued.rs"]

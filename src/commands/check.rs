@@ -276,6 +276,8 @@ fn check_one(
     if summary.rows == 0 {
         summary.notes.push(NO_ROWS_NOTE.to_string());
     }
+    // Documents issued earlier that the results keep (the notes are in the summary too).
+    summary.notes.extend(finished.kept.notes.iter().cloned());
     summary.result_file = Some(finished.result_csv.display().to_string());
     summary.result_xlsx = finished.result_xlsx.map(|p| p.display().to_string());
     summary.summary_file = Some(finished.summary_json.display().to_string());

@@ -121,6 +121,13 @@ impl AtomicFile {
         &self.target
     }
 
+    /// Flush what is written so far to the hidden file aside, and give its path (to read it
+    /// back before it is committed).
+    pub fn flushed_aside(&mut self) -> std::io::Result<&Path> {
+        self.flush()?;
+        Ok(&self.tmp)
+    }
+
     /// Flush, sync and rename into place; returns the final path.
     pub fn commit(mut self) -> Result<PathBuf, ResultsError> {
         let Some(out) = self.out.take() else {

@@ -266,6 +266,12 @@ impl DocumentsFile {
             .map_err(|e| ResultsError::io(&self.target, e))
     }
 
+    /// The records written so far, flushed to the hidden file aside: its path, to read it back.
+    pub(crate) fn written_so_far(&mut self) -> Result<&Path, ResultsError> {
+        let target = &self.target;
+        self.out.flushed_aside().map_err(|e| ResultsError::io(target, e))
+    }
+
     pub(crate) fn commit(self) -> Result<PathBuf, ResultsError> {
         self.out.commit()
     }
@@ -274,12 +280,35 @@ impl DocumentsFile {
 /// Read `X.documents.csv` back. Columns are found by name; a row that does not read (a bad
 /// status, a bad amount) is an error naming its line.
 pub fn read_documents(path: &Path) -> Result<Vec<DocumentRecord>, ResultsError> {
+    read_documents_where(path, |_| true)
+}
+
+/// The cells of a `X.documents.csv` row that [`read_documents_where`] chooses by, trimmed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Peek<'a> {
+    pub(crate) status: &'a str,
+    pub(crate) uuid: &'a str,
+    pub(crate) kind: &'a str,
+    pub(crate) document: &'a str,
+}
+
+/// [`read_documents`], keeping only the rows `keep` takes, chosen before the rest of the row is
+/// read (a large file's records are not all held, nor all read, when few are kept).
+pub(crate) fn read_documents_where(
+    path: &Path,
+    mut keep: impl FnMut(Peek<'_>) -> bool,
+) -> Result<Vec<DocumentRecord>, ResultsError> {
     let mut rdr = csv::ReaderBuilder::new()
         .flexible(true)
         .from_path(path)
         .map_err(|e| csv_error(path, e))?;
     let headers = rdr.headers().map_err(|e| csv_error(path, e))?.clone();
-    let index: HashMap<&str, usize> = headers.iter().enumerate().map(|(i, h)| (h.trim(), i)).collect();
+    // A byte-order mark before the first name (a file saved again by a spreadsheet) is no part of it.
+    let index: HashMap<&str, usize> = headers
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (h.trim_start_matches('\u{feff}').trim(), i))
+        .collect();
     for required in ["document", "status"] {
         if !index.contains_key(required) {
             return Err(ResultsError::malformed(path, format!("no {required} column")));
@@ -289,7 +318,17 @@ pub fn read_documents(path: &Path) -> Result<Vec<DocumentRecord>, ResultsError> 
     for (n, rec) in rdr.records().enumerate() {
         let rec = rec.map_err(|e| csv_error(path, e))?;
         let line = n + 2;
-        let text = |c: &str| index.get(c).and_then(|&i| rec.get(i)).unwrap_or("").trim().to_string();
+        let cell = |c: &str| index.get(c).and_then(|&i| rec.get(i)).unwrap_or("").trim();
+        let peek = Peek {
+            status: cell("status"),
+            uuid: cell("uuid"),
+            kind: cell("kind"),
+            document: cell("document"),
+        };
+        if !keep(peek) {
+            continue;
+        }
+        let text = |c: &str| cell(c).to_string();
         let amount = |c: &str| -> Result<Option<Decimal>, ResultsError> {
             let t = text(c);
             if t.is_empty() {
@@ -303,7 +342,7 @@ pub fn read_documents(path: &Path) -> Result<Vec<DocumentRecord>, ResultsError> 
         let status = RowStatus::parse(&status_text)
             .ok_or_else(|| ResultsError::malformed(path, format!("line {line}: unknown status {status_text:?}")))?;
         let codes = |c: &str| text(c).split_whitespace().map(str::to_string).collect();
-        out.push(DocumentRecord {
+        let record = DocumentRecord {
             document: text("document"),
             kind: text("kind"),
             invoice_type: text("type"),
@@ -323,7 +362,8 @@ pub fn read_documents(path: &Path) -> Result<Vec<DocumentRecord>, ResultsError> 
             rows: text("rows").parse().unwrap_or(0),
             errors: codes("errors"),
             warnings: codes("warnings"),
-        });
+        };
+        out.push(record);
     }
     Ok(out)
 }

@@ -12,7 +12,8 @@
 //!
 //! Every file is written aside and renamed into place ([`atomic`]), so a result file is either
 //! absent or complete. [`ResultWriter`] writes them all for one input and replaces an earlier
-//! run's files as one set (see [`ResultWriter::finish`]). [`report`] reads a results folder back
+//! run's files as one set (see [`ResultWriter::finish`]), keeping the documents that set issued
+//! and the new one does not give as accepted ([`kept`]). [`report`] reads a results folder back
 //! and reconciles the documents' amounts with their signed XML.
 
 pub mod artefacts;
@@ -22,6 +23,7 @@ pub mod documents;
 pub mod duplicates;
 mod error;
 mod issue;
+pub mod kept;
 pub mod owner;
 pub mod qr;
 pub mod report;

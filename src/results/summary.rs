@@ -477,7 +477,7 @@ impl Summary {
 
 #[path = "summary_text.rs"]
 mod text;
-pub use text::{issued_line, money, totals_line};
+pub use text::{issued_line, money, note_label, totals_line};
 
 #[cfg(test)]
 #[path = "summary_tests.rs"]

@@ -134,8 +134,18 @@ impl Summary {
             }
         }
         for n in &self.notes {
-            let _ = writeln!(out, "{indent}note: {n}");
+            let _ = writeln!(out, "{indent}{}: {n}", note_label(n));
         }
         out
+    }
+}
+
+/// `warning` for a note said as a warning ([`is_warning_note`](crate::results::kept::is_warning_note)),
+/// else `note`.
+pub fn note_label(note: &str) -> &'static str {
+    if crate::results::kept::is_warning_note(note) {
+        "warning"
+    } else {
+        "note"
     }
 }

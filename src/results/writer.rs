@@ -5,6 +5,7 @@ use super::artefacts::{self, ArtefactContent, ArtefactPaths, Durability};
 use super::atomic::{aside, sync_parent, write_atomic};
 use super::csv_file::CsvResult;
 use super::documents::{DocumentRecord, DocumentsFile, documents_path};
+use super::kept::{self, Earlier, Kept};
 use super::summary::{Summary, SummaryBuilder};
 use super::xlsx::XlsxResult;
 use super::{CellText, RESULT_COLUMNS, ResultRow, ResultsError};
@@ -49,10 +50,13 @@ pub struct Finished {
     pub documents_csv: PathBuf,
     /// `X.summary.json`.
     pub summary_json: PathBuf,
-    /// `X/`, when any document was accepted.
+    /// `X/`, when any document was accepted (or kept).
     pub artefacts: Option<PathBuf>,
     /// The summary written.
     pub summary: Summary,
+    /// The accepted documents of the replaced set kept in this one (see `kept`); its notes are
+    /// in `summary` too.
+    pub kept: Kept,
 }
 
 /// Writes the result files of one input: `X.result.csv`, `X.result.xlsx` (spreadsheet input),
@@ -316,9 +320,14 @@ impl ResultWriter {
     /// `X.result.xlsx`, `X.result.csv`, and last `X.summary.json`. Each file appears whole; if
     /// the process dies between two of them, `report` notices the mismatch.
     ///
+    /// The accepted documents of the earlier set that this one does not give as accepted are
+    /// kept first, as issued (see `kept`): their signed XML and QR in the new `X/`, their records
+    /// in `X.documents.csv` and the summary, and a note saying so.
+    ///
     /// An `X/` folder holding anything but XML and PNG files is not ours: it is left alone and
     /// finishing fails ([`ResultsError::InTheWay`]) before anything is replaced.
     pub fn finish(mut self) -> Result<Finished, ResultsError> {
+        let kept = self.keep_issued()?;
         let artefacts = self.swap_artefacts()?;
         let documents_csv = match self.documents.take() {
             Some(d) => d.commit()?,
@@ -347,7 +356,48 @@ impl ResultWriter {
             summary_json,
             artefacts,
             summary,
+            kept,
         })
+    }
+
+    /// Keep what the set being replaced issued and this one does not give as accepted: its
+    /// files linked into this set's artefacts folder aside, its records added (see `kept`).
+    fn keep_issued(&mut self) -> Result<Kept, ResultsError> {
+        let live = self.results_dir.join(&self.folder);
+        let old = documents_path(&self.results_dir, &self.stem);
+        let new = match self.documents.as_mut() {
+            Some(d) => d.written_so_far()?.to_path_buf(),
+            None => return Err(ResultsError::malformed(&self.target, "already finished")),
+        };
+        let mut kept = Kept::default();
+        match kept::earlier(&old, &new, &live)? {
+            Earlier::Nothing => return Ok(kept),
+            Earlier::Records(records) => {
+                let staging = self.artefacts_staging()?;
+                for (mut r, in_export) in records {
+                    let found = kept::place(&mut r, &live, &staging, &self.folder)?;
+                    kept.add(&r, in_export, found);
+                    let Some(d) = self.documents.as_mut() else {
+                        return Err(ResultsError::malformed(&self.target, "already finished"));
+                    };
+                    d.write(&r)?;
+                    self.summary.add_document(&r);
+                }
+            }
+            Earlier::Unreadable(why) => {
+                if !kept::has_files(&live) {
+                    return Ok(kept);
+                }
+                let staging = self.artefacts_staging()?;
+                kept.files = kept::keep_files(&live, &staging)?;
+                kept.unreadable = Some(why);
+            }
+        }
+        kept.notes = kept.say(&self.stem, &self.folder);
+        for n in &kept.notes {
+            self.summary.note(n.clone());
+        }
+        Ok(kept)
     }
 
     /// Replace `X/` with the staged folder (or remove it when nothing was accepted).

@@ -141,11 +141,15 @@ fn accepted_rejected_and_failed_documents_in_every_file() {
 }
 
 #[test]
-fn a_rerun_replaces_the_artefacts_folder_as_a_whole() {
+fn a_rerun_replaces_the_artefacts_folder_keeping_every_issued_document() {
     let dir = tempfile::tempdir().unwrap();
     run(
         dir.path(),
-        &[("A-1", RowStatus::Accepted), ("B-2", RowStatus::Accepted)],
+        &[
+            ("A-1", RowStatus::Accepted),
+            ("B-2", RowStatus::Accepted),
+            ("C-3", RowStatus::Accepted),
+        ],
     )
     .unwrap();
     let files = |dir: &Path| {
@@ -154,19 +158,57 @@ fn a_rerun_replaces_the_artefacts_folder_as_a_whole() {
             .filter(|p| p.starts_with("sales/") && (p.ends_with(".xml") || p.ends_with(".png")))
             .collect::<Vec<_>>()
     };
-    assert_eq!(files(dir.path()).len(), 4);
-    // B is no longer accepted: its XML and QR go with the old folder.
-    run(
+    let before = files(dir.path());
+    assert_eq!(before.len(), 6);
+    let issued = read_documents(&dir.path().join("sales.documents.csv")).unwrap();
+    // B is gone from the export; C is not accepted now (a run whose ledger did not issue it):
+    // issued, both are kept as issued, their XML and QR with them.
+    let f = run(
         dir.path(),
-        &[("A-1", RowStatus::Accepted), ("B-2", RowStatus::Rejected)],
+        &[("A-1", RowStatus::Accepted), ("C-3", RowStatus::Rejected)],
     )
     .unwrap();
-    let now = files(dir.path());
-    assert_eq!(now.len(), 2, "{now:?}");
-    assert!(now.iter().all(|p| p.contains("_A-1.")));
-    // Nothing accepted (a check of the same file): no artefacts folder at all.
-    run(dir.path(), &[("A-1", RowStatus::Valid)]).unwrap();
-    assert!(!dir.path().join("sales").exists());
+    assert_eq!(files(dir.path()), before);
+    assert_eq!((f.kept.not_in_export, f.kept.in_export), (1, 1));
+    assert_eq!(f.kept.not_in_export_examples, ["B-2"]);
+    let docs = read_documents(&f.documents_csv).unwrap();
+    let seen: Vec<(&str, RowStatus)> = docs.iter().map(|d| (d.document.as_str(), d.status)).collect();
+    assert_eq!(
+        seen,
+        [
+            ("A-1", RowStatus::Accepted),
+            ("C-3", RowStatus::Rejected),
+            ("B-2", RowStatus::Accepted),
+            ("C-3", RowStatus::Accepted),
+        ]
+    );
+    let mut b = issued[1].clone();
+    b.first_line = None;
+    b.rows = 0;
+    b.warnings.push("INV-NOT-IN-EXPORT".into());
+    assert_eq!(docs[2], b, "as issued, said gone from the export");
+    assert_eq!((docs[3].uuid.as_str(), docs[3].rows), (issued[2].uuid.as_str(), 0));
+    let s = summary_of(dir.path());
+    assert_eq!(s, f.summary);
+    assert_eq!((s.count(RowStatus::Accepted), s.count(RowStatus::Rejected)), (3, 1));
+    assert_eq!(s.rows_by_status[&RowStatus::Accepted], 1, "kept documents have no row");
+    assert_eq!(s.warnings["INV-NOT-IN-EXPORT"].examples, ["B-2"]);
+    assert_eq!(s.notes, f.kept.notes);
+    assert!(
+        s.notes[0].starts_with("INV-NOT-IN-EXPORT: B-2 issued earlier"),
+        "{:?}",
+        s.notes
+    );
+    assert!(
+        s.notes[1].starts_with("C-3 issued earlier and still in this export"),
+        "{:?}",
+        s.notes
+    );
+    // Nothing accepted (a check of the same file): every issued document stays, once.
+    let f = run(dir.path(), &[("A-1", RowStatus::Valid)]).unwrap();
+    assert_eq!(files(dir.path()), before);
+    assert_eq!((f.kept.not_in_export, f.kept.in_export), (2, 1));
+    assert_eq!(f.summary.count(RowStatus::Accepted), 3);
     assert!(
         tree(dir.path()).iter().all(|p| !p.starts_with('.')),
         "{:?}",

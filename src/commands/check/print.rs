@@ -68,7 +68,7 @@ fn print_human(r: &Report, quiet: bool) {
             outln!("  spreadsheet result: {x}");
         }
         for n in &f.notes {
-            outln!("  note: {n}");
+            outln!("  {}: {n}", crate::results::summary::note_label(n));
         }
         if let Some(s) = &f.summary {
             // The file's notes, just printed, are in its summary too (for `X.summary.json`).
