@@ -293,8 +293,9 @@ pub(crate) fn sync_folder(dir: &Path) -> std::io::Result<()> {
 /// `result_xml_file` and `result_qr_file`.
 ///
 /// Within a run, use [`ResultWriter::write_accepted`](super::ResultWriter::write_accepted)
-/// instead: it writes into a folder aside that replaces `X/` as a whole when the results are
-/// finished, so documents no longer accepted do not keep old artefacts.
+/// instead: it writes into a folder aside that replaces `X/` when the results are finished,
+/// once the earlier set's issued documents that the new results do not give as accepted are
+/// linked into it (`kept`).
 pub fn write_accepted(
     results_dir: &Path,
     input_stem: &str,
@@ -312,7 +313,7 @@ pub fn write_accepted(
 /// The hidden file that marks an artefacts folder as ours.
 pub const MARKER: &str = ".invoicedrop-artefacts";
 const MARKER_TEXT: &str = "This folder holds the signed XML and QR images of accepted documents, written by invoicedrop.\n\
-Running the same input again replaces it as a whole.\n";
+Running the same input again writes it again, keeping the files of every document issued.\n";
 
 /// True when `dir` is empty, or carries our [`MARKER`] and holds nothing but files we write
 /// there (`.xml`, `.png`, hidden files), so replacing it loses nothing of the user's.

@@ -316,7 +316,8 @@ impl ResultWriter {
     }
 
     /// Put every file in place, replacing the earlier run's, in this order: the artefacts
-    /// folder `X/` (the new one, or none, replaces the old one as a whole), `X.documents.csv`,
+    /// folder `X/` (the new one, with the earlier one's issued documents not accepted anew linked
+    /// into it, or none, replaces the old one), `X.documents.csv`,
     /// `X.result.xlsx`, `X.result.csv`, and last `X.summary.json`. Each file appears whole; if
     /// the process dies between two of them, `report` notices the mismatch.
     ///
