@@ -517,10 +517,11 @@ fn a_credit_note_whose_invoice_date_is_unknown_is_told_once_on_its_reference_col
         said,
         [
             "INV-MAP-REFERENCE Reference \"INV-NOPE\": the issue date of the corrected invoice INV-NOPE is unknown: the \
-         mapping reads no original_date and the invoice is not in this file (nor in a file checked before it), so \
-         the billing reference gives its number only; map original_date to the column holding it, or issue the \
-         invoice before its notes: `run` finds its date in the ledger once it is issued (in an earlier run, or \
-         from a file of the same run read before this one)"
+         mapping reads no original_date and the invoice is not above the note in this file (nor in a file checked \
+         before it), so the billing reference gives its number only; map original_date to the column holding it, \
+         or issue the invoice before its notes: `run` finds its date in the ledger once it is issued (in an \
+         earlier run, from a file of the same run read before this one, or from this file when it is above the \
+         note, or below it among the documents sent together with it)"
         ]
     );
 }
