@@ -122,8 +122,16 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
         cell(&x, 15, "result_errors"),
         "INV-DOCUMENT: the document has errors on another row (line 14)"
     );
-    // The documents left alone stay valid.
-    assert_eq!(cell(&x, 13, "result_status"), "valid");
+    // The credit note of INV-0101, left alone, is not issued either: its invoice is not.
+    assert_eq!(cell(&x, 13, "result_status"), "invalid");
+    let e = cell(&x, 13, "result_errors");
+    assert!(
+        e.starts_with(
+            "INV-REFERENCE-NOT-ISSUED Reference \"INV-0101\": this credit note corrects invoice INV-0101 (line 2 of \
+             this file), which is not issued (it is invalid: "
+        ),
+        "{e}"
+    );
 
     let z = result_rows(&dir.path().join("results/z.result.csv"));
     assert_eq!(
