@@ -44,6 +44,8 @@ mod issued;
 mod leftovers;
 #[path = "run/not_sent.rs"]
 mod not_sent;
+#[path = "run/note_invoice.rs"]
+mod note_invoice;
 #[path = "run/note_order.rs"]
 mod note_order;
 #[path = "run/notes.rs"]

@@ -26,7 +26,7 @@ mod reference;
 use provenance::Prefix;
 pub use provenance::{Provenance, field_of};
 use raw_line::RawLine;
-pub use reference::OriginalDates;
+pub use reference::{NoteReference, OriginalDates, REFERENCE_CODE};
 
 /// The export's own figures, to be compared with the computed ones (not trusted).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -77,6 +77,8 @@ pub struct Built<'a> {
     /// A value of a line could not be read (a price `abc`), or a line row made no line (no VAT
     /// category): the amounts computed are not the document's.
     pub amounts_unread: bool,
+    /// For a note naming its invoice: what its own rows give of its billing reference.
+    pub note: Option<NoteReference>,
 }
 
 /// Provenance entries a line makes at most: its own, and one per line field read.
@@ -186,6 +188,7 @@ pub fn build_with<'a>(
             erp: ErpTotals::default(),
             side: Vec::new(),
             amounts_unread: true,
+            note: None,
         };
     };
     super::agree::check(bound, &lines_rows, first_idx, &mut cx.issues);
@@ -493,6 +496,7 @@ pub fn build_with<'a>(
             erp,
             side,
             amounts_unread: true,
+            note: None,
         };
     };
     let issue_time = match take(fid!("issue_time")) {
@@ -515,13 +519,13 @@ pub fn build_with<'a>(
     let note_reason = text(take(fid!("note_reason")));
     let payment_note = text(take(fid!("payment_note")));
     let original = text(take(fid!("original_number")));
-    let original_date = date(take(fid!("original_date"))).or(draft.original_date);
-    let billing_reference = reference::billing_reference(
+    let own_date = date(take(fid!("original_date")));
+    let (billing_reference, note) = reference::billing_reference(
         &mut cx.issues,
         bound,
         kind,
         original.as_deref(),
-        original_date,
+        (own_date, draft.original_date),
         (first_idx, first, h0),
         (originals, seller.vat_number.as_deref()),
     );
@@ -553,6 +557,7 @@ pub fn build_with<'a>(
         invoice_lines: lines,
         billing_reference,
         tax_exchange_rate: exchange_rate,
+        exported_reference: note.as_ref().map(NoteReference::as_exported),
     };
     Built {
         document: Some(document),
@@ -561,5 +566,6 @@ pub fn build_with<'a>(
         erp,
         side,
         amounts_unread,
+        note,
     }
 }

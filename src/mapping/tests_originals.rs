@@ -135,7 +135,7 @@ fn a_note_whose_invoice_date_is_found_nowhere_says_how_to_give_it() {
     let (reference, said) = note_built(None);
     assert_eq!(reference.as_deref(), Some("Invoice Number: INV-7"));
     assert!(
-        said[0].contains("not in this file (nor in a file checked before it)")
+        said[0].contains("not above the note in this file (nor in a file checked before it)")
             && said[0].contains("`run` finds its date in the ledger once it is issued (in an earlier run")
             && !said[0].contains("export the invoice with it"),
         "{said:?}"

@@ -530,6 +530,11 @@ pub struct Document {
     pub billing_reference: Option<String>,
     /// Document currency to SAR rate when the document currency is not SAR. *Extension.*
     pub tax_exchange_rate: Option<Decimal>,
+    /// For notes: the billing reference as the note's own rows give it (the invoice's number,
+    /// and their own date if any), where `billing_reference` may carry a date found elsewhere
+    /// (the invoice's row, the ledger). Never sent: a note issued with this reference is the same
+    /// note as one with the date added (`submit`'s comparison with what was issued).
+    pub exported_reference: Option<String>,
 }
 
 impl Document {
@@ -539,6 +544,11 @@ impl Document {
             "Invoice Number: {invoice_number}; Invoice Issue Date: {}",
             invoice_date.format("%Y-%m-%d")
         )
+    }
+
+    /// The billing reference of a note whose invoice's date is unknown: its number only.
+    pub fn number_only_reference(invoice_number: &str) -> String {
+        format!("Invoice Number: {invoice_number}")
     }
 
     /// A field of a billing reference as D10 writes it (`Invoice Number: <n>; Invoice Issue Date:

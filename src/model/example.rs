@@ -154,6 +154,7 @@ pub fn standard_invoice(number: &str) -> Document {
         ],
         billing_reference: None,
         tax_exchange_rate: None,
+        exported_reference: None,
     }
 }
 

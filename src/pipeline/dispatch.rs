@@ -1,6 +1,7 @@
 //! A batch's valid documents handed to a [`Dispatch`] (for `run`, sent to the authority), and
 //! its verdicts applied, with the signed XML and QR image of accepted documents written.
 
+use super::notes::Settling;
 use super::*;
 
 /// A batch whose valid documents were dispatched: the outcomes (their documents taken), which
@@ -24,38 +25,40 @@ pub(super) fn look_up(mut outcomes: Vec<Outcome>, d: &mut (dyn Dispatch + '_)) -
 }
 
 /// Hand a batch's valid documents to `dispatch`, after asking it whether the invalid ones were
-/// issued before; the verdicts are applied by [`finish_batch`].
-pub(super) fn dispatch_batch(mut outcomes: Vec<Outcome>, d: &mut (dyn Dispatch + '_)) -> Dispatched {
+/// issued before; the verdicts are applied by [`finish_batch`]. Its notes are settled with their
+/// invoices first (`notes.rs`): a note whose invoice was not issued is held back, and one whose
+/// invoice is sent in this batch is sent after the others, once that invoice is answered.
+pub(super) fn dispatch_batch(
+    mut outcomes: Vec<Outcome>,
+    d: &mut (dyn Dispatch + '_),
+    settling: &Settling<'_>,
+) -> Dispatched {
     let mut reopened = issued_before(&mut outcomes, d);
     reopened.extend(withdrawn_before(&mut outcomes, d));
+    settling.before_sending(&outcomes, &reopened);
+    let lookup = d.originals();
+    let (not_sent, waiting) = settling.settle(&mut outcomes, None, lookup.as_ref());
+    // The notes just held back are asked about as the other invalid documents.
+    reopened.extend(issued_before(&mut outcomes, d));
+    reopened.extend(not_sent);
     let rows = outcomes.iter().map(|o| o.rows.len() as u64).sum();
     let briefs = || outcomes.iter().filter_map(|o| o.brief.as_ref());
     let invalid = briefs().filter(|b| b.status == RowStatus::Invalid).count() as u64
         - reopened.iter().filter(|(i, _)| outcomes[*i].is_invalid()).count() as u64;
     d.checked(rows, briefs().count() as u64, invalid);
-    let unsent: Vec<Unsent> = outcomes.iter_mut().filter_map(|o| o.unsent.take()).collect();
-    if !unsent.is_empty() {
-        d.not_sent(unsent);
+    let (mut at, mut verdicts) = send(&mut outcomes, d, |i| !waiting.contains(&i));
+    if !waiting.is_empty() {
+        // The notes whose invoice was just sent: settled with its answer, then sent.
+        settling.after_sending(&outcomes, &at, &verdicts);
+        let (not_sent, _) = settling.settle(&mut outcomes, Some(&waiting), lookup.as_ref());
+        reopened.extend(issued_before(&mut outcomes, d));
+        reopened.extend(not_sent);
+        let (later_at, later) = send(&mut outcomes, d, |i| waiting.contains(&i));
+        at.extend(later_at);
+        verdicts.extend(later);
     }
-    let (at, docs): (Vec<usize>, Vec<Document>) = outcomes
-        .iter_mut()
-        .enumerate()
-        .filter_map(|(i, o)| o.document.take().map(|d| (i, *d)))
-        .unzip();
-    let verdicts = if docs.is_empty() {
-        Vec::new()
-    } else {
-        let n = docs.len();
-        let started = std::time::Instant::now();
-        let verdicts = d.dispatch(docs);
-        tracing::debug!(
-            documents = n,
-            dispatch_ms = started.elapsed().as_millis() as u64,
-            "batch dispatched"
-        );
-        verdicts
-    };
-    if reopened.is_empty() {
+    settling.after_sending(&outcomes, &at, &verdicts);
+    if reopened.is_empty() && waiting.is_empty() {
         return Dispatched { outcomes, at, verdicts };
     }
     // The verdicts of both, in input order (the order artefacts are named in).
@@ -63,6 +66,42 @@ pub(super) fn dispatch_batch(mut outcomes: Vec<Outcome>, d: &mut (dyn Dispatch +
     all.sort_by_key(|(i, _)| *i);
     let (at, verdicts) = all.into_iter().unzip();
     Dispatched { outcomes, at, verdicts }
+}
+
+/// Hand the valid documents of the outcomes `which` picks to `d` (telling it first of the
+/// invalid simplified ones among them, not sent): the outcomes dispatched and their verdicts.
+fn send(
+    outcomes: &mut [Outcome],
+    d: &mut (dyn Dispatch + '_),
+    which: impl Fn(usize) -> bool,
+) -> (Vec<usize>, Vec<Verdict>) {
+    let unsent: Vec<Unsent> = outcomes
+        .iter_mut()
+        .enumerate()
+        .filter(|(i, _)| which(*i))
+        .filter_map(|(_, o)| o.unsent.take())
+        .collect();
+    if !unsent.is_empty() {
+        d.not_sent(unsent);
+    }
+    let (at, docs): (Vec<usize>, Vec<Document>) = outcomes
+        .iter_mut()
+        .enumerate()
+        .filter(|(i, _)| which(*i))
+        .filter_map(|(i, o)| o.document.take().map(|d| (i, *d)))
+        .unzip();
+    if docs.is_empty() {
+        return (at, Vec::new());
+    }
+    let n = docs.len();
+    let started = std::time::Instant::now();
+    let verdicts = d.dispatch(docs);
+    tracing::debug!(
+        documents = n,
+        dispatch_ms = started.elapsed().as_millis() as u64,
+        "batch dispatched"
+    );
+    (at, verdicts)
 }
 
 /// Ask `d` about the batch's invalid documents: the verdicts of those issued (or maybe issued)

@@ -205,7 +205,7 @@ fn rules(
 
 /// What a row without errors of its own says in an invalid document: the lines that have them
 /// (`lines`: one per error, in any order), each once, in order.
-fn other_rows_message(lines: impl Iterator<Item = u64>) -> String {
+pub(super) fn other_rows_message(lines: impl Iterator<Item = u64>) -> String {
     let mut lines: Vec<u64> = lines.collect();
     lines.sort_unstable();
     lines.dedup();
@@ -232,7 +232,21 @@ fn evaluate_document(
     let originals = opts.originals.as_ref().map(|o| &*o.0);
     let mut built = build_with(&draft, bound, &opts.seller, originals);
     let mut issues = std::mem::take(&mut built.issues);
-    drop_read_repeats(&mut issues, draft.reference().map_or(0, |(at, _)| at));
+    let reference_row = draft.reference().map_or(0, |(at, _)| at);
+    drop_read_repeats(&mut issues, reference_row);
+    // What the notes need of it (`notes.rs`): an invoice, or a note and the invoice it names.
+    let link = match (
+        built.document.as_ref().map(|d| d.kind).or(draft.kind),
+        built.note.take(),
+    ) {
+        (Some(crate::model::DocumentKind::Invoice), _) => super::notes::Link::Invoice,
+        (Some(kind), Some(reference)) => super::notes::Link::Note(Box::new(super::notes::NoteLink {
+            kind,
+            reference,
+            row: reference_row,
+        })),
+        _ => super::notes::Link::None,
+    };
     // Built from the last row of a header file or lookup table that has changed since it was
     // opened (a row perhaps cut by a writer still at work): held back.
     if !built.side.is_empty() {
@@ -424,6 +438,7 @@ fn evaluate_document(
         skipped: None,
         artefact_key,
         unsent,
+        link,
     }
 }
 
@@ -505,6 +520,7 @@ pub(super) fn evaluate(
                 skipped: None,
                 artefact_key: None,
                 unsent: None,
+                link: Default::default(),
             }
         }
     }

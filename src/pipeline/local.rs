@@ -14,6 +14,7 @@
 //! 21.8 % less wall time (medians of 16 alternating runs; BENCHMARKS.md, "2026-11-25
 //! afternoon").
 
+use super::notes::Settling;
 use super::stamp::{SideWatch, Watched, cut_at_end, damaged_at_end, hold_all, with_side};
 use super::*;
 use crate::ingest::LastLine;
@@ -286,8 +287,9 @@ impl Shared<'_> {
         !w.stop
     }
 
-    /// Hand in batch `n`, and write every batch whose turn has come unless a thread already is.
-    fn hand_in(&self, n: u64, outcomes: Vec<Outcome>, file: &str, opts: &CheckOptions) {
+    /// Hand in batch `n`, and write every batch whose turn has come unless a thread already is
+    /// (its notes settled first, in input order: `notes.rs`).
+    fn hand_in(&self, n: u64, outcomes: Vec<Outcome>, file: &str, opts: &CheckOptions, settling: &Settling<'_>) {
         let mut w = lock(&self.writing);
         if w.stop {
             return;
@@ -299,7 +301,7 @@ impl Shared<'_> {
         w.busy = true;
         loop {
             let next = w.next;
-            let Some(batch) = w.waiting.remove(&next) else {
+            let Some(mut batch) = w.waiting.remove(&next) else {
                 w.busy = false;
                 return;
             };
@@ -307,6 +309,7 @@ impl Shared<'_> {
             self.turn.notify_all();
             drop(w);
             let written = {
+                settling.checked(&mut batch);
                 let mut sink = lock(&self.sink);
                 let Sink { writer, summary } = &mut *sink;
                 record(batch, file, opts, writer, summary)
@@ -323,7 +326,7 @@ impl Shared<'_> {
     }
 
     /// One thread's work: read a batch, evaluate it, hand it in, until the rows run out.
-    fn work(&self, bound: &Bound, opts: &CheckOptions, file: &str, time: &str) {
+    fn work(&self, bound: &Bound, opts: &CheckOptions, file: &str, time: &str, settling: &Settling<'_>) {
         let _stop = StopOnPanic(self);
         let per_batch = opts.batch.max(1);
         while self.may_read() {
@@ -335,7 +338,7 @@ impl Shared<'_> {
                 // Nothing is sent: the document is dropped where it was built.
                 .map(|u| evaluate(u, bound, opts, time, false, &self.side))
                 .collect();
-            self.hand_in(n, outcomes, file, opts);
+            self.hand_in(n, outcomes, file, opts, settling);
         }
     }
 }
@@ -359,6 +362,7 @@ pub(super) fn check_local(
     opts: &CheckOptions,
     writer: &mut ResultWriter,
     summary: &mut FileSummary,
+    settling: &Settling<'_>,
 ) -> std::io::Result<()> {
     let time = opts.now.to_rfc3339_opts(SecondsFormat::Secs, true);
     let file = input.path.display().to_string();
@@ -384,9 +388,9 @@ pub(super) fn check_local(
     let threads = threads();
     std::thread::scope(|scope| {
         let helpers: Vec<_> = (1..threads)
-            .map(|_| scope.spawn(|| shared.work(&bound, opts, &file, &time)))
+            .map(|_| scope.spawn(|| shared.work(&bound, opts, &file, &time, settling)))
             .collect();
-        shared.work(&bound, opts, &file, &time);
+        shared.work(&bound, opts, &file, &time, settling);
         for h in helpers {
             h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         }

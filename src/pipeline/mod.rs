@@ -12,6 +12,7 @@ mod dispatch;
 mod evaluate;
 mod join_files;
 mod local;
+mod notes;
 pub mod open;
 mod outcome;
 mod parts;
@@ -22,6 +23,7 @@ mod unjoined;
 
 use dispatch::{Dispatched, dispatch_batch, finish_batch};
 use evaluate::evaluate;
+pub use notes::{DATE_CODE as REFERENCE_DATE_CODE, NOT_ISSUED_CODE, Unissued};
 pub use open::{
     FileError, Prepared, detect, load_mapping, load_mapping_given_as, lookup_file_names, prepare, prepare_looking,
     read_options, split_keys,
@@ -118,6 +120,9 @@ pub struct CheckOptions {
     /// Where a note's corrected invoice is looked for when neither its rows nor its file give
     /// its date (`run`, `watch`: the invoices the ledger holds as issued). `None`: not looked for.
     pub originals: Option<Originals>,
+    /// The invoices of the files read so far that were not issued (invalid, skipped, rejected,
+    /// without a final answer): a note correcting one is held back (`INV-REFERENCE-NOT-ISSUED`).
+    pub unissued: Arc<std::sync::Mutex<Unissued>>,
 }
 
 /// The lookup of [`CheckOptions::originals`].
@@ -141,6 +146,7 @@ impl CheckOptions {
             device: None,
             numbers: None,
             originals: None,
+            unissued: Arc::default(),
         }
     }
 }
@@ -491,8 +497,9 @@ pub fn check_stream(
 ) -> std::io::Result<()> {
     // The header file's records no row referred to, once every row is read (and written).
     let joined = bound.clone();
+    let settling = notes::Settling::new(opts, &input.path.display().to_string());
     let Some(d) = dispatch else {
-        local::check_local(input, bound, opts, writer, summary)?;
+        local::check_local(input, bound, opts, writer, summary, &settling)?;
         return record_unjoined(&joined, opts, writer, summary, None);
     };
     let mut input = input;
@@ -559,7 +566,7 @@ pub fn check_stream(
         });
         for outcomes in &out_rx {
             if write_failed.load(std::sync::atomic::Ordering::Relaxed)
-                || done_tx.send(dispatch_batch(outcomes, d)).is_err()
+                || done_tx.send(dispatch_batch(outcomes, d, &settling)).is_err()
             {
                 break;
             }

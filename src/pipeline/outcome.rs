@@ -30,6 +30,8 @@ pub(super) struct Outcome {
     pub(super) artefact_key: Option<(String, String, chrono::NaiveDate, chrono::NaiveTime)>,
     /// An invalid simplified document (not sent, its window running).
     pub(super) unsent: Option<Unsent>,
+    /// An invoice, or a note naming the invoice it corrects (`notes.rs`).
+    pub(super) link: super::notes::Link,
 }
 
 impl Outcome {
@@ -239,6 +241,7 @@ mod tests {
             skipped: None,
             artefact_key: None,
             unsent: None,
+            link: Default::default(),
         }
     }
 

@@ -137,6 +137,7 @@ fn part_outcome(draft: DocDraft, part: Part) -> Outcome {
         skipped: None,
         artefact_key: None,
         unsent: None,
+        link: Default::default(),
     }
 }
 

@@ -30,6 +30,13 @@ pub(super) fn skipped(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time:
             value: value.clone(),
         })
     });
+    // An invoice, or a document whose kind is not known (its rows were not built), which may be
+    // one: a note correcting it is held back (`notes.rs`).
+    let kind = kept.as_ref().and_then(|k| k.kind).or(draft.kind);
+    let link = match kind {
+        None | Some(crate::model::DocumentKind::Invoice) => super::notes::Link::Invoice,
+        Some(_) => super::notes::Link::None,
+    };
     let issue = ResultIssue::from(&Issue::warning("INV-SKIP", Some(column), Some(value), reason));
     let text = issue.render();
     let row_count = draft.rows.len() as u64;
@@ -68,5 +75,6 @@ pub(super) fn skipped(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time:
         skipped: kept,
         artefact_key: None,
         unsent: None,
+        link,
     }
 }

@@ -22,12 +22,14 @@ impl Submitter {
     pub async fn issued_before(&self, docs: Vec<Outgoing>) -> Result<Vec<Outcome>, SubmitError> {
         let mut items = Vec::with_capacity(docs.len());
         let mut tags = Vec::with_capacity(docs.len());
+        let mut exported = Vec::with_capacity(docs.len());
         for o in docs {
             // A document that cannot be encoded has no content to compare: it stays as it is.
             let Ok(body) = serde_json::to_vec(&o.document) else {
                 continue;
             };
             let key = self.key_of(&o.document);
+            exported.push(super::exported::as_exported_hash(&o.document));
             items.push(BeginItem {
                 idempotency_key: idempotency_key(&key),
                 content_hash: content_hash(&body),
@@ -48,10 +50,17 @@ impl Submitter {
         let found = self.ledger().peek(items).await?;
         Ok(wanted
             .into_iter()
+            .zip(exported)
             .zip(found)
-            .filter_map(|((tag, kind, number, hash), e)| {
+            .filter_map(|(((tag, kind, number, hash), exported), e)| {
                 e.map(|e| {
                     let resumed = self.resumed_here(kind, &number);
+                    // Issued as the note's own rows give its reference: the same note (see
+                    // `as_exported_hash`).
+                    let hash = match exported {
+                        Some(h) if h == e.content_hash => h,
+                        _ => hash,
+                    };
                     standing(tag, kind, &number, &hash, e, self.onboard_id(), resumed, self.later())
                 })
             })

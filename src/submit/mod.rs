@@ -37,6 +37,7 @@ mod client;
 mod credentials;
 mod earlier;
 mod error;
+mod exported;
 mod halt;
 mod issued;
 mod later;

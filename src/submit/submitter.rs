@@ -1,6 +1,7 @@
 //! The public face: [`Submitter`] (connect once, then submit batches) and [`onboard`].
 
 use super::client::{ApiClient, AuthFailure, failure_text};
+use super::exported::{as_exported_hash, same_as_exported};
 use super::halt::Halt;
 use super::later::Later;
 use super::ledger::{BeginItem, Decision, DocumentKey, Ledger, content_hash, idempotency_key};
@@ -254,6 +255,9 @@ impl Submitter {
                     .map(|r| referenced_number(r).to_owned())
             })
             .collect();
+        // A note's content as its own rows give its billing reference: what was issued with it
+        // is this note (see [`as_exported_hash`]).
+        let exported: Vec<Option<String>> = docs.iter().map(|o| as_exported_hash(&o.document)).collect();
         for (slot, o) in docs.into_iter().enumerate() {
             let key = self.key_of(&o.document);
             match serde_json::to_vec(&o.document) {
@@ -323,7 +327,7 @@ impl Submitter {
                     kind,
                     number,
                     idempotency_key,
-                    decision,
+                    decision: same_as_exported(decision, exported[slot].as_deref()),
                 })
                 .collect();
             for (slot, outcome) in Run::new(shared, &on_event, jobs).execute().await? {

@@ -122,8 +122,16 @@ fn a_blank_or_wrong_value_is_one_finding_that_names_its_column() {
         cell(&x, 15, "result_errors"),
         "INV-DOCUMENT: the document has errors on another row (line 14)"
     );
-    // The documents left alone stay valid.
-    assert_eq!(cell(&x, 13, "result_status"), "valid");
+    // The credit note of INV-0101, left alone, is not issued either: its invoice is not.
+    assert_eq!(cell(&x, 13, "result_status"), "invalid");
+    let e = cell(&x, 13, "result_errors");
+    assert!(
+        e.starts_with(
+            "INV-REFERENCE-NOT-ISSUED Reference \"INV-0101\": this credit note corrects invoice INV-0101 (line 2 of \
+             this file), which is not issued (it is invalid: "
+        ),
+        "{e}"
+    );
 
     let z = result_rows(&dir.path().join("results/z.result.csv"));
     assert_eq!(
@@ -517,10 +525,11 @@ fn a_credit_note_whose_invoice_date_is_unknown_is_told_once_on_its_reference_col
         said,
         [
             "INV-MAP-REFERENCE Reference \"INV-NOPE\": the issue date of the corrected invoice INV-NOPE is unknown: the \
-         mapping reads no original_date and the invoice is not in this file (nor in a file checked before it), so \
-         the billing reference gives its number only; map original_date to the column holding it, or issue the \
-         invoice before its notes: `run` finds its date in the ledger once it is issued (in an earlier run, or \
-         from a file of the same run read before this one)"
+         mapping reads no original_date and the invoice is not above the note in this file (nor in a file checked \
+         before it), so the billing reference gives its number only; map original_date to the column holding it, \
+         or issue the invoice before its notes: `run` finds its date in the ledger once it is issued (in an \
+         earlier run, from a file of the same run read before this one, or from this file when it is above the \
+         note, or below it among the documents sent together with it)"
         ]
     );
 }

@@ -131,7 +131,7 @@ fn check_finds_the_date_in_a_file_checked_before_and_otherwise_says_how_to_give_
     assert!(
         w.starts_with(
             "INV-MAP-REFERENCE Reference \"INV-1\": the issue date of the corrected invoice INV-1 is unknown"
-        ) && w.contains("not in this file (nor in a file checked before it)")
+        ) && w.contains("not above the note in this file (nor in a file checked before it)")
             && w.contains("`run` finds its date in the ledger once it is issued (in an earlier run")
             && !w.contains("export the invoice with it")
             && !w.contains("INV-BILLING-REFERENCE-FORM"),

@@ -1,7 +1,8 @@
 //! A document whose rows are not together in the export (another document's rows, or a row
 //! without a number, between its parts): `run` sends no part of it, the first included, which
 //! looks complete on its own; every part is `invalid` with `INV-MAP-SPLIT` on its first row,
-//! saying where the parts start; the other documents are issued. `check` says the same.
+//! saying where the parts start; its credit note is not issued either
+//! (`INV-REFERENCE-NOT-ISSUED`); the other documents are issued. `check` says the same.
 
 use super::support::*;
 use invoicedrop::model::DocumentKind;
@@ -52,9 +53,10 @@ fn split_finding(lines: &str) -> String {
     )
 }
 
-/// Run `file` (in `dir`) against `server`: the sandbox issues everything but SI-1001, whose
-/// rows are all invalid, the first of each part (at `firsts`) with the finding; `check` gives the
-/// same statuses and findings (`valid` for `accepted`).
+/// Run `file` (in `dir`) against `server`: the sandbox issues SI-1002 alone; SI-1001's rows are
+/// all invalid, the first of each part (at `firsts`) with the finding, and its credit note
+/// SCN-2001 is held back with it; `check` gives the same statuses and findings (`valid` for
+/// `accepted`).
 fn run_and_check(dir: &Path, server: &Server, file: &str, firsts: &[usize], parts: &str) {
     let env = server.env();
     onboard(dir, &env);
@@ -77,19 +79,30 @@ fn run_and_check(dir: &Path, server: &Server, file: &str, firsts: &[usize], part
                 }
             }
             "" => assert_eq!(status, "invalid", "line {line}: the row without number: {errors}"),
+            "SCN-2001" => {
+                assert_eq!(status, "invalid", "line {line}: {rows:?}");
+                assert!(
+                    errors.starts_with(
+                        "INV-REFERENCE-NOT-ISSUED credit_notes.csv original_number \"SI-1001\": this credit note \
+                         corrects invoice SI-1001 (line 2 of this file), which is not issued (it is invalid: \
+                         INV-MAP-SPLIT on line 2"
+                    ),
+                    "line {line}: {errors}"
+                );
+            }
             _ => assert_eq!((status.as_str(), errors.as_str()), ("accepted", ""), "line {line}"),
         }
     }
-    // The sandbox received the other two documents and no part of SI-1001; the ledger never
-    // registered it.
+    // The sandbox received the other invoice, no part of SI-1001 and not its credit note; the
+    // ledger never registered SI-1001.
     let stats = server.stats_json();
-    assert_eq!(device_count(&stats, "accepted"), 2, "{stats}");
+    assert_eq!(device_count(&stats, "accepted"), 1, "{stats}");
     assert_eq!(device_count(&stats, "rejections"), 0, "{stats}");
     let state = dir.join(".invoicedrop");
     let id = onboard_id(&state);
     let mut numbers = server.issued(&id);
     numbers.sort();
-    assert_eq!(numbers, ["SCN-2001", "SI-1002"]);
+    assert_eq!(numbers, ["SI-1002"]);
     let key = DocumentKey {
         onboard_id: id,
         kind: DocumentKind::Invoice,

@@ -112,6 +112,7 @@ impl<'de> Deserialize<'de> for Document {
             invoice_lines: w.invoice_lines,
             billing_reference: w.billing_reference,
             tax_exchange_rate: w.tax_exchange_rate,
+            exported_reference: None,
         })
     }
 }
