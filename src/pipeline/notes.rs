@@ -448,6 +448,7 @@ impl Outcome {
             Some(line) => format!("{} on line {line}", issue.code),
             None => issue.code.clone(),
         };
+        let why = issue.render();
         for (i, r) in self.rows.iter_mut().enumerate() {
             if r.result.status != RowStatus::Valid {
                 continue;
@@ -476,6 +477,7 @@ impl Outcome {
                     number: document.number.clone(),
                     issue_date: document.issue_date,
                     issue_time: document.issue_time,
+                    why,
                 });
             }
             self.held = Some(Box::new(Held {
