@@ -220,4 +220,8 @@ fn zoho_invoices_with_a_discount_on_the_whole_invoice_are_valid_and_issued_as_zo
     assert!(after["result_errors"].starts_with("INV-MAP-DISCOUNT Is Discount Before Tax"));
     // The authority's schema and rules accept what was issued.
     authority_accepts(&files, true);
+    // What reconciliation reads from the signed XML agrees with the result files.
+    let o = run(d, &env, &["report", "results"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("everything reconciles"), "{}", text(&o));
 }
