@@ -28,7 +28,12 @@ use rayon::prelude::*;
 use rust_decimal::{Decimal, RoundingStrategy};
 
 mod payable;
-pub use payable::{ROUNDING_PER_LINE, round_payable_to, rounding_bound, total_rounding, vat_rounding};
+mod split;
+pub use payable::{
+    ROUNDING_PER_LINE, discount_shares, discounted_line_vat, round_payable_to, rounding_bound, total_rounding,
+    vat_rounding,
+};
+pub use split::split_in_proportion;
 
 /// Why totals could not be computed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

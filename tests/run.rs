@@ -77,6 +77,8 @@ mod tally;
 mod voided;
 #[path = "run/xml_chars.rs"]
 mod xml_chars;
+#[path = "run/zoho_discount.rs"]
+mod zoho_discount;
 
 use invoicedrop::sandbox::SandboxConfig;
 use std::collections::BTreeMap;

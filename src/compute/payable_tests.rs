@@ -142,6 +142,40 @@ fn a_difference_the_export_comparison_tolerates_or_a_rounding_of_its_own_stays()
     assert_eq!(doc.legal_monitory_total.payable_amount, dec!(30.05));
 }
 
+/// An ERP that gives a discount on the whole document before tax (Zoho Books) spreads it over the
+/// lines and rounds each line's VAT on what is left: per-line rounding as ever.
+#[test]
+fn a_discount_spread_over_the_lines_rounds_per_line() {
+    // Five lines of 10.03 at 15 %, 5.00 off: 1.00 off each, VAT on 9.03 is 1.35 per line (6.75);
+    // on the category 45.15 × 15 % = 6.7725 → 6.77, so 51.92 against the ERP's 51.90.
+    let mut doc = example::standard_invoice("DSC-1");
+    doc.invoice_lines = (1..=5)
+        .map(|i| example::line(i, "Item", dec!(1), dec!(10.03), TaxCategory::new("S", dec!(15))))
+        .collect();
+    doc.allowance_charge.0[0].amount = dec!(5.00);
+    let mut t = compute_document_totals(&mut doc).unwrap();
+    assert_eq!(
+        (t.tax_exclusive, t.tax_total, t.tax_inclusive),
+        (dec!(45.15), dec!(6.77), dec!(51.92))
+    );
+    assert_eq!(discount_shares(&doc, &t), Some(vec![dec!(1); 5]));
+    assert_eq!(discounted_line_vat(&doc, &t), Some(vec![dec!(1.35); 5]));
+    assert_eq!(vat_rounding(&doc, &t, dec!(6.75)), Some(dec!(-0.02)));
+    assert_eq!(total_rounding(&doc, &t, dec!(51.90)), Some(dec!(-0.02)));
+    // The lines' VAT without the discount (7.50) is not that.
+    assert_eq!(vat_rounding(&doc, &t, dec!(7.50)), None);
+    assert_eq!(
+        round_payable_to(&mut doc, &mut t, dec!(51.90), dec!(0.01)),
+        Ok(Some(dec!(-0.02)))
+    );
+    assert_eq!(doc.legal_monitory_total.payable_amount, dec!(51.90));
+    // A discount of a category no line has belongs to no line: no rounding.
+    doc.allowance_charge.0[0].tax_category = TaxCategory::new("S", dec!(5));
+    let t = compute_document_totals(&mut doc).unwrap();
+    assert_eq!(discount_shares(&doc, &t), None);
+    assert_eq!(total_rounding(&doc, &t, dec!(51.90)), None);
+}
+
 #[test]
 fn amounts_too_large_are_no_rounding_and_no_panic() {
     let (doc, mut t) = ten_tens(3);

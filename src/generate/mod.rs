@@ -27,6 +27,7 @@ mod layouts;
 mod model;
 mod rows;
 mod sink;
+mod zoho_discount;
 
 pub use layouts::Layout;
 

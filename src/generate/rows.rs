@@ -4,6 +4,7 @@
 use super::layouts::Layout;
 use super::model::{Customer, GenDoc, GenLine, Kind, State, Tax};
 use super::sink::{NumFmt, Val};
+use super::zoho_discount::EntityDiscount;
 use chrono::{Days, NaiveDate};
 use rust_decimal::Decimal;
 
@@ -58,13 +59,17 @@ fn reason(kind: Kind, arabic: bool) -> &'static str {
 
 /// The rows of one document, one per line.
 pub(crate) fn rows(layout: Layout, doc: &GenDoc) -> Vec<Vec<Val>> {
+    let entity = match layout {
+        Layout::ZohoBooks => super::zoho_discount::entity_discount(doc),
+        _ => None,
+    };
     doc.lines
         .iter()
         .enumerate()
         .map(|(i, l)| match layout {
             Layout::Xero => xero(doc, l),
             Layout::QuickBooksOnline => quickbooks(doc, l),
-            Layout::ZohoBooks => zoho(doc, l),
+            Layout::ZohoBooks => zoho(doc, (i, l), entity.as_ref()),
             Layout::ZohoBooksCreditNotes => zoho_credit_note(doc, l),
             Layout::Odoo => odoo(doc, i, l),
             Layout::ErpNext => erpnext(doc, i, l),
@@ -238,7 +243,8 @@ fn zoho_tax(t: Tax) -> (&'static str, &'static str, &'static str) {
     }
 }
 
-fn zoho(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
+/// Zoho's invoice export; `entity`: the invoice's discount on the whole invoice, if it has one.
+fn zoho(doc: &GenDoc, (i, l): (usize, &GenLine), entity: Option<&EntityDiscount>) -> Vec<Val> {
     let c = doc.customer;
     let (tax, pct, reason) = zoho_tax(l.tax);
     let status = match doc.state {
@@ -249,7 +255,13 @@ fn zoho(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
         State::Issued => "Sent",
     };
     let item_total = if doc.inclusive { l.gross } else { l.net };
-    let balance = if status == "Paid" { Decimal::ZERO } else { doc.total };
+    let total = entity.map_or(doc.total, |e| e.total);
+    let balance = if status == "Paid" { Decimal::ZERO } else { total };
+    let (discount_type, discount_percent, discount_amount) = match entity {
+        Some(e) => (Val::Str("entity_level"), money(e.percent), money(e.amount)),
+        None => (Val::Str("item_level"), Val::Str("0.00"), Val::Str("0.00")),
+    };
+    let vat = entity.and_then(|e| e.line_vat.get(i).copied()).unwrap_or(l.vat);
     vec![
         text(doc.number.clone()),
         text(format!("46000{:08}", doc.seq)),
@@ -260,10 +272,10 @@ fn zoho(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
         Val::Date(doc.date, "%Y-%m-%d"),
         Val::Str("SAR"),
         Val::Str("1.00"),
-        Val::Str("item_level"),
+        discount_type,
         Val::Str("true"),
-        Val::Str("0.00"),
-        Val::Str("0.00"),
+        discount_percent,
+        discount_amount,
         Val::Str(tax),
         Val::Str(l.name),
         qty(l.quantity),
@@ -273,12 +285,12 @@ fn zoho(doc: &GenDoc, l: &GenLine) -> Vec<Val> {
         money(l.discount_amount),
         Val::Str(l.code),
         Val::Str(pct),
-        money(l.vat),
+        money(vat),
         Val::Str("ItemAmount"),
         opt(reason),
         money(item_total),
         money(doc.net_total),
-        money(doc.total),
+        money(total),
         money(balance),
         Val::Empty,
         Val::Empty,

@@ -24,12 +24,14 @@ mod joined;
 mod kind;
 mod side;
 mod tax;
+mod when;
 
 pub use chars::CHAR_CODE;
 pub use dates::DateLook;
 use joined::Joined;
 pub use joined::{KEY_BLANK_CODE, KEY_DUPLICATE_CODE, Left, NO_LINES_CODE, Unjoined};
 pub use side::{LookupMiss, SideFile, SideUse};
+use when::WhenAt;
 
 /// A typed field value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,6 +129,8 @@ pub struct Bound {
     /// The joined header file.
     pub join_path: Option<PathBuf>,
     fields: Vec<Option<RSource>>,
+    /// Per field, the rows it is read from (its `when`).
+    when: Box<[WhenAt]>,
     skip: Vec<Option<usize>>,
     group_key: Option<usize>,
     /// The column the document kind is read from, when one is ([`Bound::kind_column`]).
@@ -200,6 +204,7 @@ impl Bound {
                 RSource::Template(p, _) | RSource::Lookup { key: p, .. } => parts(p),
                 RSource::Constant(_) | RSource::DefaultOnly => Vec::new(),
             })
+            .chain(self.when_columns())
             .chain(self.skip.iter().flatten().copied())
             .chain(self.group_key)
             .filter(|&i| i < self.headers.width())
@@ -448,6 +453,9 @@ impl Bound {
         let Some(Some(rule)) = self.mapping.fields.get(f) else {
             return Ok(None);
         };
+        if !self.read_here(f, row, header) {
+            return Ok(None);
+        }
         // The usual field: one column of the file, no value map. Its text is read in place,
         // without the general path's `Cow`s (a few dozen instructions a field, eleven fields a
         // row in the Xero layout).

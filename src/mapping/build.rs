@@ -19,10 +19,12 @@ use chrono::{NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
 use std::sync::Arc;
 
+mod discount;
 mod kind;
 mod provenance;
 mod raw_line;
 mod reference;
+pub use discount::DISCOUNT_CODE;
 use provenance::Prefix;
 pub use provenance::{Provenance, field_of};
 use raw_line::RawLine;
@@ -43,6 +45,9 @@ pub struct ErpTotals {
     pub tax_total: Option<Decimal>,
     /// Document total with VAT.
     pub tax_inclusive: Option<Decimal>,
+    /// The mapping reads a discount on the whole document (`discount_amount` or
+    /// `discount_percent`), whether or not this document has one.
+    pub document_discount: bool,
 }
 
 impl ErpTotals {
@@ -530,7 +535,36 @@ pub fn build_with<'a>(
         (originals, seller.vat_number.as_deref()),
     );
     let exchange_rate = dec(take(fid!("exchange_rate")));
-    let amounts_unread = any_unreadable || lines.len() < line_rows || (mixed_signs && turned);
+    // A discount on the whole document: allowances per VAT category of the lines.
+    let wanted = discount::DocDiscount {
+        percent: dec(take(fid!("discount_percent"))),
+        amount: dec(take(fid!("discount_amount"))),
+        before_tax: match take(fid!("discount_before_tax")) {
+            Some(Value::Bool(b)) => Some(b),
+            _ => None,
+        },
+    };
+    let made = discount::allowances(
+        &mut cx.issues,
+        bound,
+        wanted,
+        &lines,
+        (inclusive, turned),
+        &currency,
+        (first_idx, first),
+    );
+    let (allowance_charge, refused) = match made {
+        discount::Made::None => (AllowanceCharges::default(), false),
+        discount::Made::Allowances(all) => (AllowanceCharges(all), false),
+        // Not issued: the totals computed without it are not the export's, and comparing them
+        // would only repeat the error.
+        discount::Made::Refused => {
+            (erp.tax_exclusive, erp.tax_total, erp.tax_inclusive) = (None, None, None);
+            (AllowanceCharges::default(), true)
+        }
+    };
+    erp.document_discount = bound.maps(fid!("discount_amount")) || bound.maps(fid!("discount_percent"));
+    let amounts_unread = any_unreadable || lines.len() < line_rows || (mixed_signs && turned) || refused;
     let document = Document {
         kind,
         number,
@@ -545,7 +579,7 @@ pub fn build_with<'a>(
         supplier_info: seller.clone(),
         payment_means: Some(text(take(fid!("payment_means"))).unwrap_or_else(|| "1".into())),
         payment_means_instruction_note: if kind.is_note() { note_reason } else { payment_note },
-        allowance_charge: AllowanceCharges::default(),
+        allowance_charge,
         tax_total: TaxTotal {
             currency,
             tax_amount: Decimal::ZERO,

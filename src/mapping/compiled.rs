@@ -94,6 +94,8 @@ pub struct FieldRule {
     pub pattern: Option<regex::Regex>,
     /// Trim white space.
     pub trim: bool,
+    /// Read only from rows whose column holds one of some values.
+    pub when: Option<super::when::When>,
 }
 
 /// A tax code of the `[taxes]` table.
@@ -217,7 +219,7 @@ impl Mapping {
         for r in self.fields.iter().flatten() {
             let key = format!("fields.{:?}", FIELDS[r.field].name);
             match &r.source {
-                Source::Column { names, optional } => push(names.clone(), *optional, key),
+                Source::Column { names, optional } => push(names.clone(), *optional, key.clone()),
                 Source::Template { parts, optional } => {
                     for p in parts {
                         if let Part::Column(c) = p {
@@ -235,6 +237,10 @@ impl Mapping {
                     }
                 }
                 _ => {}
+            }
+            if let Some(w) = &r.when {
+                let optional = super::when::source_optional(&r.source);
+                push(vec![w.column.clone()], optional, format!("{key}.when.column"));
             }
         }
         for (i, s) in self.skip.iter().enumerate() {

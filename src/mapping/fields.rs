@@ -166,6 +166,26 @@ pub const FIELDS: &[FieldDef] = &[
         &[],
         "true when unit prices and line amounts include VAT",
     ),
+    // The percent before the amount: a finding on the discount they make is located on the
+    // last of them, the amount, which is used when both are given.
+    doc(
+        "discount_percent",
+        Percent,
+        &["allowance_charge"],
+        "a discount on the whole document, in percent of the lines' net total (when discount_amount is blank or 0)",
+    ),
+    doc(
+        "discount_amount",
+        Decimal,
+        &["allowance_charge"],
+        "a discount on the whole document, as an amount (with VAT when prices include tax)",
+    ),
+    doc(
+        "discount_before_tax",
+        Bool,
+        &[],
+        "false: the document discount is given after VAT, which cannot be issued (default true)",
+    ),
     doc(
         "buyer.name",
         Text,

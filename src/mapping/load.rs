@@ -425,6 +425,11 @@ impl Mapping {
                 default,
                 pattern,
                 trim: spec.trim.unwrap_or(true),
+                when: spec
+                    .when
+                    .as_ref()
+                    .map(|w| super::when::When::parse(w, &origin, &fkey))
+                    .transpose()?,
             });
         }
         // A mapping that lists both orders somewhere reads its files by those: no order is

@@ -36,18 +36,21 @@ mod rate;
 pub mod spec;
 mod splits;
 pub mod transform;
+mod when;
 
 pub use apply::{
     Bound, CHAR_CODE, DateLook, JoinRows, KEY_BLANK_CODE, KEY_DUPLICATE_CODE, Left, LookupMiss, NO_LINES_CODE,
     SideFile, SideUse, Unjoined, Value,
 };
 pub use build::{
-    Built, ErpTotals, NoteReference, OriginalDates, Provenance, REFERENCE_CODE, build, build_with, field_of,
+    Built, DISCOUNT_CODE, ErpTotals, NoteReference, OriginalDates, Provenance, REFERENCE_CODE, build, build_with,
+    field_of,
 };
 pub use group::{DocDraft, DraftRow, Grouper, ORPHAN_CODE, RowNote, SPLIT_CODE, Unit};
 pub use load::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule, parse_template};
 pub use numbers_used::{NUMBER_USED_CODE, NumbersUsed};
 pub use splits::{KeyScan, SplitKeys, whose_rows};
+pub use when::When;
 
 use crate::validate::Severity;
 

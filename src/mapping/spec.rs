@@ -125,6 +125,19 @@ pub struct FieldSpec {
     pub trim: Option<bool>,
     /// The column may be absent from the file (then the field is blank).
     pub optional: Option<bool>,
+    /// Read the field only from rows whose column holds one of some values (Zoho's `Entity
+    /// Discount Amount` only when `Discount Type` is `entity_level`).
+    pub when: Option<WhenSpec>,
+}
+
+/// A field's `when`: the column tested and the values that let the field be read.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WhenSpec {
+    /// The column tested.
+    pub column: String,
+    /// Values (ignoring case and surrounding spaces) for which the field is read.
+    pub equals: Vec<String>,
 }
 
 /// `[taxes]` entry.

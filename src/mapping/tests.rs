@@ -527,6 +527,9 @@ mod loading;
 #[path = "tests_fields.rs"]
 mod field_reading;
 
+#[path = "tests_discount.rs"]
+mod discount;
+
 /// A lookup key written as a list of columns reads the first one present, as a field's `column`
 /// list does: QuickBooks writes `InvoiceNo` on older screens and `Invoice number` on newer ones.
 #[test]

@@ -198,6 +198,7 @@ fn rules(
             tax_exclusive: whole(erp.tax_exclusive),
             tax_total: whole(erp.tax_total),
             tax_inclusive: whole(erp.tax_inclusive),
+            document_discount: erp.document_discount,
         });
     }
     crate::validate::validate_computed(doc, &ctx, Ok(totals))

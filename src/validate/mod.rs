@@ -94,6 +94,9 @@ pub struct ErpFigures {
     pub tax_total: Option<Decimal>,
     /// The export's total with VAT.
     pub tax_inclusive: Option<Decimal>,
+    /// The mapping reads a discount on the whole document (whether or not this document has
+    /// one): what the messages say to check.
+    pub document_discount: bool,
 }
 
 /// The device the document will be sent through (D7, D21); None when unknown (offline check).

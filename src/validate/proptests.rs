@@ -303,6 +303,7 @@ proptest! {
             tax_exclusive: Some(v[16]),
             tax_total: Some(v[21]),
             tax_inclusive: Some(v[17]),
+            ..Default::default()
         };
         let ctx = super::Context { erp: Some(erp), ..super::testkit::ctx() };
         let _ = super::validate(&d, &ctx);

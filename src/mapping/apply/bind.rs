@@ -172,6 +172,31 @@ impl Bound {
             };
             fields.push(Some(rs));
         }
+        let when = mapping
+            .fields
+            .iter()
+            .map(|rule| {
+                let Some((rule, w)) = rule.as_ref().and_then(|r| Some((r, r.when.as_ref()?))) else {
+                    return Ok(WhenAt::Always);
+                };
+                let name = FIELDS[rule.field].name;
+                let optional = super::super::when::source_optional(&rule.source);
+                let key = format!("fields.{name:?}.when.column");
+                Ok(match resolve(std::slice::from_ref(&w.column), optional, &key)? {
+                    Some(i) => WhenAt::Column(i),
+                    None => {
+                        // Said once: when the field's own column is missing too, that is said.
+                        if !matches!(fields.get(rule.field), Some(Some(RSource::Column(None)))) {
+                            notes.push(format!(
+                                "column {:?} is not in the file: {name} is left blank",
+                                w.column
+                            ));
+                        }
+                        WhenAt::Absent
+                    }
+                })
+            })
+            .collect::<Result<Box<[WhenAt]>, MappingError>>()?;
         let skip = mapping
             .skip
             .iter()
@@ -253,6 +278,7 @@ impl Bound {
             join_key,
             join_path,
             fields,
+            when,
             skip,
             group_key,
             kind_column,
@@ -304,7 +330,12 @@ impl Bound {
                     .collect(),
                 _ => Vec::new(),
             };
-            for i in cols.into_iter().filter(|&i| i < width) {
+            // A field read only where a column says so depends on that column too.
+            let when = match self.when.get(f) {
+                Some(WhenAt::Column(i)) if src.is_some() => Some(*i),
+                _ => None,
+            };
+            for i in cols.into_iter().chain(when).filter(|&i| i < width) {
                 if FIELDS[f].line {
                     line[i] = true;
                 } else if self.maps(f) {

@@ -1,0 +1,37 @@
+//! A field's `when` bound to a file ([`WhenAt`]), and whether a row lets the field be read.
+
+use super::*;
+
+/// A field's `when` bound to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum WhenAt {
+    /// No `when`: the field is read from every row.
+    Always,
+    /// Read where this column (an index as [`Bound`] counts them) holds one of the values.
+    Column(usize),
+    /// The column is not in the file (the field is optional): never read.
+    Absent,
+}
+
+impl Bound {
+    /// False when field `f` has a `when` that this row does not meet: the field is blank here.
+    #[inline]
+    pub(super) fn read_here(&self, f: FieldId, row: &Row, header: Option<&Row>) -> bool {
+        match self.when.get(f).copied().unwrap_or(WhenAt::Always) {
+            WhenAt::Always => true,
+            WhenAt::Absent => false,
+            WhenAt::Column(i) => self.mapping.fields[f]
+                .as_ref()
+                .and_then(|r| r.when.as_ref())
+                .is_some_and(|w| w.holds(self.view(row, header).get(i))),
+        }
+    }
+
+    /// The columns the fields' `when`s test.
+    pub(super) fn when_columns(&self) -> impl Iterator<Item = usize> + '_ {
+        self.when.iter().filter_map(|w| match w {
+            WhenAt::Column(i) => Some(*i),
+            WhenAt::Always | WhenAt::Absent => None,
+        })
+    }
+}
