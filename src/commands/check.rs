@@ -358,7 +358,7 @@ fn process_inputs(
     sending: bool,
     dispatch: Option<&mut (dyn Dispatch + '_)>,
 ) -> anyhow::Result<Report> {
-    if let Some(note) = clean_leftovers(&input.results)
+    if let Some(note) = crate::results::stale::clean_note(&input.results)
         && !cli.quiet
     {
         crate::logging::note(note);
@@ -379,33 +379,6 @@ fn process_inputs(
         ));
     }
     Ok(report)
-}
-
-/// Remove what processes that no longer run left aside in the results folder (a killed run's
-/// staging folder and temporary files; never what a live process writes, see
-/// `results/stale.rs`); a note saying what was removed, if anything.
-pub(super) fn clean_leftovers(results: &Path) -> Option<String> {
-    let removed = crate::results::stale::clean(results);
-    let names: Vec<String> = removed
-        .iter()
-        .take(5)
-        .map(|p| p.file_name().unwrap_or_default().to_string_lossy().into_owned())
-        .collect();
-    let more = removed.len().saturating_sub(names.len());
-    (!removed.is_empty()).then(|| {
-        format!(
-            "removed from {} {} hidden file(s) or folder(s) left by a process that no longer runs (a killed run's \
-             staging folder or temporary files): {}{}",
-            results.display(),
-            removed.len(),
-            names.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        )
-    })
 }
 
 /// [`process`] without printing anything but the demo-seller note (when `notes`): the report and

@@ -207,7 +207,7 @@ impl<'a> Watcher<'a> {
             None => info!("{name}: taken"),
         }
         self.write_status(Some(&name));
-        if let Some(note) = check::clean_leftovers(&self.input.results) {
+        if let Some(note) = crate::results::stale::clean_note(&self.input.results) {
             info!("{note}");
         }
         let mut dispatch = self.runner.dispatch(false, Some(self.halt));
