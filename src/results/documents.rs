@@ -296,8 +296,20 @@ pub(crate) struct Peek<'a> {
 /// read (a large file's records are not all held, nor all read, when few are kept).
 pub(crate) fn read_documents_where(
     path: &Path,
-    mut keep: impl FnMut(Peek<'_>) -> bool,
+    keep: impl FnMut(Peek<'_>) -> bool,
 ) -> Result<Vec<DocumentRecord>, ResultsError> {
+    let mut out = Vec::new();
+    visit_documents_where(path, keep, |r| out.push(r))?;
+    Ok(out)
+}
+
+/// Each record of `X.documents.csv` that `keep` takes, given to `each` in file order (none is
+/// held: memory does not grow with the file).
+pub(crate) fn visit_documents_where(
+    path: &Path,
+    mut keep: impl FnMut(Peek<'_>) -> bool,
+    mut each: impl FnMut(DocumentRecord),
+) -> Result<(), ResultsError> {
     let mut rdr = csv::ReaderBuilder::new()
         .flexible(true)
         .from_path(path)
@@ -314,7 +326,6 @@ pub(crate) fn read_documents_where(
             return Err(ResultsError::malformed(path, format!("no {required} column")));
         }
     }
-    let mut out = Vec::new();
     for (n, rec) in rdr.records().enumerate() {
         let rec = rec.map_err(|e| csv_error(path, e))?;
         let line = n + 2;
@@ -363,9 +374,9 @@ pub(crate) fn read_documents_where(
             errors: codes("errors"),
             warnings: codes("warnings"),
         };
-        out.push(record);
+        each(record);
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -19,7 +19,8 @@
 //!   set's own figures); its records in other sets are duplicates.
 //! - A record without a number (rows that made no document) always counts.
 //!
-//! Per-set figures are not touched: they say what each set's files hold.
+//! Per-set figures are not touched: they say what each set's files hold (a set counts a
+//! document it keeps as issued once itself, see `kept::counted_in_set`).
 
 use super::{DocumentRecord, RowStatus};
 use serde::Serialize;

@@ -33,6 +33,46 @@ pub fn is_warning_note(note: &str) -> bool {
     note.starts_with(NOT_IN_EXPORT_CODE)
 }
 
+/// True for a record a result set keeps as issued from the set it replaced ([`earlier`]):
+/// accepted, with no row of the set's result file.
+pub fn is_kept(r: &DocumentRecord) -> bool {
+    r.status == RowStatus::Accepted && r.rows == 0 && r.first_line.is_none()
+}
+
+/// The kinds and numbers a result set keeps as issued ([`is_kept`]).
+#[derive(Debug, Default)]
+pub(crate) struct IssuedNumbers(HashSet<u64>);
+
+impl IssuedNumbers {
+    pub(crate) fn add(&mut self, r: &DocumentRecord) {
+        self.0
+            .insert(number_key(r.kind.trim().as_bytes(), r.document.trim().as_bytes()));
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// True for a record of the set that its own figures leave out: not accepted, of a kind and
+    /// number the set keeps as issued. The issued document counts instead, once, as accepted
+    /// (a `check` into the folder of the `run` that issued it counts it as `report` does).
+    pub(crate) fn supersedes(&self, r: &DocumentRecord) -> bool {
+        r.status != RowStatus::Accepted
+            && self
+                .0
+                .contains(&number_key(r.kind.trim().as_bytes(), r.document.trim().as_bytes()))
+    }
+}
+
+/// Which records of one result set count in its own figures (`X.summary.json`, the summary
+/// `check` and `run` print, `report`'s per-set figures): each but those a document kept as
+/// issued supersedes ([`IssuedNumbers::supersedes`]).
+pub fn counted_in_set(records: &[DocumentRecord]) -> Vec<bool> {
+    let mut issued = IssuedNumbers::default();
+    records.iter().filter(|r| is_kept(r)).for_each(|r| issued.add(r));
+    records.iter().map(|r| !issued.supersedes(r)).collect()
+}
+
 /// What the set being replaced holds that the new one must keep.
 #[derive(Debug)]
 pub(crate) enum Earlier {
@@ -121,7 +161,7 @@ impl Kept {
             notes.push(format!(
                 "{} issued earlier and still in this export, not accepted in these results, {} kept as issued: \
                  signed XML and QR in {folder}/, accepted in {stem}.documents.csv beside what these results say of \
-                 {} now (report counts each document once)",
+                 {} now; the figures count each such document once, as accepted",
                 named(self.in_export, &self.in_export_examples),
                 if self.in_export == 1 { "is" } else { "are" },
                 if self.in_export == 1 { "it" } else { "them" },

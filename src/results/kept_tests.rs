@@ -204,3 +204,26 @@ fn a_byte_order_mark_before_the_header_is_no_part_of_its_first_name() {
     .unwrap();
     assert!(matches!(earlier(&old, &new, &live).unwrap(), Earlier::Nothing));
 }
+
+#[test]
+fn a_document_kept_as_issued_counts_once_in_its_sets_figures() {
+    let mut kept = accepted("A-1", U1);
+    kept.first_line = None;
+    kept.rows = 0;
+    let mut valid = DocumentRecord::new("A-1", RowStatus::Valid);
+    valid.kind = "invoice".into();
+    let mut note = DocumentRecord::new("A-1", RowStatus::Valid);
+    note.kind = "credit_note".into();
+    let other = DocumentRecord::new("B-2", RowStatus::Invalid);
+    // Rows that made no document, and no number: always counted.
+    let stray = DocumentRecord::new("", RowStatus::Invalid);
+    let records = [valid.clone(), note, other, stray, kept.clone()];
+    assert_eq!(counted_in_set(&records), [false, true, true, true, true]);
+    // An accepted record with rows is issued in this set: two documents under one number in one
+    // export stay two.
+    let issued_here = accepted("A-1", U2);
+    assert!(!is_kept(&issued_here) && is_kept(&kept));
+    assert_eq!(counted_in_set(&[valid.clone(), issued_here]), [true, true]);
+    // A second accepted record of the number (issued twice) is not superseded.
+    assert_eq!(counted_in_set(&[kept.clone(), accepted("A-1", U2)]), [true, true]);
+}

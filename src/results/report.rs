@@ -242,8 +242,12 @@ fn reconcile_set(ctx: &mut Ctx<'_>, files: &SetFiles, counted: &[bool]) -> Resul
     let records = files.records.as_deref().unwrap_or_default();
     let mut claimed = BTreeSet::new();
     let mut accepted_files: HashMap<String, Vec<String>> = HashMap::new();
+    // A document kept as issued counts once in its set's figures, as `check` and `run` count it.
+    let in_figures = super::kept::counted_in_set(records);
     for (i, r) in records.iter().enumerate() {
-        builder.add_document(r);
+        if in_figures[i] {
+            builder.add_document(r);
+        }
         if r.status == RowStatus::Accepted {
             accepted_files
                 .entry(r.document.clone())
@@ -293,7 +297,14 @@ fn reconcile_set(ctx: &mut Ctx<'_>, files: &SetFiles, counted: &[bool]) -> Resul
         }
         let counts =
             |s: &Summary| -> Vec<(RowStatus, u64)> { s.by_status.iter().map(|(k, t)| (*k, t.documents)).collect() };
-        if counts(w) != counts(&summary) || (result_path.is_file() && w.rows_by_status != summary.rows_by_status) {
+        // A summary written before kept documents counted once counted every record.
+        let every_record = || {
+            let mut n: BTreeMap<RowStatus, u64> = BTreeMap::new();
+            records.iter().for_each(|r| *n.entry(r.status).or_default() += 1);
+            n.into_iter().collect::<Vec<_>>()
+        };
+        let same_documents = counts(w) == counts(&summary) || counts(w) == every_record();
+        if !same_documents || (result_path.is_file() && w.rows_by_status != summary.rows_by_status) {
             ctx.diff(
                 set,
                 "",

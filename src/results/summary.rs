@@ -368,6 +368,12 @@ impl SummaryBuilder {
         }
     }
 
+    /// Take the documents' figures of `from`, keeping the rows, notes and stray rows
+    /// ([`Summary::use_documents_of`]).
+    pub fn use_documents_of(&mut self, from: &Summary) {
+        self.summary.use_documents_of(from);
+    }
+
     /// Add a note.
     pub fn note(&mut self, note: impl Into<String>) {
         self.summary.notes.push(note.into());

@@ -4,8 +4,8 @@
 use super::artefacts::{self, ArtefactContent, ArtefactPaths, Durability};
 use super::atomic::{aside, sync_parent, write_atomic};
 use super::csv_file::CsvResult;
-use super::documents::{DocumentRecord, DocumentsFile, documents_path};
-use super::kept::{self, Earlier, Kept};
+use super::documents::{DocumentRecord, DocumentsFile, documents_path, visit_documents_where};
+use super::kept::{self, Earlier, IssuedNumbers, Kept};
 use super::summary::{Summary, SummaryBuilder};
 use super::xlsx::XlsxResult;
 use super::{CellText, RESULT_COLUMNS, ResultRow, ResultsError};
@@ -375,6 +375,7 @@ impl ResultWriter {
             Earlier::Nothing => return Ok(kept),
             Earlier::Records(records) => {
                 let staging = self.artefacts_staging()?;
+                let mut issued = IssuedNumbers::default();
                 for (mut r, in_export) in records {
                     let found = kept::place(&mut r, &live, &staging, &self.folder)?;
                     kept.add(&r, in_export, found);
@@ -383,6 +384,12 @@ impl ResultWriter {
                     };
                     d.write(&r)?;
                     self.summary.add_document(&r);
+                    if in_export {
+                        issued.add(&r);
+                    }
+                }
+                if !issued.is_empty() {
+                    self.count_issued_once(&issued)?;
                 }
             }
             Earlier::Unreadable(why) => {
@@ -399,6 +406,28 @@ impl ResultWriter {
             self.summary.note(n.clone());
         }
         Ok(kept)
+    }
+
+    /// Count the documents of `issued` (kept as issued, and still in the export) once, as
+    /// accepted: the documents' figures counted again from `X.documents.csv` as written,
+    /// leaving out the records they supersede ([`IssuedNumbers::supersedes`]), as `report` does.
+    fn count_issued_once(&mut self, issued: &IssuedNumbers) -> Result<(), ResultsError> {
+        let path = match self.documents.as_mut() {
+            Some(d) => d.written_so_far()?.to_path_buf(),
+            None => return Err(ResultsError::malformed(&self.target, "already finished")),
+        };
+        let mut once = SummaryBuilder::new("", "", "");
+        visit_documents_where(
+            &path,
+            |_| true,
+            |r| {
+                if !issued.supersedes(&r) {
+                    once.add_document(&r);
+                }
+            },
+        )?;
+        self.summary.use_documents_of(once.summary());
+        Ok(())
     }
 
     /// Replace `X/` with the staged folder (or remove it when nothing was accepted).

@@ -150,9 +150,39 @@ fn an_issued_document_gone_from_the_export_stays_in_its_results_and_is_said() {
     );
     assert_eq!(artefacts(d), files, "check keeps every signed XML and QR");
     assert_eq!(record(d, "T-00001")["status"], "accepted");
+    // Its own figures count each issued document once, as accepted (not valid as well).
+    let summary: Value = serde_json::from_slice(&std::fs::read(d.join("results/a.summary.json")).unwrap()).unwrap();
+    let once = |s: &Value| {
+        (
+            s["documents"]["documents"].clone(),
+            s["documents"]["amounts"]["SAR"]["vat"].clone(),
+            s["by_status"]["accepted"]["documents"].clone(),
+            s["by_status"].get("valid").cloned(),
+        )
+    };
+    let expected = (totals.0.clone(), totals.1.clone(), serde_json::json!(3), None);
+    assert_eq!(once(&summary), expected, "{summary:#}");
+    assert!(
+        out.contains("documents (net of credit notes): 3 documents") && !out.contains("    valid "),
+        "{out}"
+    );
     let (code, v) = report(d);
     assert_eq!((code, v["reconciled"].as_bool()), (0, Some(true)), "{v:#}");
     assert_eq!(overall(&v), totals);
+    assert_eq!(
+        once(&v["sets"][0]["summary"]),
+        expected,
+        "the set's figures in report too"
+    );
+    // A summary written by the build before counted both records: still consistent.
+    let mut older = summary.clone();
+    let mut valid = older["by_status"]["accepted"].clone();
+    valid["documents"] = serde_json::json!(2);
+    older["by_status"]["valid"] = valid;
+    std::fs::write(d.join("results/a.summary.json"), serde_json::to_vec(&older).unwrap()).unwrap();
+    let (code, v) = report(d);
+    assert_eq!((code, v["reconciled"].as_bool()), (0, Some(true)), "{v:#}");
+    std::fs::write(d.join("results/a.summary.json"), serde_json::to_vec(&summary).unwrap()).unwrap();
 
     // The export given T-00002 back: reported from the ledger, nothing kept aside any more.
     std::fs::write(&a, &full).unwrap();
