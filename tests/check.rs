@@ -37,8 +37,24 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_invoicedrop"))
 }
 
-/// Run in `dir` (no invoicedrop.toml there), results in `dir/results`.
+/// A customers table of its header line alone (the columns every bundled mapping reads): what a
+/// seller whose buyers have no VAT number gives. Without a table, no document whose type the
+/// buyer's VAT number decides is valid (`INV-MAP-LOOKUP-FILE`).
+const WALK_IN_CUSTOMERS: &str =
+    "name,account,vat_number,id_scheme,id,street,building_number,plot,district,city,postal_zone,country\n";
+
+/// Put [`WALK_IN_CUSTOMERS`] in `dir` as `customers.csv`, unless it has one.
+fn walk_in_customers(dir: &Path) {
+    let path = dir.join("customers.csv");
+    if dir.is_dir() && !path.exists() {
+        std::fs::write(&path, WALK_IN_CUSTOMERS).unwrap();
+    }
+}
+
+/// Run in `dir` (no invoicedrop.toml there), results in `dir/results`; the exports in `dir` are
+/// of walk-in buyers ([`walk_in_customers`]) unless a test wrote its own `customers.csv`.
 fn run(dir: &Path, args: &[&str]) -> Output {
+    walk_in_customers(dir);
     bin().current_dir(dir).args(args).output().expect("run invoicedrop")
 }
 

@@ -42,6 +42,8 @@ mod inclusive;
 mod issued;
 #[path = "run/leftovers.rs"]
 mod leftovers;
+#[path = "run/lookup_file.rs"]
+mod lookup_file;
 #[path = "run/not_sent.rs"]
 mod not_sent;
 #[path = "run/note_invoice.rs"]

@@ -40,6 +40,8 @@ impl Watch {
 
     fn start_quiet(dir: &Path, env: &[(&str, String)], quiet: &str, extra: &[&str]) -> Watch {
         std::fs::create_dir_all(dir.join("in")).unwrap();
+        // Lookup tables are read from the inbox: the exports' buyers are walk-in customers.
+        walk_in_customers(&dir.join("in"));
         let n = std::fs::read_dir(dir)
             .unwrap()
             .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("watch-"))

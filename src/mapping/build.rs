@@ -19,12 +19,16 @@ use chrono::{NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
 use std::sync::Arc;
 
+mod buyer_lookup;
 mod discount;
 mod erp_totals;
 mod kind;
 mod provenance;
 mod raw_line;
 mod reference;
+pub use buyer_lookup::TABLE_MISSING_CODE;
+use buyer_lookup::buyer_miss_issue;
+pub(crate) use buyer_lookup::{decides_type, header_line};
 pub use discount::DISCOUNT_CODE;
 pub use erp_totals::ErpTotals;
 use provenance::Prefix;
@@ -377,26 +381,11 @@ pub fn build_with<'a>(
         erp = ErpTotals::default();
     }
 
-    // Parties. A buyer missing from the lookup table is worth a word: it loses its VAT number.
-    for f in [fid!("buyer.vat_number"), fid!("buyer.name")] {
-        if let Some(miss) = bound.lookup_miss(f, first, h0) {
-            let message = if miss.table_found {
-                format!("not found in {}", miss.file)
-            } else {
-                miss.reason()
-            };
-            cx.issues.push((
-                Some(first_idx),
-                Issue::warning(
-                    "INV-MAP-LOOKUP",
-                    bound.lookup_key_label(f).map(str::to_string),
-                    Some(miss.key),
-                    format!("{message}: the buyer has no VAT number or address from it (a simplified document unless the mapping says otherwise)"),
-                ),
-            ));
-            break;
-        }
-    }
+    // Parties. A buyer missing from the lookup table is worth a word: it loses its VAT number
+    // (said below, once the document's type is known).
+    let buyer_miss = [fid!("buyer.vat_number"), fid!("buyer.name")]
+        .into_iter()
+        .find_map(|f| Some((f, bound.lookup_miss(f, first, h0)?)));
     let buyer_vat = text(take(fid!("buyer.vat_number"))).map(|v| v.split_whitespace().collect::<String>());
     let addr = |take: &mut dyn FnMut(FieldId) -> Option<Value>, f: FieldId| text(take(f)).unwrap_or_default();
     let mut address = Address {
@@ -424,15 +413,23 @@ pub fn build_with<'a>(
             id,
         }),
     };
+    let mut by_vat_number = false;
     let invoice_type = match take(fid!("invoice_type")) {
         Some(Value::Type(t)) => t,
         _ => match bound.mapping.type_rule {
             TypeRule::Standard => InvoiceType::Standard,
             TypeRule::Simplified => InvoiceType::Simplified,
             TypeRule::Auto if buyer_vat.is_some() => InvoiceType::Standard,
-            TypeRule::Auto => InvoiceType::Simplified,
+            TypeRule::Auto => {
+                by_vat_number = true;
+                InvoiceType::Simplified
+            }
         },
     };
+    if let Some((f, miss)) = buyer_miss {
+        cx.issues
+            .push((Some(first_idx), buyer_miss_issue(bound, f, miss, by_vat_number)));
+    }
 
     // Dates.
     let issue_date = date(take(fid!("issue_date")));

@@ -43,8 +43,8 @@ pub use apply::{
     SideFile, SideUse, Unjoined, Value,
 };
 pub use build::{
-    Built, DISCOUNT_CODE, ErpTotals, NoteReference, OriginalDates, Provenance, REFERENCE_CODE, build, build_with,
-    field_of,
+    Built, DISCOUNT_CODE, ErpTotals, NoteReference, OriginalDates, Provenance, REFERENCE_CODE, TABLE_MISSING_CODE,
+    build, build_with, field_of,
 };
 pub use group::{DocDraft, DraftRow, Grouper, ORPHAN_CODE, RowNote, SPLIT_CODE, Unit};
 pub use load::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule, parse_template};

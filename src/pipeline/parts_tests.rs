@@ -89,6 +89,12 @@ fn run(lines: &[String], ledger: &mut Listed) -> (Vec<[String; 5]>, Vec<[String;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.csv");
     std::fs::write(&path, format!("{HEADER}\n{}\n", lines.join("\n"))).unwrap();
+    // Walk-in buyers: a customers table of its header alone (none has a VAT number).
+    std::fs::write(
+        path.with_file_name("customers.csv"),
+        crate::mapping::tests::XERO_CUSTOMERS,
+    )
+    .unwrap();
     let mapping = Arc::new(crate::mapping::bundled::get("xero").unwrap().unwrap());
     let mut prepared = prepare(&path, mapping, &crate::config::Config::default()).unwrap();
     let splits = Arc::new(split_keys(&path, &prepared.bound).unwrap());

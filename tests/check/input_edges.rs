@@ -233,31 +233,85 @@ fn a_lookup_table_that_is_not_there_is_said_on_every_document_that_needs_it() {
     for sample in ["xero_sales_invoices.csv", "sage50_invoices.csv"] {
         std::fs::copy(samples().join(sample), dir.path().join(sample)).unwrap();
     }
-    let out = super::run(dir.path(), &["check", ".", "--now", NOW, "-q"]);
+    // No customers.csv anywhere (not `super::run`, which puts one beside the exports).
+    let check = || {
+        super::bin()
+            .current_dir(dir.path())
+            .args(["check", ".", "--now", NOW, "-q"])
+            .output()
+            .unwrap()
+    };
+    let out = check();
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let xero = result_rows(&dir.path().join("results/xero_sales_invoices.result.csv"));
     // INV-0101's buyer has a VAT number in customers.csv: without it, the invoice would go out
-    // as simplified, and its first row says why.
+    // as simplified, so it is not issued, and its first row says why and what to put where.
+    let first = cell(&xero, 2, "result_errors");
     assert!(
-        cell(&xero, 2, "result_warnings").starts_with(
-            "INV-MAP-LOOKUP ContactName \"Al Ofuq Trading Co.\": customers.csv was not found (it is looked for \
+        first.starts_with(
+            "INV-MAP-LOOKUP-FILE ContactName \"Al Ofuq Trading Co.\": customers.csv was not found (it is looked for \
              beside the mapping, in the configuration's lookups_dir and folder, and beside the export): the \
-             buyer has no VAT number or address from it"
+             buyers' VAT numbers come from it, so without it this document would go out as simplified (B2C) even \
+             for a VAT-registered buyer; it is not issued. Put customers.csv there"
+        ) && first.ends_with(
+            "a customers.csv of its header line alone (name,vat_number,id_scheme,id,building_number,plot,district) \
+             says so"
         ),
-        "{}",
-        cell(&xero, 2, "result_warnings")
+        "{first}"
+    );
+    // Every document of the file is held back, walk-in buyers too (the table would say which
+    // buyers have a VAT number); skipped ones stay skipped.
+    let statuses: Vec<String> = (2..=xero.len()).map(|l| cell(&xero, l, "result_status")).collect();
+    assert!(
+        statuses.iter().all(|s| s == "invalid" || s == "skipped"),
+        "{statuses:?}"
+    );
+    assert_eq!(statuses.iter().filter(|s| *s == "invalid").count(), 12, "{statuses:?}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("results/xero_sales_invoices.summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["rejections"]["INV-MAP-LOOKUP-FILE"]["documents"]["invalid"], 5);
+    assert!(
+        summary["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with(
+            "lookup file customers.csv not found beside the export or the mapping: the buyers' VAT numbers come from it, \
+             so no document whose type they decide is issued (INV-MAP-LOOKUP-FILE, on each)"
+        )),
+        "{summary:#}"
     );
     let sage = result_rows(&dir.path().join("results/sage50_invoices.result.csv"));
     let last = sage.len();
     assert_eq!(cell(&sage, last, "result_document"), "SCN-2001");
     assert!(
-        cell(&sage, last, "result_errors").starts_with(
+        cell(&sage, last, "result_errors").contains(
             "INV-MAP-REFERENCE credit_notes.csv: a credit note must name the invoice it corrects, which is looked \
              up for \"SCN-2001\" in credit_notes.csv, but that file was not found"
         ),
         "{}",
         cell(&sage, last, "result_errors")
     );
+
+    // A table of its header line alone: no buyer has a VAT number, each is told so, and the
+    // documents are issued as simplified.
+    std::fs::write(
+        dir.path().join("customers.csv"),
+        "name,vat_number,id_scheme,id,building_number,plot,district\n",
+    )
+    .unwrap();
+    let out = check();
+    let xero = result_rows(&dir.path().join("results/xero_sales_invoices.result.csv"));
+    assert_eq!(
+        cell(&xero, 2, "result_status"),
+        "valid",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        cell(&xero, 2, "result_warnings")
+            .starts_with("INV-MAP-LOOKUP ContactName \"Al Ofuq Trading Co.\": not found in customers.csv: the buyer has no VAT number"),
+        "{}",
+        cell(&xero, 2, "result_warnings")
+    );
+    assert!((2..=xero.len()).all(|l| !cell(&xero, l, "result_errors").contains("INV-MAP-LOOKUP-FILE")));
 }
 
 #[test]

@@ -27,6 +27,7 @@ fn zoho_folder(dir: &Path) -> std::path::PathBuf {
         .replace(",INV-000202,2026-11-12,", ",INV-000202,,");
     assert_ne!(blanked, notes);
     std::fs::write(folder.join("Credit_Note.csv"), blanked).unwrap();
+    walk_in_customers(&folder);
     folder
 }
 

@@ -182,6 +182,7 @@ fn exports_of_one_folder(d: &Path) {
     xero_export(&d.join("a/a:b.csv"), 4);
     let text = std::fs::read_to_string(d.join("a/a:b.csv")).unwrap();
     std::fs::write(d.join("b/a-b.csv"), text.replace(",T-0", ",U-0")).unwrap();
+    walk_in_customers(&d.join("b"));
 }
 
 #[test]
@@ -212,6 +213,7 @@ fn two_exports_of_one_artefacts_folder_in_one_run_the_second_is_refused() {
     // Two exports of one file name: the second is refused (its result file would overwrite the first's).
     for y in ["x", "y"] {
         std::fs::create_dir(d.join(y)).unwrap();
+        walk_in_customers(&d.join(y));
     }
     let text = std::fs::read_to_string(d.join("a/a:b.csv")).unwrap();
     std::fs::write(d.join("x/Invoice.csv"), text.replace(",T-0", ",X-0")).unwrap();

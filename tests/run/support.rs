@@ -134,8 +134,25 @@ pub fn exited(child: &mut std::process::Child) -> bool {
     child.try_wait().expect("the child's status").is_some()
 }
 
-/// The binary in `dir`, with `env` and nothing of the caller's INVOICEDROP_* variables.
+/// A customers table of its header line alone (the columns every bundled mapping reads): what a
+/// seller whose buyers have no VAT number gives. Without a table, no document whose type the
+/// buyer's VAT number decides is issued (`INV-MAP-LOOKUP-FILE`).
+pub const WALK_IN_CUSTOMERS: &str =
+    "name,account,vat_number,id_scheme,id,street,building_number,plot,district,city,postal_zone,country\n";
+
+/// Put [`WALK_IN_CUSTOMERS`] in `dir` as `customers.csv`, unless it has one.
+pub fn walk_in_customers(dir: &Path) {
+    let path = dir.join("customers.csv");
+    if dir.is_dir() && !path.exists() {
+        std::fs::write(&path, WALK_IN_CUSTOMERS).unwrap();
+    }
+}
+
+/// The binary in `dir`, with `env` and nothing of the caller's INVOICEDROP_* variables. The
+/// exports of these tests are of walk-in buyers: `dir` is given [`walk_in_customers`] (the
+/// exports are beside it) unless a test wrote its own `customers.csv` there.
 pub fn command(dir: &Path, env: &[(&str, String)], args: &[&str]) -> Command {
+    walk_in_customers(dir);
     let mut c = Command::new(bin());
     c.current_dir(dir).args(args);
     for (k, _) in std::env::vars() {
@@ -188,7 +205,8 @@ pub fn xero_export(path: &Path, n: usize) {
 }
 
 /// A Xero export of `n` simplified invoices issued today (Riyadh), numbered T-00001..., each of
-/// `lines` lines (item codes ITEM-m, then ITEM-m-2, ITEM-m-3...).
+/// `lines` lines (item codes ITEM-m, then ITEM-m-2, ITEM-m-3...), and [`walk_in_customers`]
+/// beside it.
 pub fn xero_export_lines(path: &Path, n: usize, lines: usize) {
     let riyadh = FixedOffset::east_opt(3 * 3600).unwrap();
     let today = Utc::now().with_timezone(&riyadh).format("%d/%m/%Y").to_string();
@@ -211,6 +229,10 @@ pub fn xero_export_lines(path: &Path, n: usize, lines: usize) {
         }
     }
     std::fs::write(path, out).unwrap();
+    // Walk-in buyers: beside the export, a customers table without a customer.
+    if let Some(dir) = path.parent() {
+        walk_in_customers(dir);
+    }
 }
 
 /// Onboard device `id` into `dir`'s state folder; what `onboard` said.

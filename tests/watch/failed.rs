@@ -97,6 +97,8 @@ fn a_broken_file_goes_to_failed_with_its_error_and_temporary_names_are_ignored()
             ".hidden.csv",
             ".processing",
             "coming.csv.part",
+            // A lookup table, read from the inbox and left there.
+            "customers.csv",
             "done",
             "failed",
             "results",

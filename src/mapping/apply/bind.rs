@@ -95,10 +95,25 @@ impl Bound {
                     }));
                     tables.push(t);
                 }
-                None => notes.push(format!(
-                    "lookup file {} not found beside the export or the mapping: its fields are left blank",
-                    spec.file
-                )),
+                None => {
+                    // Does the document's type hang on the buyer's VAT number from this table?
+                    notes.push(if crate::mapping::build::decides_type(&mapping, name) {
+                        format!(
+                            "lookup file {} not found beside the export or the mapping: the buyers' VAT numbers come \
+                             from it, so no document whose type they decide is issued ({}, on each); when no buyer \
+                             has a VAT number, a {} of the header line {} alone says so",
+                            spec.file,
+                            crate::mapping::TABLE_MISSING_CODE,
+                            spec.file,
+                            crate::mapping::build::header_line(&mapping, name, spec)
+                        )
+                    } else {
+                        format!(
+                            "lookup file {} not found beside the export or the mapping: its fields are left blank",
+                            spec.file
+                        )
+                    });
+                }
             }
         }
         let parts = |parts: &[Part], optional: bool, key: &str| -> Result<Vec<RPart>, MappingError> {
