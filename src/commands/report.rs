@@ -201,7 +201,11 @@ pub fn render(r: &Report, quiet: bool) -> String {
         if r.overall.is_empty() {
             let _ = writeln!(out, "  no accepted documents and no signed XML: nothing to reconcile");
         }
-        for (date, m) in &r.by_day {
+        // With more than one month, each month's lines follow its last day (a monthly VAT
+        // return's figures); with one, they would repeat the overall lines.
+        let months = r.by_month.len() > 1;
+        let mut days = r.by_day.iter().peekable();
+        while let Some((date, m)) = days.next() {
             for (currency, rec) in m {
                 let _ = writeln!(out, "  {date:<10} {currency} {}", reconciled_line(rec));
             }
@@ -210,6 +214,19 @@ pub fn render(r: &Report, quiet: bool) -> String {
                 && (m.keys().any(|c| c != "SAR") || !v.is_ok())
             {
                 let _ = writeln!(out, "  {date:<10} {}", vat_sar_line(v));
+            }
+            let month = crate::results::report::month_of(date);
+            let last_of_month = days
+                .peek()
+                .is_none_or(|(next, _)| crate::results::report::month_of(next) != month);
+            if months && last_of_month {
+                let label = format!("{month} month");
+                for (currency, rec) in r.by_month.get(month).into_iter().flatten() {
+                    let _ = writeln!(out, "  {label:<10} {currency} {}", reconciled_line(rec));
+                }
+                if let Some(v) = r.vat_sar_by_month.get(month) {
+                    let _ = writeln!(out, "  {label:<10} {}", vat_sar_line(v));
+                }
             }
         }
         for (currency, rec) in &r.overall {

@@ -30,7 +30,7 @@ mod totals;
 mod twice;
 use compare::{Ctx, is_conflict};
 use sets::{SetFiles, read_set, xml_files};
-pub use totals::{Reconciled, VatSar};
+pub use totals::{Reconciled, VatSar, month_of};
 
 /// One result set: the files of one input.
 #[derive(Debug, Clone, Serialize)]
@@ -97,6 +97,11 @@ pub struct Report {
     pub overall: BTreeMap<String, Reconciled>,
     /// Per issue date, the VAT in SAR of every currency together, credit notes subtracted.
     pub vat_sar_by_day: BTreeMap<String, VatSar>,
+    /// Per month of issue (`YYYY-MM`), then currency: the days of `by_day` added up.
+    pub by_month: BTreeMap<String, BTreeMap<String, Reconciled>>,
+    /// Per month of issue, the VAT in SAR of every currency together, credit notes subtracted:
+    /// a monthly VAT return's figure.
+    pub vat_sar_by_month: BTreeMap<String, VatSar>,
     /// The VAT in SAR of every currency together, credit notes subtracted: the VAT return's
     /// figure.
     pub vat_sar: VatSar,
@@ -395,7 +400,7 @@ pub fn build(dir: &Path) -> Result<Report, ResultsError> {
     for x in std::mem::take(&mut ctx.orphans) {
         ctx.add_xml(&x);
     }
-    let (overall, vat_sar) = totals::settle(&mut ctx.by_day, &mut ctx.vat_sar_by_day);
+    let settled = totals::settle(&mut ctx.by_day, &mut ctx.vat_sar_by_day);
     let reconciled = ctx.differences.is_empty();
     Ok(Report {
         results_dir: dir.display().to_string(),
@@ -403,9 +408,11 @@ pub fn build(dir: &Path) -> Result<Report, ResultsError> {
         summary: all,
         duplicates: selection.duplicates,
         by_day: ctx.by_day,
-        overall,
+        overall: settled.overall,
         vat_sar_by_day: ctx.vat_sar_by_day,
-        vat_sar,
+        vat_sar: settled.vat_sar,
+        by_month: settled.by_month,
+        vat_sar_by_month: settled.vat_sar_by_month,
         differences: ctx.differences,
         conflicts_settled,
         reconciled,

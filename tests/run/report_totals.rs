@@ -108,4 +108,45 @@ fn report_and_summary_totals_subtract_credit_notes_and_add_the_vat_in_sar_of_eve
     // X.summary.json says the same.
     let s: Value = serde_json::from_slice(&std::fs::read(dir.path().join("r/cn.summary.json")).unwrap()).unwrap();
     assert_eq!(decimal(&s["documents"]["netted"]["vat_sar"]), "-27.75".parse().unwrap());
+    // One month: its figures are the overall ones, in --json, and no line of their own.
+    assert_eq!(v["by_month"].as_object().unwrap().len(), 1, "{v:#}");
+    assert_eq!(v["by_month"]["2026-11"], v["overall"]);
+    assert_eq!(v["vat_sar_by_month"]["2026-11"], v["vat_sar"]);
+    assert!(!out.contains(" month "), "{out}");
+
+    // An invoice of October: each month's figures follow its last day, a monthly VAT return's.
+    let zoho = std::fs::read_to_string(samples().join("zoho_invoices.csv")).unwrap();
+    let mut oct: Vec<String> = zoho.lines().take(1).map(str::to_string).collect();
+    oct.extend(zoho.lines().filter(|l| l.starts_with("INV-000204,")).map(|l| {
+        l.replace("INV-000204,4600000204", "INV-000904,4600000904")
+            .replace("2026-11-17", "2026-10-30")
+    }));
+    std::fs::write(dir.path().join("oct.csv"), oct.join("\n") + "\n").unwrap();
+    let o = run(dir.path(), &[], &["run", "oct.csv", "--state", "st", "--results", "r"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = run(dir.path(), &[], &["report", "r"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    for line in [
+        "  2026-10-30 SAR input 1 doc net 5,150.00  VAT 750.00  gross 5,900.00  |  XML 1 doc net 5,150.00  VAT 750.00  \
+         gross 5,900.00  ok\n  2026-10 month SAR input 1 doc net 5,150.00  VAT 750.00  gross 5,900.00  |  XML 1 doc \
+         net 5,150.00  VAT 750.00  gross 5,900.00  ok\n  2026-10 month all currencies VAT in SAR input 1 doc 750.00  |  \
+         XML 1 doc 750.00  ok\n",
+        // November as before: 1,081.69.
+        "  2026-11 month all currencies VAT in SAR input 5 docs 1,081.69  |  XML 5 docs 1,081.69  ok\n",
+        "  overall    all currencies VAT in SAR input 6 docs 1,831.69  |  XML 6 docs 1,831.69  ok\n",
+    ] {
+        assert!(out.contains(line), "{line}\n{out}");
+    }
+    let o = run(dir.path(), &[], &["--json", "report", "r"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    assert_eq!(
+        decimal(&v["vat_sar_by_month"]["2026-10"]["input"]),
+        "750.00".parse().unwrap()
+    );
+    assert_eq!(
+        decimal(&v["vat_sar_by_month"]["2026-11"]["input"]),
+        "1081.69".parse().unwrap()
+    );
+    assert_eq!(v["by_month"]["2026-11"]["SAR"]["documents"], 4, "{v:#}");
 }

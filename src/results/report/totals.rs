@@ -142,26 +142,57 @@ pub(super) fn xml_kind(type_code: Option<&str>) -> &'static str {
     }
 }
 
-/// The per-day figures' differences, and the overall figures: per currency, and the VAT in SAR.
+/// The month of an issue date (`2026-11` of `2026-11-16`); a key that is no date, itself.
+pub fn month_of(date: &str) -> &str {
+    let b = date.as_bytes();
+    if b.len() >= 7 && b[4] == b'-' && b[..4].iter().chain(&b[5..7]).all(u8::is_ascii_digit) {
+        &date[..7]
+    } else {
+        date
+    }
+}
+
+/// What the per-day figures add up to.
+#[derive(Debug, Default)]
+pub(super) struct Settled {
+    /// Per currency.
+    pub(super) overall: BTreeMap<String, Reconciled>,
+    /// The VAT in SAR of every currency together.
+    pub(super) vat_sar: VatSar,
+    /// Per month (`YYYY-MM`), then currency.
+    pub(super) by_month: BTreeMap<String, BTreeMap<String, Reconciled>>,
+    /// Per month, the VAT in SAR of every currency together.
+    pub(super) vat_sar_by_month: BTreeMap<String, VatSar>,
+}
+
+/// The per-day figures' differences, and what they add up to per month and overall: per
+/// currency, and the VAT in SAR.
 pub(super) fn settle(
     by_day: &mut BTreeMap<String, BTreeMap<String, Reconciled>>,
     vat_sar_by_day: &mut BTreeMap<String, VatSar>,
-) -> (BTreeMap<String, Reconciled>, VatSar) {
-    let mut overall: BTreeMap<String, Reconciled> = BTreeMap::new();
-    for day in by_day.values_mut() {
+) -> Settled {
+    let mut s = Settled::default();
+    for (date, day) in by_day.iter_mut() {
+        let month = s.by_month.entry(month_of(date).to_string()).or_default();
         for (currency, r) in day.iter_mut() {
             r.settle();
-            overall.entry(currency.clone()).or_default().add(r);
+            s.overall.entry(currency.clone()).or_default().add(r);
+            month.entry(currency.clone()).or_default().add(r);
         }
     }
-    overall.values_mut().for_each(Reconciled::settle);
-    let mut vat_sar = VatSar::default();
-    for v in vat_sar_by_day.values_mut() {
+    s.overall.values_mut().for_each(Reconciled::settle);
+    s.by_month
+        .values_mut()
+        .flat_map(|m| m.values_mut())
+        .for_each(Reconciled::settle);
+    for (date, v) in vat_sar_by_day.iter_mut() {
         v.settle();
-        vat_sar.add(v);
+        s.vat_sar.add(v);
+        s.vat_sar_by_month.entry(month_of(date).to_string()).or_default().add(v);
     }
-    vat_sar.settle();
-    (overall, vat_sar)
+    s.vat_sar.settle();
+    s.vat_sar_by_month.values_mut().for_each(VatSar::settle);
+    s
 }
 
 #[cfg(test)]
@@ -210,7 +241,9 @@ mod tests {
             v.add_input(Some(vat), kind);
             v.add_xml(Some(vat), kind);
         }
-        let (overall, all) = settle(&mut by_day, &mut vat_sar);
+        let Settled {
+            overall, vat_sar: all, ..
+        } = settle(&mut by_day, &mut vat_sar);
         let sar = &overall["SAR"];
         assert_eq!(sar.input.vat, dec!(1875.00), "as issued");
         assert_eq!(sar.netted_input.vat, dec!(1125.00));
@@ -222,6 +255,40 @@ mod tests {
             (dec!(1687.50), dec!(1687.50), dec!(0))
         );
         assert!(all.is_ok() && vat_sar["2026-11-16"].is_ok());
+    }
+
+    #[test]
+    fn months_add_up_their_days_and_the_overall_figures_the_months() {
+        let mut by_day: BTreeMap<String, BTreeMap<String, Reconciled>> = BTreeMap::new();
+        let mut vat_sar: BTreeMap<String, VatSar> = BTreeMap::new();
+        for (date, net, kind) in [
+            ("2026-10-31", dec!(100), "invoice"),
+            ("2026-11-01", dec!(200), "invoice"),
+            ("2026-11-30", dec!(40), "credit_note"),
+        ] {
+            let r = by_day.entry(date.into()).or_default().entry("SAR".into()).or_default();
+            r.add_input(a(net), kind);
+            r.add_xml(a(net), kind);
+            let v = vat_sar.entry(date.into()).or_default();
+            v.add_input(Some(a(net).vat), kind);
+            v.add_xml(Some(a(net).vat), kind);
+        }
+        let s = settle(&mut by_day, &mut vat_sar);
+        assert_eq!(s.by_month.keys().collect::<Vec<_>>(), ["2026-10", "2026-11"]);
+        let nov = &s.by_month["2026-11"]["SAR"];
+        assert_eq!(
+            (nov.documents, nov.input.net, nov.netted_input.net),
+            (2, dec!(240), dec!(160))
+        );
+        assert!(nov.is_ok());
+        assert_eq!(s.vat_sar_by_month["2026-11"].input, dec!(24.00));
+        assert_eq!(s.vat_sar_by_month["2026-10"].input, dec!(15.00));
+        assert_eq!(s.vat_sar.input, dec!(39.00));
+        assert!(s.vat_sar_by_month.values().all(VatSar::is_ok));
+        assert_eq!(
+            (month_of("2026-11-30"), month_of("(no date)"), month_of("")),
+            ("2026-11", "(no date)", "")
+        );
     }
 
     #[test]
