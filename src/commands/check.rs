@@ -433,7 +433,7 @@ fn evaluate_inputs(
     let mut skipped_files = Vec::new();
     let mut files_out = Vec::new();
     let files = expand(args.paths, &side_files, &mut skipped_files, &mut files_out);
-    let (files, moved) = notes_last(files, explicit.as_deref(), &mappings);
+    let (files, moved) = notes_last(files, explicit.as_ref(), &mappings, config);
     if let Some(d) = dispatch.as_deref_mut() {
         d.inputs(&files);
     }

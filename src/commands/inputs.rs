@@ -4,9 +4,11 @@
 
 use super::json::{ErrorKind, Fatal};
 use crate::cli::InputArgs;
+use crate::config::Config;
 use crate::mapping::{Mapping, bundled};
 use crate::pipeline::{self, FileSummary};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Extensions read from folders.
 const EXTENSIONS: &[&str] = &["csv", "tsv", "txt", "xlsx", "xlsm", "xls", "xlsb", "ods"];
@@ -209,24 +211,26 @@ pub(super) fn expand(
 
 /// The exports in the order they are read: as given (a folder's in name order), except that an
 /// export whose every document is a credit or debit note (Zoho's `Credit_Note.csv`, which sorts
-/// before its `Invoice.csv`) goes after the exports that may hold invoices, so that the invoices
+/// before its `Invoice.csv`; a Xero export of credit notes alone, by its rows:
+/// [`pipeline::holds_only_notes`]) goes after the exports that may hold invoices, so that the invoices
 /// its notes correct are read, and their dates known, first. Returns each moved export with the
 /// exports it now follows, for its note. A file whose mapping cannot be told stays where it is.
 pub(super) fn notes_last(
     files: Vec<PathBuf>,
-    explicit: Option<&Mapping>,
+    explicit: Option<&Arc<Mapping>>,
     mappings: &[Mapping],
+    config: &Config,
 ) -> (Vec<PathBuf>, Vec<(PathBuf, Vec<PathBuf>)>) {
     if files.len() < 2 {
         return (files, Vec::new());
     }
     let notes_only = |f: &Path| match explicit {
-        Some(m) => m.notes_only(),
+        Some(m) => pipeline::holds_only_notes(f, m, config),
         None => pipeline::detect(f, mappings)
             .ok()
             .and_then(|ranked| pipeline::open::choose(f, mappings, &ranked).ok())
             .and_then(|c| mappings.iter().find(|m| m.name == c.mapping))
-            .is_some_and(Mapping::notes_only),
+            .is_some_and(|m| pipeline::holds_only_notes(f, &Arc::new(m.clone()), config)),
     };
     let marked: Vec<(PathBuf, bool)> = files
         .into_iter()
@@ -303,7 +307,7 @@ mod tests {
         let zoho = put("d_zoho.csv", "zoho_invoices.csv");
         let mappings = bundled::all().unwrap();
         let given = vec![notes.clone(), xero.clone(), unreadable.clone(), zoho.clone()];
-        let (order, moved) = notes_last(given.clone(), None, &mappings);
+        let (order, moved) = notes_last(given.clone(), None, &mappings, &Config::default());
         assert_eq!(order, [xero.clone(), unreadable.clone(), zoho.clone(), notes.clone()]);
         assert_eq!(moved, [(notes.clone(), vec![xero.clone(), unreadable, zoho.clone()])]);
         assert!(
@@ -314,12 +318,40 @@ mod tests {
         let five: Vec<PathBuf> = (0..5).map(|i| PathBuf::from(format!("x/{i}.csv"))).collect();
         assert!(notes_last_note(&five).starts_with("read after 0.csv, 1.csv, 2.csv, 2 more: "));
         // Already last, or alone, or one mapping for all: nothing moves.
-        let (order, moved) = notes_last(vec![zoho.clone(), notes.clone()], None, &mappings);
+        let (order, moved) = notes_last(vec![zoho.clone(), notes.clone()], None, &mappings, &Config::default());
         assert_eq!((order, moved.len()), (vec![zoho.clone(), notes.clone()], 0));
-        let (order, moved) = notes_last(vec![notes.clone()], None, &mappings);
+        let (order, moved) = notes_last(vec![notes.clone()], None, &mappings, &Config::default());
         assert_eq!((order, moved.len()), (vec![notes.clone()], 0));
-        let zoho_notes = mappings.iter().find(|m| m.notes_only()).unwrap();
-        let (order, moved) = notes_last(given.clone(), Some(zoho_notes), &mappings);
+        // By its rows: a Xero export of credit notes alone goes after one of invoices; one that
+        // holds an invoice too keeps its place.
+        let text = std::fs::read_to_string(samples.join("xero_sales_invoices.csv")).unwrap();
+        let mut lines = text.lines();
+        let header = lines.next().unwrap();
+        let (cn, rest): (Vec<&str>, Vec<&str>) = lines.partition(|l| l.contains(",CN-0006,"));
+        assert!(!cn.is_empty() && cn.iter().all(|l| l.contains("Sales Credit Note")));
+        let xero_notes = dir.path().join("a_xero_notes.csv");
+        std::fs::write(&xero_notes, format!("{header}\n{}\n", cn.join("\n"))).unwrap();
+        let mixed = dir.path().join("a_xero_mixed.csv");
+        std::fs::write(&mixed, format!("{header}\n{}\n{}\n", cn.join("\n"), rest[0])).unwrap();
+        let (order, moved) = notes_last(
+            vec![mixed.clone(), xero_notes.clone(), xero.clone()],
+            None,
+            &mappings,
+            &Config::default(),
+        );
+        assert_eq!(order, [mixed.clone(), xero.clone(), xero_notes.clone()]);
+        assert_eq!(moved, [(xero_notes.clone(), vec![xero.clone()])]);
+        // The mapping given: the same, by the rows.
+        let xero_mapping = Arc::new(bundled::get("xero").unwrap().unwrap());
+        let (order, _) = notes_last(
+            vec![xero_notes.clone(), xero.clone()],
+            Some(&xero_mapping),
+            &mappings,
+            &Config::default(),
+        );
+        assert_eq!(order, [xero.clone(), xero_notes.clone()]);
+        let zoho_notes = Arc::new(mappings.iter().find(|m| m.notes_only()).unwrap().clone());
+        let (order, moved) = notes_last(given.clone(), Some(&zoho_notes), &mappings, &Config::default());
         assert_eq!((order, moved.len()), (given, 0));
     }
 

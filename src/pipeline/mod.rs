@@ -13,6 +13,7 @@ mod evaluate;
 mod join_files;
 mod local;
 mod notes;
+mod notes_only;
 pub mod open;
 mod outcome;
 mod parts;
@@ -24,6 +25,7 @@ mod unjoined;
 use dispatch::{Dispatched, dispatch_batch, finish_batch};
 use evaluate::evaluate;
 pub use notes::{DATE_CODE as REFERENCE_DATE_CODE, NOT_ISSUED_CODE, Unissued};
+pub use notes_only::holds_only_notes;
 pub use open::{
     FileError, Prepared, detect, load_mapping, load_mapping_given_as, lookup_file_names, prepare, prepare_looking,
     read_options, split_keys,

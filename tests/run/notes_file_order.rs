@@ -89,3 +89,45 @@ fn check_reads_a_credit_note_export_after_the_invoices_and_says_so_in_json() {
         "{rows:?}"
     );
 }
+
+/// A Xero export of credit notes alone, sorting before the invoices': read after them by its
+/// rows (the Xero mapping reads invoices and notes alike), its note taking its invoice's date.
+#[test]
+fn a_xero_export_of_credit_notes_alone_is_read_after_the_invoices_by_its_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let folder = dir.path().join("xero");
+    std::fs::create_dir_all(&folder).unwrap();
+    let text = std::fs::read_to_string(samples.join("xero_sales_invoices.csv")).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let (notes, invoices): (Vec<&str>, Vec<&str>) = lines.partition(|l| l.contains("Sales Credit Note"));
+    // CN-0006 names its invoice (INV-0101) in Reference, with no date: the date is the invoice's.
+    assert!(notes.iter().all(|l| l.contains(",CN-0006,INV-0101,")), "{notes:?}");
+    std::fs::write(folder.join("a_notes.csv"), format!("{header}\n{}\n", notes.join("\n"))).unwrap();
+    std::fs::write(
+        folder.join("b_invoices.csv"),
+        format!("{header}\n{}\n", invoices.join("\n")),
+    )
+    .unwrap();
+    walk_in_customers(&folder);
+    let o = run(dir.path(), &[], &["check", "xero", "--results", "r", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", super::support::text(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("--json is JSON");
+    let files = doc["files"].as_array().unwrap();
+    let names: Vec<&str> = files.iter().map(|f| f["file"].as_str().unwrap()).collect();
+    assert!(
+        names[0].ends_with("b_invoices.csv") && names[1].ends_with("a_notes.csv"),
+        "{names:?}"
+    );
+    assert!(
+        files[1]["notes"].to_string().contains("read after b_invoices.csv"),
+        "{}",
+        files[1]["notes"]
+    );
+    let rows = results(&dir.path().join("r/a_notes.result.csv"));
+    assert!(
+        rows.iter().all(|r| !r["result_warnings"].contains("INV-MAP-REFERENCE")),
+        "the invoice's date is known: {rows:?}"
+    );
+}
