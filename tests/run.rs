@@ -20,6 +20,8 @@
 //! (run/gone.rs), no later file sent once the results folder takes no more result files
 //! (run/results_full.rs), and the configuration failures, each with a message that says what to do.
 
+#[path = "run/b2c_window.rs"]
+mod b2c_window;
 #[path = "run/changed_file.rs"]
 mod changed_file;
 #[path = "run/cut_file.rs"]

@@ -30,6 +30,7 @@ pub mod report;
 mod row;
 pub mod stale;
 pub mod summary;
+pub mod window;
 mod writer;
 mod xlsx;
 mod xlsx_sheet;

@@ -12,6 +12,7 @@
 //! figures of the VAT return and of the ERP's ledger. The printed summary shows `netted`, except
 //! by kind and type (as issued).
 
+use super::window::Unreported;
 use super::{DocumentRecord, RowStatus};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -268,6 +269,10 @@ pub struct Summary {
     /// `rejections` does not list. Absent from summaries written before it (read as none).
     #[serde(default)]
     pub conflicts: Conflicts,
+    /// Simplified documents not issued (invalid, rejected, failed), due within 24 hours of
+    /// their issue. Absent when there is none, and from summaries written before it.
+    #[serde(default, skip_serializing_if = "Unreported::is_empty")]
+    pub unreported_simplified: Unreported,
     /// Warning codes.
     pub warnings: BTreeMap<String, CodeGroup>,
     /// Things to know (a spreadsheet result cut short, ...).
@@ -339,6 +344,7 @@ impl SummaryBuilder {
     pub fn add_document(&mut self, r: &DocumentRecord) {
         let s = &mut self.summary;
         s.documents.add_record(r);
+        s.unreported_simplified.add(r);
         s.by_status.entry(r.status).or_default().add_record(r);
         let mut kind = compact_str::CompactString::const_new("(unknown)");
         if !(r.kind.is_empty() && r.invoice_type.is_empty()) {
@@ -440,6 +446,7 @@ impl Summary {
         merge_codes(&mut self.rejections, &other.rejections);
         merge_codes(&mut self.warnings, &other.warnings);
         self.conflicts.merge(&other.conflicts);
+        self.unreported_simplified.merge(&other.unreported_simplified);
         // Over a folder, a note says which file it is about.
         match other.files.as_slice() {
             [file] => self.notes.extend(other.notes.iter().map(|n| format!("{file}: {n}"))),
@@ -456,6 +463,7 @@ impl Summary {
         self.by_kind = from.by_kind.clone();
         self.by_date = from.by_date.clone();
         self.conflicts = from.conflicts.clone();
+        self.unreported_simplified = from.unreported_simplified.clone();
         for (mine, theirs) in [
             (&mut self.rejections, &from.rejections),
             (&mut self.warnings, &from.warnings),

@@ -108,6 +108,9 @@ impl Summary {
                 }
             );
         }
+        if let Some(line) = self.unreported_simplified.line() {
+            let _ = writeln!(out, "{indent}{line}");
+        }
         for (title, map) in [
             ("rejections by rule", &self.rejections),
             ("warnings by rule", &self.warnings),
