@@ -29,6 +29,10 @@ use std::sync::Mutex;
 /// The code of a note held back because the invoice it corrects was not issued.
 pub const NOT_ISSUED_CODE: &str = "INV-REFERENCE-NOT-ISSUED";
 
+/// The code of a billing reference whose form or date is not as it should be (the checks' rule,
+/// said again when the date becomes the issued one).
+const FORM_CODE: &str = "INV-BILLING-REFERENCE-FORM";
+
 /// The code of a note whose export gives its invoice another date than the one it was issued
 /// with (a warning: the issued date is the one referenced).
 pub const DATE_CODE: &str = "INV-REFERENCE-DATE";
@@ -367,7 +371,26 @@ fn settle_date(o: &mut Outcome, link: &NoteLink, issued: NaiveDate) {
     let Some(doc) = o.document.as_mut() else { return };
     let invoice = link.reference.invoice.as_str();
     let before = doc.billing_reference.as_deref().and_then(reference_date);
+    let note_date = doc.issue_date;
     doc.billing_reference = Some(Document::billing_reference_for(invoice, issued));
+    if before != Some(issued) {
+        // What the checks said of the date the export gave no longer holds: said of the issued one.
+        o.withdraw_warning(FORM_CODE);
+        if issued > note_date {
+            let issue = ResultIssue {
+                code: FORM_CODE.into(),
+                severity: crate::validate::Severity::Warning,
+                column: link.reference.column.clone(),
+                value: Some(invoice.to_string()),
+                message: format!(
+                    "invoice {invoice} was issued dated {issued} (as the ledger holds it), after this note \
+                     ({note_date}): a note corrects an invoice issued before it; check this note's date, or the \
+                     invoice it names"
+                ),
+            };
+            o.add_finding(link.row, issue);
+        }
+    }
     match before {
         None => o.withdraw_warning(REFERENCE_CODE),
         Some(b) if b != issued => {

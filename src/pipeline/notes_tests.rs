@@ -271,6 +271,34 @@ fn a_note_whose_invoice_is_issued_references_the_issued_date() {
 }
 
 #[test]
+fn a_note_dated_before_the_date_its_invoice_was_issued_with_is_warned() {
+    assert!(crate::validate::rule(super::FORM_CODE).is_some());
+    // INV-1 issued on the 22nd; the export says the 20th, and its note is of the 21st.
+    let mut a = Authority::default().issued_before("INV-1", NaiveDate::from_ymd_opt(2026, 11, 22).unwrap());
+    let rows = run_files(
+        &[("a.csv", vec![invoice("INV-1", 20), note("CN-1", "INV-1")])],
+        Some(&mut a),
+    );
+    let cn = of(&rows[0], "CN-1");
+    assert!(
+        cn[3].contains(
+            "INV-BILLING-REFERENCE-FORM Reference \"INV-1\": invoice INV-1 was issued dated 2026-11-22 (as the \
+             ledger holds it), after this note (2026-11-21)"
+        ),
+        "{cn:?}"
+    );
+    // The export's date after the note, the issued one before it: the export's warning goes.
+    let mut a = Authority::default().issued_before("INV-1", NaiveDate::from_ymd_opt(2026, 11, 19).unwrap());
+    let rows = run_files(
+        &[("a.csv", vec![invoice("INV-1", 23), note("CN-1", "INV-1")])],
+        Some(&mut a),
+    );
+    let cn = of(&rows[0], "CN-1");
+    assert!(!cn[3].contains("INV-BILLING-REFERENCE-FORM"), "{cn:?}");
+    assert!(cn[3].contains("INV-REFERENCE-DATE"), "{cn:?}");
+}
+
+#[test]
 fn an_invoice_not_issued_in_an_earlier_file_holds_back_its_note_until_one_is_issued() {
     let mut a = Authority::default();
     let rows = run_files(
