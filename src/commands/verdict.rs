@@ -229,8 +229,20 @@ pub(super) fn stopped_verdict(reason: &str) -> Verdict {
 /// again: accepted from the ledger, a conflict, or `failed` (maybe issued).
 pub(super) fn held_verdict(outcome: Outcome, export: Option<Export<'_>>, failing: &[String]) -> Verdict {
     let listed = failing.join(", ");
+    let table_missing = failing
+        .iter()
+        .any(|f| f.split_whitespace().next() == Some(crate::mapping::TABLE_MISSING_CODE));
     let mut v = match &outcome {
         _ if failing.is_empty() => verdict(outcome, export),
+        // Its buyer's fields would come from a lookup table that is not there: the export's
+        // content is not known, so it is not compared (its blank fields are no change to credit).
+        Outcome::Conflict { .. } if table_missing => {
+            let mut v = verdict(outcome, None);
+            v.errors.clear();
+            v.codes.retain(|c| c != crate::submit::CONFLICT_CODE);
+            v.conflict = false;
+            v
+        }
         Outcome::Conflict { .. } => {
             let mut v = verdict(outcome, export);
             if let Some(e) = v.errors.first_mut() {
@@ -364,6 +376,31 @@ mod tests {
                 vec!["INV-SUBMIT-NOT-SENT: why".to_string()]
             )
         );
+    }
+
+    #[test]
+    fn an_issued_document_whose_customers_table_is_missing_is_reported_issued_without_a_conflict() {
+        let issued = Box::new(crate::model::example::standard_invoice("T-2"));
+        let conflict = Outcome::Conflict {
+            tag: 0,
+            message: "invoice T-2 is issued".into(),
+            response: SubmissionResponse::from_value(&serde_json::Value::Null),
+            raw: Vec::new(),
+            issued: Some(issued.clone()),
+            attempts: 1,
+            accepted_at: None,
+        };
+        let failing = [format!("{} on line 2", crate::mapping::TABLE_MISSING_CODE)];
+        let v = held_verdict(conflict, None, &failing);
+        assert_eq!(
+            (v.status, v.conflict, v.issued_before),
+            (Some(RowStatus::Accepted), false, true)
+        );
+        assert!(
+            v.errors.is_empty() && !v.codes.iter().any(|c| c == crate::submit::CONFLICT_CODE),
+            "{v:?}"
+        );
+        assert_eq!(v.issued.as_deref(), Some(&*issued), "the issued figures");
     }
 
     #[test]

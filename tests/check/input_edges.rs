@@ -252,7 +252,8 @@ fn a_lookup_table_that_is_not_there_is_said_on_every_document_that_needs_it() {
             "INV-MAP-LOOKUP-FILE ContactName \"Al Ofuq Trading Co.\": customers.csv was not found (it is looked for \
              beside the mapping, in the configuration's lookups_dir and folder, and beside the export): the \
              buyers' VAT numbers come from it, so without it this document would go out as simplified (B2C) even \
-             for a VAT-registered buyer; it is not issued. Put customers.csv there"
+             for a VAT-registered buyer: it is not sent (one issued earlier stays issued, reported from the ledger). Put \
+             customers.csv there"
         ) && first.ends_with(
             "a customers.csv of its header line alone (name,vat_number,id_scheme,id,building_number,plot,district) \
              says so"

@@ -1,6 +1,7 @@
 //! A customers table that is not there: its buyers' VAT numbers decide each document's type, so
 //! `run` sends none of them (`INV-MAP-LOOKUP-FILE`, saying what to put where) instead of issuing
-//! every B2B invoice as simplified; put in place, the same export is issued with its types.
+//! every B2B invoice as simplified; put in place, the same export is issued with its types; gone
+//! again, the issued documents are reported from the ledger, not in conflict.
 
 use super::support::*;
 use invoicedrop::sandbox::SandboxConfig;
@@ -61,4 +62,35 @@ fn without_the_customers_table_nothing_is_sent_and_with_it_b2b_invoices_are_stan
         (first["status"].as_str(), first["type"].as_str()),
         ("accepted", "standard")
     );
+    let issued: Vec<_> = docs
+        .iter()
+        .map(|r| (r["document"].clone(), r["status"].clone(), r["vat"].clone()))
+        .collect();
+
+    // The same export again, the table gone: reported from the ledger as issued, with the
+    // issued figures; its blank buyer fields are no change to credit (no conflict), nothing sent.
+    std::fs::remove_file(d.join("x/customers.csv")).unwrap();
+    let o = run(d, &env, &["run", "x/xero.csv"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(!out.contains("INV-LEDGER-CONFLICT"), "{out}");
+    assert_eq!(requests(&server).0, 5, "nothing sent again: {out}");
+    let docs = results(&d.join("results/xero.documents.csv"));
+    let again: Vec<_> = docs
+        .iter()
+        .map(|r| (r["document"].clone(), r["status"].clone(), r["vat"].clone()))
+        .collect();
+    assert_eq!(again, issued);
+    let rows = results(&d.join("results/xero.result.csv"));
+    assert_eq!(rows[0]["result_status"], "accepted");
+    assert!(
+        rows[0]["result_warnings"]
+            .starts_with("INV-MAP-LOOKUP-FILE ContactName \"Al Ofuq Trading Co.\": customers.csv was not found")
+            && rows[0]["result_warnings"]
+                .contains("it is not sent (one issued earlier stays issued, reported from the ledger)"),
+        "{:?}",
+        rows[0]
+    );
+    let o = run(d, &[], &["report", "results"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }

@@ -59,7 +59,8 @@ pub(super) fn buyer_miss_issue(bound: &Bound, f: FieldId, miss: LookupMiss, by_v
             Some(miss.key.clone()),
             format!(
                 "{}: the buyers' VAT numbers come from it, so without it this document would go out as \
-                 simplified (B2C) even for a VAT-registered buyer; it is not issued. Put {file} there (with this \
+                 simplified (B2C) even for a VAT-registered buyer: it is not sent (one issued earlier stays issued, \
+                 reported from the ledger). Put {file} there (with this \
                  buyer's row when it has a VAT number); when no buyer of this export has one, a {file} of its \
                  header line alone{header} says so",
                 miss.reason()
