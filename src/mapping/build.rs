@@ -386,15 +386,25 @@ pub fn build_with<'a>(
     let buyer_miss = [fid!("buyer.vat_number"), fid!("buyer.name")]
         .into_iter()
         .find_map(|f| Some((f, bound.lookup_miss(f, first, h0)?)));
-    let buyer_vat = text(take(fid!("buyer.vat_number"))).map(|v| v.split_whitespace().collect::<String>());
+    // Numbers typed with Arabic-Indic digits (an Arabic keyboard) are the same numbers: written in
+    // ASCII digits, as the authority's rules read them.
+    let digits = |t: String| {
+        if t.is_ascii() {
+            t
+        } else {
+            crate::mapping::transform::ascii_digits(&t)
+        }
+    };
+    let buyer_vat = text(take(fid!("buyer.vat_number"))).map(|v| digits(v.split_whitespace().collect::<String>()));
     let addr = |take: &mut dyn FnMut(FieldId) -> Option<Value>, f: FieldId| text(take(f)).unwrap_or_default();
+    let digit_field = |take: &mut dyn FnMut(FieldId) -> Option<Value>, f: FieldId| digits(addr(take, f));
     let mut address = Address {
         street_name: addr(&mut take, fid!("buyer.street")),
-        building_number: addr(&mut take, fid!("buyer.building_number")),
+        building_number: digit_field(&mut take, fid!("buyer.building_number")),
         plot_identification: addr(&mut take, fid!("buyer.plot")),
         city_subdivision_name: addr(&mut take, fid!("buyer.district")),
         city_name: addr(&mut take, fid!("buyer.city")),
-        postal_zone: addr(&mut take, fid!("buyer.postal_zone")),
+        postal_zone: digit_field(&mut take, fid!("buyer.postal_zone")),
         country: addr(&mut take, fid!("buyer.country")),
         country_subentity: addr(&mut take, fid!("buyer.subentity")),
     };

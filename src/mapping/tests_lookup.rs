@@ -1,5 +1,5 @@
-//! A buyer the lookup table does not hold, and a table that is not there: a warning, or an
-//! error where the buyer's VAT number from it decides the document's type.
+//! The buyer's fields: a buyer the lookup table does not hold, and a table that is not there (a
+//! warning, or an error where its VAT number decides the type); numbers in Arabic-Indic digits.
 use super::*;
 
 #[test]
@@ -90,4 +90,22 @@ fn a_missing_table_that_decides_the_type_is_an_error_and_one_that_does_not_a_war
         notes.iter().any(|n| n.ends_with("its fields are left blank")),
         "{notes:?}"
     );
+}
+
+#[test]
+fn a_vat_number_typed_in_arabic_indic_digits_is_the_same_number() {
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax\nA1,05/11/2026,Al Ofuq,٣١٠١٢٢٣٩٣٥٠٠٠٠٣,Pen,2,10.00,\n\
+         A2,05/11/2026,Al Ofuq,۳۱۰۱۲۲۳۹۳۵۰۰۰۰۳,Pen,2,10.00,\n",
+        1,
+    );
+    let b = bound(SIMPLE, &h);
+    let units = group_all(&b, rows);
+    for d in docs(&units) {
+        let built = build(d, &b, &seller());
+        assert!(built.issues.is_empty(), "{:?}", built.issues);
+        let doc = built.document.unwrap();
+        assert_eq!(doc.customer_info.vat_number.as_deref(), Some("310122393500003"));
+        assert_eq!(doc.invoice_type, InvoiceType::Standard);
+    }
 }

@@ -276,7 +276,7 @@ pub struct NumberStyle {
 }
 
 /// Arabic-Indic and Eastern Arabic-Indic digits and separators to ASCII.
-fn ascii_digits(text: &str) -> String {
+pub(crate) fn ascii_digits(text: &str) -> String {
     text.chars()
         .map(|c| match c {
             '\u{0660}'..='\u{0669}' => char::from(b'0' + (c as u32 - 0x0660) as u8),
@@ -510,9 +510,14 @@ pub fn parse_percent(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
     }
     let t = text.trimmed();
     let t: std::borrow::Cow<'_, str> = if t.is_ascii() { t.into() } else { ascii_digits(t).into() };
-    super::rate::just_rate(&t)
-        .and_then(|number| parse_decimal(CellRef::Empty, number, style).ok())
-        .ok_or_else(|| "not a percentage (like 15%)".to_string())
+    let Some(number) = super::rate::just_rate(&t) else {
+        return Err("not a percentage (like 15%)".to_string());
+    };
+    // A rate written with the other decimal separator says so, as a number does.
+    parse_decimal(CellRef::Empty, number, style).map_err(|e| match e.strip_prefix("not a number (written with ") {
+        Some(hint) => format!("not a percentage (like 15%; written with {hint}"),
+        None => "not a percentage (like 15%)".to_string(),
+    })
 }
 
 /// Parse a yes/no value.

@@ -272,7 +272,27 @@ fn percentages() {
     assert_eq!(p("5"), Ok(dec!(5)));
     assert_eq!(p("12.5%"), Ok(dec!(12.5)));
     assert_eq!(p("١٥٪"), Ok(dec!(15)));
-    assert_eq!(p("12,5%"), Err("not a percentage (like 15%)".into()));
+    assert_eq!(
+        p("12,5%"),
+        Err(
+            "not a percentage (like 15%; written with a decimal comma? set decimal_comma = true in the mapping's \
+             [defaults] or on this field)"
+                .into()
+        )
+    );
+    let eu = NumberStyle {
+        decimal_comma: true,
+        thousands: None,
+    };
+    assert_eq!(parse_percent(CellRef::Text("12,5%"), "12,5%", &eu), Ok(dec!(12.5)));
+    assert_eq!(
+        parse_percent(CellRef::Text("5.5%"), "5.5%", &eu),
+        Err(
+            "not a percentage (like 15%; written with a decimal point; the mapping sets decimal_comma = true for \
+             this column)"
+                .into()
+        )
+    );
     assert!(p("fifteen").is_err());
     // Other words beside the rate may change it: not read as the rate.
     for s in [

@@ -63,8 +63,8 @@ fn buyer_vat(doc: &Document, out: &mut Vec<Finding>) {
         out.push(BR_KSA_44.at(
             "customer_info.vat_number",
             val(vat),
-            "The buyer VAT number must be 15 digits starting and ending with 3; correct it in the customer record \
-             (or leave it empty for a buyer without VAT registration).",
+            "The buyer VAT number must be 15 digits starting and ending with 3; correct it where it comes from (the \
+             column or customer table named here), or leave it empty for a buyer without VAT registration.",
         ));
     }
     let seller = doc.supplier_info.vat_number.as_deref().unwrap_or("");
