@@ -98,10 +98,26 @@ fn repeats(issues: &[(Option<usize>, Issue)], read: usize, row: Option<usize>, i
                 // A note's billing reference without the invoice's date, already said (and why)
                 // when the reference was made.
                 || (k < read && said.code == "INV-MAP-REFERENCE" && issue.code == "INV-BILLING-REFERENCE-FORM")
+                // A note missing from its lookup table (`credit_notes.csv original_number`): the
+                // other fields looked up there (its reason) are missing for that one reason.
+                || (k < read && said.code == "INV-MAP-REFERENCE" && said.is_error() && same_table(said, issue))
                 || said.column == issue.column
                     && ((k < read && said.is_error() && said.column.is_some())
                         || (said.value == issue.value && said.message == issue.message)))
     })
+}
+
+/// True when `said` and `issue` are both on fields looked up in one table (their columns
+/// `credit_notes.csv original_number` and `credit_notes.csv reason`).
+fn same_table(said: &Issue, issue: &Issue) -> bool {
+    fn table(i: &Issue) -> Option<&str> {
+        i.column
+            .as_deref()
+            .and_then(|c| c.rsplit_once(' '))
+            .map(|(t, _)| t)
+            .filter(|t| t.to_ascii_lowercase().ends_with(".csv"))
+    }
+    table(said).is_some() && table(said) == table(issue)
 }
 
 /// True for a reading error that makes every cell of its row doubtful: more cells than

@@ -140,7 +140,7 @@ fn quickbooks_credit_memos_written_negative_are_credit_notes() {
             [
                 row("3001", "invoice", "valid", ""),
                 row("CM-3001", "credit_note", "valid", ""),
-                row("CM-3002", "credit_note", "invalid", "INV-MAP-REFERENCE BR-KSA-17"),
+                row("CM-3002", "credit_note", "invalid", "INV-MAP-REFERENCE"),
                 row("3003", "invoice", "invalid", "INV-MAP-SIGN"),
             ],
             "{number}"
@@ -158,7 +158,7 @@ fn quickbooks_credit_memos_written_negative_are_credit_notes() {
             e.starts_with(
                 "INV-MAP-REFERENCE credit_notes.csv original_number: a credit note must name the invoice it \
                  corrects, and \"CM-3002\" is not in credit_notes.csv: add it there"
-            ) && e.contains("BR-KSA-17 credit_notes.csv reason"),
+            ) && !e.contains("BR-KSA-17"),
             "{e}"
         );
         let (e, _) = findings(&results, 6);
