@@ -64,6 +64,15 @@ pub(super) fn check(doc: &Document, ctx: &Context, computed: &Result<Totals, Com
     document(doc, erp, t, out);
 }
 
+/// The net unit price rounded to 2 decimals when the quantity times it gives `export_net` (an
+/// ERP that rounds the price after its discount, SAP Business One: 100 × 9.24 for 9.24075).
+fn rounded_price_net(line: &crate::model::Line, export_net: Decimal) -> Option<Decimal> {
+    let price = line.price.price_per_unit;
+    let rounded = price.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero);
+    let net = line.quantity.checked_mul(rounded)?;
+    (rounded != price && net == export_net).then_some(rounded)
+}
+
 fn lines(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
     let shares = crate::compute::discount_shares(doc, t);
     for (i, (line, a)) in doc.invoice_lines.iter().zip(&t.lines).enumerate() {
@@ -91,12 +100,30 @@ fn lines(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
                      price column as tax-inclusive.",
                     pct(rate)
                 )
+            } else if let Some(rounded) = rounded_price_net(line, *v) {
+                format!(
+                    "The export rounds the net unit price to 2 decimals before multiplying: quantity {} × {} = {}, \
+                     where the unit price (after its discount) is {}. The document is computed from the unrounded \
+                     price, as the authority's rules compute it; to issue the export's figure, give a net unit \
+                     price of at most 2 decimals (the price after the discount, with no line discount), in the ERP \
+                     or by mapping such a column.",
+                    line.quantity.normalize(),
+                    money(rounded),
+                    money(*v),
+                    line.price.price_per_unit.normalize()
+                )
             } else {
+                let discounted = line.price.allowance_charge.is_some() || !line.allowance_charges.is_empty();
                 format!(
                     "Quantity {} × unit price {} does not give the export's net: check the quantity and price \
-                     columns, a line discount missing from the mapping, or prices that include VAT.",
+                     columns, {}or prices that include VAT.",
                     line.quantity.normalize(),
-                    line.price.price_per_unit.normalize()
+                    line.price.price_per_unit.normalize(),
+                    if discounted {
+                        "the line discount, "
+                    } else {
+                        "a line discount missing from the mapping, "
+                    }
                 )
             };
             push(

@@ -65,6 +65,45 @@ fn inv_erp_line_net() {
 }
 
 #[test]
+fn a_net_price_the_erp_rounds_before_multiplying_is_said_as_the_cause() {
+    // SAP: 100 × 9.99 less 7.5 % = 924.075 → 924.08; SAP rounds the price first: 100 × 9.24.
+    let mut d = standard();
+    d.invoice_lines.truncate(1);
+    d.invoice_lines[0].quantity = dec!(100);
+    d.invoice_lines[0].price.price_per_unit = dec!(9.24075);
+    let e = ErpFigures {
+        line_net: vec![Some(dec!(924.00))],
+        ..ErpFigures::default()
+    };
+    let f = validate(&d, &with(e.clone()));
+    let x = assert_has(&f, "INV-ERP-LINE-NET", Severity::Error);
+    assert!(
+        x.message
+            .contains("rounds the net unit price to 2 decimals before multiplying: quantity 100 × 9.24 = 924.00")
+            && !x.message.contains("missing from the mapping"),
+        "{}",
+        x.message
+    );
+    // A price with a line discount that does not give the export's net: the discount is named,
+    // not said to be missing.
+    let mut discounted = d.clone();
+    discounted.invoice_lines[0].price.price_per_unit = dec!(9.99);
+    discounted.invoice_lines[0].price.allowance_charge = Some(crate::model::PriceAllowanceCharge {
+        charge_indicator: false,
+        reason: String::new(),
+        amount: dec!(0.75),
+        base_amount: dec!(9.99),
+        currency: discounted.invoice_lines[0].price.currency.clone(),
+    });
+    let f = validate(&discounted, &with(e));
+    let m = &assert_has(&f, "INV-ERP-LINE-NET", Severity::Error).message;
+    assert!(
+        m.contains("check the quantity and price columns, the line discount, or"),
+        "{m}"
+    );
+}
+
+#[test]
 fn inv_erp_line_vat() {
     let f = run(|e| e.line_vat[1] = Some(dec!(17.25)));
     let x = assert_has(&f, "INV-ERP-LINE-VAT", Severity::Error);
