@@ -538,3 +538,33 @@ fn a_result_file_given_again_keeps_its_earlier_results_under_other_names() {
     assert_eq!(status(&rows, "result_status"), status(&first, "result_status"));
     assert_eq!(status(&rows, "previous_result_status"), status(&first, "result_status"));
 }
+
+#[test]
+fn a_quickbooks_export_with_multicurrency_columns_is_read_in_its_currency() {
+    // QuickBooks Online with multicurrency on: `Currency code` and `Exchange rate` columns. A
+    // dollar invoice is in dollars, its VAT in SAR at its rate; none of the columns: SAR.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("qbo.csv"),
+        "Invoice no,Customer,Invoice date,Due date,Terms,Memo,Item(Product/Service),Item description,Item quantity,\
+         Item rate,Item amount,Item tax code,Currency code,Exchange rate\n\
+         2001,Walk-in,13/11/2026,13/12/2026,Net 30,,Desk,Desk,2,100.00,200.00,VAT 15%,USD,3.75\n\
+         2002,Walk-in,14/11/2026,14/12/2026,Net 30,,Desk,Desk,2,100.00,200.00,VAT 15%,SAR,1\n",
+    )
+    .unwrap();
+    let out = super::run(dir.path(), &["check", "qbo.csv", "--now", NOW, "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let docs = result_rows(&dir.path().join("results/qbo.documents.csv"));
+    let at = |name: &str| docs[0].iter().position(|h| h == name).unwrap();
+    let of = |n: &str| docs.iter().find(|r| r[at("document")] == n).unwrap().clone();
+    let usd = of("2001");
+    assert_eq!(
+        (
+            usd[at("currency")].as_str(),
+            usd[at("vat")].as_str(),
+            usd[at("vat_sar")].as_str()
+        ),
+        ("USD", "30.00", "112.50")
+    );
+    assert_eq!(of("2002")[at("currency")], "SAR");
+}
