@@ -206,6 +206,27 @@ pub(super) fn expand(
             errors.push(whole_file_error(p, "no such file or folder".into()));
         }
     }
+    once_each(out, skipped)
+}
+
+/// The files of `files` each once: a file given twice (`a.csv ./a.csv`, or as itself and in its
+/// folder) is read at its first place, and the other said in `skipped`.
+fn once_each(files: Vec<PathBuf>, skipped: &mut Vec<String>) -> Vec<PathBuf> {
+    let mut seen: Vec<(PathBuf, PathBuf)> = Vec::with_capacity(files.len());
+    let mut out = Vec::with_capacity(files.len());
+    for f in files {
+        let real = std::fs::canonicalize(&f).unwrap_or_else(|_| f.clone());
+        if let Some((_, first)) = seen.iter().find(|(r, _)| *r == real) {
+            skipped.push(format!(
+                "{}: the same file as {}, given twice: read once",
+                f.display(),
+                first.display()
+            ));
+            continue;
+        }
+        seen.push((real, f.clone()));
+        out.push(f);
+    }
     out
 }
 
@@ -353,6 +374,31 @@ mod tests {
         let zoho_notes = Arc::new(mappings.iter().find(|m| m.notes_only()).unwrap().clone());
         let (order, moved) = notes_last(given.clone(), Some(&zoho_notes), &mappings, &Config::default());
         assert_eq!((order, moved.len()), (given, 0));
+    }
+
+    #[test]
+    fn a_file_given_twice_is_read_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.csv");
+        std::fs::write(&a, "x\n").unwrap();
+        let again = dir.path().join(".").join("a.csv");
+        let (mut skipped, mut errors) = (Vec::new(), Vec::new());
+        let files = expand(
+            &[a.clone(), again.clone(), dir.path().to_path_buf()],
+            &[],
+            &mut skipped,
+            &mut errors,
+        );
+        assert_eq!(files, std::slice::from_ref(&a));
+        assert_eq!(skipped.len(), 2, "{skipped:?}");
+        assert_eq!(
+            skipped[0],
+            format!(
+                "{}: the same file as {}, given twice: read once",
+                again.display(),
+                a.display()
+            )
+        );
     }
 
     fn input() -> InputArgs {
