@@ -118,6 +118,13 @@ impl Table {
         let opened = crate::ingest::FileStamp::of(&path).ok();
         let bytes = std::fs::read(&path).map_err(|e| err(format!("cannot read: {e}")))?;
         let text = String::from_utf8(bytes).map_err(|_| err("not UTF-8 text: save it as \"CSV UTF-8\"".into()))?;
+        if text.trim_start_matches('\u{feff}').trim().is_empty() {
+            return Err(err(format!(
+                "the file is empty: give it its header line at least (its key column {:?} and the columns the \
+                 mapping reads from it), then one row per key",
+                spec.key_column
+            )));
+        }
         let delimiter = [b',', b';', b'\t']
             .into_iter()
             .max_by_key(|d| text.lines().next().unwrap_or("").bytes().filter(|b| b == d).count())
@@ -305,6 +312,27 @@ mod tests {
         assert_eq!(t.get("nobody", vat), None);
         let e = t.column("distrct").unwrap_err().to_string();
         assert!(e.contains("\"district\""), "{e}");
+    }
+
+    #[test]
+    fn an_empty_table_says_it_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = LookupSpec {
+            file: "customers.csv".into(),
+            key_column: "account".into(),
+            optional: Some(true),
+        };
+        for body in ["", "\u{feff}", " \r\n"] {
+            std::fs::write(dir.path().join("customers.csv"), body).unwrap();
+            let e = Table::load("customers", &spec, &[dir.path().to_path_buf()])
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(
+                e.contains("the file is empty: give it its header line at least (its key column \"account\""),
+                "{body:?}: {e}"
+            );
+        }
     }
 
     #[test]
