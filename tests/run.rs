@@ -17,7 +17,8 @@
 //! documents never sent told apart from those sent without an answer (run/not_sent.rs),
 //! another export of the same file name refused rather than replacing a result set
 //! (run/same_name.rs), an issued document gone from its export kept in its results and said
-//! (run/gone.rs), no later file sent once the results folder takes no more result files
+//! (run/gone.rs), issued documents whose export has a value that cannot be read still reported
+//! issued once, with a conflict (run/unread.rs), no later file sent once the results folder takes no more result files
 //! (run/results_full.rs), and the configuration failures, each with a message that says what to do.
 
 #[path = "run/b2c_window.rs"]
@@ -77,6 +78,8 @@ mod split_issued;
 mod support;
 #[path = "run/tally.rs"]
 mod tally;
+#[path = "run/unread.rs"]
+mod unread;
 #[path = "run/voided.rs"]
 mod voided;
 #[path = "run/xml_chars.rs"]

@@ -258,7 +258,7 @@ impl RunDispatch<'_> {
         let n = invalid.len();
         // The export's documents, to say how a conflict differs from the issued one.
         let mut held: Vec<(Document, bool, Vec<String>, Option<Tracked>)> = Vec::with_capacity(n);
-        let outgoing: Vec<Outgoing> = invalid
+        let outgoing: Vec<(Outgoing, bool)> = invalid
             .into_iter()
             .enumerate()
             .map(|(i, h)| {
@@ -268,10 +268,11 @@ impl RunDispatch<'_> {
                     h.failing,
                     Self::simplified_of(&h.document),
                 ));
-                Outgoing {
+                let o = Outgoing {
                     document: h.document,
                     tag: i as u64,
-                }
+                };
+                (o, h.unread)
             })
             .collect();
         let outcomes = match self.rt.block_on(self.submitter.issued_before(outgoing)) {
@@ -316,18 +317,23 @@ impl RunDispatch<'_> {
     fn look_up_withdrawn(&mut self, skipped: Vec<Skipped>) -> Vec<Option<Verdict>> {
         let n = skipped.len();
         let mut numbers = Vec::with_capacity(n);
+        // The errors of the invalid documents among them (their rows unread), by tag.
+        let mut unread = Vec::with_capacity(n);
         let asked: Vec<Withdrawn> = skipped
             .into_iter()
             .enumerate()
             .map(|(i, s)| {
                 numbers.push(s.number.clone());
-                Withdrawn {
+                let w = Withdrawn {
                     tag: i as u64,
                     marked: format!("column {}, value \"{}\": {}", s.column, s.value, s.reason),
                     number: s.number,
                     kind: s.kind,
                     seller_vat: s.seller_vat,
-                }
+                    unread: s.unread.is_some(),
+                };
+                unread.push(s.unread);
+                w
             })
             .collect();
         let found = match self.rt.block_on(self.submitter.withdrawn_before(asked)) {
@@ -352,7 +358,14 @@ impl RunDispatch<'_> {
                     Outcome::Failed { .. } => SubmitEvent::Failed,
                 });
             }
-            verdicts[tag] = Some(withdrawn_verdict(s, number));
+            verdicts[tag] = match (s, unread.get(tag).and_then(Option::as_ref)) {
+                // An invalid document's number: issued (a conflict) or maybe issued (`failed`),
+                // saying what the export fails, as for a document built (`look_up`); held under
+                // several kinds, nothing is claimed: it stays invalid.
+                (Standing::Known(o), Some(failing)) => Some(held_verdict(*o, None, failing)),
+                (Standing::Ambiguous { .. }, Some(_)) => None,
+                (s, None) => Some(withdrawn_verdict(s, number)),
+            };
         }
         verdicts
     }

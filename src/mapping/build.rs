@@ -53,6 +53,10 @@ pub struct Built<'a> {
     /// A value of a line could not be read (a price `abc`), or a line row made no line (no VAT
     /// category): the amounts computed are not the document's.
     pub amounts_unread: bool,
+    /// The document's kind could not be read: its kind cell cannot be read (a value the mapping
+    /// does not map), or a line's amount that would make it a credit note (a negative amount,
+    /// `credit_note_when_negative`) cannot. Its kind, invoice by default, is a guess.
+    pub kind_unread: bool,
     /// For a note naming its invoice: what its own rows give of its billing reference.
     pub note: Option<NoteReference>,
 }
@@ -164,6 +168,7 @@ pub fn build_with<'a>(
             erp: ErpTotals::default(),
             side: Vec::new(),
             amounts_unread: true,
+            kind_unread: true,
             note: None,
         };
     };
@@ -190,7 +195,15 @@ pub fn build_with<'a>(
 
     // Kind, and notes from negative amounts.
     let number = text(take(fid!("number"))).unwrap_or_else(|| draft.key.clone());
-    let mut kind = match take(fid!("kind")) {
+    let kind_value = take(fid!("kind"));
+    // A kind cell that cannot be read has its error on the first row, in its column.
+    let kind_cell_unread = !matches!(kind_value, Some(Value::Kind(_)))
+        && bound.source_label(fid!("kind")).is_some_and(|label| {
+            cx.issues
+                .iter()
+                .any(|(at, i)| *at == Some(first_idx) && i.is_error() && i.column.as_deref() == Some(label))
+        });
+    let mut kind = match kind_value {
         Some(Value::Kind(k)) => k,
         _ => DocumentKind::Invoice,
     };
@@ -213,6 +226,12 @@ pub fn build_with<'a>(
     // nor a credit note, and its amounts are none of the computed ones.
     let mixed_signs = negatives > 0 && positives > 0;
     let turned = negatives > 0 && (kind.is_note() || bound.mapping.credit_note_when_negative);
+    // An invoice by its signs, a line's amount unread: it may be a credit note.
+    let sign_unread = !turned
+        && kind == DocumentKind::Invoice
+        && bound.mapping.credit_note_when_negative
+        && raw.iter().any(|l| l.unreadable);
+    let kind_unread = kind_cell_unread || sign_unread;
     if turned {
         if mixed_signs {
             raw_line::mixed_signs_issue(&mut cx, &raw, sign);
@@ -475,6 +494,7 @@ pub fn build_with<'a>(
             erp,
             side,
             amounts_unread: true,
+            kind_unread: true,
             note: None,
         };
     };
@@ -574,6 +594,7 @@ pub fn build_with<'a>(
         erp,
         side,
         amounts_unread,
+        kind_unread,
         note,
     }
 }

@@ -138,10 +138,15 @@ fn withdrawn_before(outcomes: &mut [Outcome], d: &mut (dyn Dispatch + '_)) -> Ve
     if skipped.is_empty() {
         return Vec::new();
     }
-    at.into_iter()
-        .zip(d.withdrawn(skipped))
-        .filter_map(|(i, v)| v.filter(|v| v.status.is_some()).map(|v| (i, v)))
-        .collect()
+    let mut found = Vec::new();
+    for (i, v) in at.into_iter().zip(d.withdrawn(skipped)) {
+        if let Some(v) = v.filter(|v| v.status.is_some()) {
+            // An invalid document's number (its rows unread) issued before: not left unsent.
+            outcomes[i].unsent = None;
+            found.push((i, v));
+        }
+    }
+    found
 }
 
 /// Apply a dispatched batch's verdicts; accepted documents get their signed XML and QR image

@@ -342,8 +342,15 @@ fn evaluate_document(
     // (never sent); unless it may be incomplete (a file still being written) or is one part of
     // several (each part would count the issued document again: `run` asks about its parts read
     // together instead, `parts.rs`).
-    let failing = (invalid && keep && built.document.is_some() && !issues.iter().any(|(_, i)| in_part(i)))
-        .then(|| failing(&issues, &draft.rows));
+    let failing = (invalid && keep && !issues.iter().any(|(_, i)| in_part(i))).then(|| failing(&issues, &draft.rows));
+    // A value that could not be read: what was built is not all the export says.
+    let unread = built.amounts_unread || issues.iter().any(|(_, i)| i.is_error() && i.code == "INV-MAP-VALUE");
+    // Rows that make no document (a date that cannot be read), or one whose kind is a guess (a
+    // kind cell, or the amount that would make it a credit note, unread): its number is looked
+    // up as a skipped document's is, under its kind when its rows give it (the kind column
+    // read to group them), else under every kind.
+    let by_number = (built.document.is_none() || built.kind_unread) && !draft.split && !draft.key.trim().is_empty();
+    let grouped_kind = draft.kind;
     let row_count = draft.rows.len() as u64;
     let rows = draft
         .rows
@@ -425,17 +432,35 @@ fn evaluate_document(
                 .unwrap_or_default(),
         });
     // Boxed: an outcome is moved from thread to thread, and `check` keeps none.
-    let (document, held) = match (built.document, failing) {
-        (Some(d), _) if !invalid && keep => (Some(Box::new(d)), None),
+    let (document, held, skipped) = match (built.document, failing) {
+        (Some(d), _) if !invalid && keep => (Some(Box::new(d)), None, None),
+        (document, Some(failing)) if by_number => {
+            let seller_vat = document.as_ref().map_or_else(
+                || opts.seller.vat_number.clone(),
+                |d| d.supplier_info.vat_number.clone(),
+            );
+            let asked = Skipped {
+                number: brief.number.clone(),
+                kind: if document.is_some() { None } else { grouped_kind },
+                seller_vat,
+                reason: String::new(),
+                column: String::new(),
+                value: String::new(),
+                unread: Some(failing),
+            };
+            (None, None, Some(Box::new(asked)))
+        }
         (Some(document), Some(failing)) => (
             None,
             Some(Box::new(Held {
                 document,
                 failing,
                 amounts_known: payable.is_some(),
+                unread,
             })),
+            None,
         ),
-        _ => (None, None),
+        _ => (None, None, None),
     };
     let artefact_key = document.as_deref().or(held.as_ref().map(|h| &h.document)).map(|d| {
         (
@@ -452,7 +477,7 @@ fn evaluate_document(
         record: Some(record),
         document,
         held,
-        skipped: None,
+        skipped,
         artefact_key,
         unsent,
         link,

@@ -339,6 +339,10 @@ pub struct Skipped {
     pub column: String,
     /// Its value.
     pub value: String,
+    /// Not skipped: a document that fails the checks and whose rows do not make a document, or
+    /// not one of a known kind (a date or kind that cannot be read), its number looked up as a
+    /// skipped one's is: its errors, as [`Held::failing`] gives them.
+    pub unread: Option<Vec<String>>,
 }
 
 /// A document that failed the checks, kept (by `run`) to ask whether its number was issued
@@ -352,6 +356,10 @@ pub struct Held {
     pub failing: Vec<String>,
     /// Whether its amounts were read and computed (when not, they are not compared).
     pub amounts_known: bool,
+    /// A value of it could not be read (`INV-MAP-VALUE`, or a line's amount): what was built is
+    /// not all the export says, so the same content as issued is not taken to be the issued
+    /// document (a conflict, saying so).
+    pub unread: bool,
 }
 
 /// A simplified document that failed the checks: what the 24-hour alert needs of it.

@@ -507,6 +507,7 @@ impl Outcome {
                 document: *document,
                 failing: vec![failing],
                 amounts_known: self.brief.as_ref().is_some_and(|b| b.payable.is_some()),
+                unread: false,
             }));
         }
     }

@@ -123,8 +123,9 @@ impl Outcome {
             if v.conflict {
                 b.conflict = true;
                 let was = v.issued.as_deref();
-                // A skipped document's rows were not read as a document: it is what was issued.
-                if let Some(was) = was.filter(|_| b.kind.is_empty()) {
+                // A skipped document's rows were not read as a document, and those of one whose
+                // kind could not be read were built as an invoice: it is what was issued.
+                if let Some(was) = was.filter(|w| b.kind != kind_name(w.kind)) {
                     b.kind = kind_name(was.kind).to_string();
                     b.invoice_type = was.invoice_type.to_string();
                 }

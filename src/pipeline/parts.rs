@@ -309,6 +309,7 @@ fn answer(whole: Vec<Whole>, bound: &Bound, d: &mut (dyn Dispatch + '_), writer:
                 document: *document,
                 failing: Vec::new(),
                 amounts_known: true,
+                unread: false,
             }));
         }
         outcomes.push(outcome);

@@ -28,6 +28,7 @@ pub(super) fn skipped(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time:
             reason: reason.clone(),
             column: column.clone(),
             value: value.clone(),
+            unread: None,
         })
     });
     // An invoice, or a document whose kind is not known (its rows were not built), which may be

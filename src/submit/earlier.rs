@@ -37,6 +37,28 @@ pub(super) fn conflict_message(
     )
 }
 
+/// A number issued whose export now has values that cannot be read (a formula without its
+/// value, `abc` for a price, a kind or date no mapping reads), so what it gives cannot be told to
+/// be what was issued, nor how it differs.
+pub(super) fn unread_message(
+    kind: DocumentKind,
+    number: &str,
+    uuid: Option<&str>,
+    when: &str,
+    device: Option<&str>,
+) -> String {
+    let uuid = uuid.map(|u| format!(", UUID {u}")).unwrap_or_default();
+    let device = device
+        .map(|d| format!(" through the earlier device {d}"))
+        .unwrap_or_default();
+    format!(
+        "{kind} {number} is issued: the API accepted it earlier{device} ({when}{uuid}), and the export now has \
+         values of it that cannot be read, so it cannot be told to be what was issued. Its UUID, signed XML, QR and \
+         figures in the results are the issued ones. To change an issued document, issue a credit note or debit \
+         note against it; if this is a different document, give it a new number"
+    )
+}
+
 /// A number sent through another device of the state folder with no final answer recorded.
 pub(super) fn elsewhere_message(kind: DocumentKind, number: &str, sent: &LedgerEntry) -> String {
     let when = sent.last_sent_at.as_deref().unwrap_or(&sent.updated_at);

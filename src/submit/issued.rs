@@ -1,7 +1,7 @@
 //! Documents that are not sent (they fail the checks made before sending) looked up in the
 //! ledger: a number already issued stays issued whatever its export says now.
 
-use super::earlier::{conflict_message, elsewhere_message, issued_document, parse_response};
+use super::earlier::{conflict_message, elsewhere_message, issued_document, parse_response, unread_message};
 use super::later::Later;
 use super::ledger::{BeginItem, LedgerEntry, LedgerState, content_hash, idempotency_key};
 use super::{Outcome, Outgoing, SubmitError, Submitter};
@@ -18,12 +18,17 @@ impl Submitter {
     ///   is settled (this device's next run repeats the earlier request; another device's must
     ///   settle it first).
     ///
+    /// Each document comes with whether a value of its export could not be read (`unread`):
+    /// then even the very content issued is a conflict, saying so (what was built is not all
+    /// the export says).
+    ///
     /// `Err` only when the ledger cannot be read.
-    pub async fn issued_before(&self, docs: Vec<Outgoing>) -> Result<Vec<Outcome>, SubmitError> {
+    pub async fn issued_before(&self, docs: Vec<(Outgoing, bool)>) -> Result<Vec<Outcome>, SubmitError> {
         let mut items = Vec::with_capacity(docs.len());
         let mut tags = Vec::with_capacity(docs.len());
         let mut exported = Vec::with_capacity(docs.len());
-        for o in docs {
+        let mut unread = Vec::with_capacity(docs.len());
+        for (o, o_unread) in docs {
             // A document that cannot be encoded has no content to compare: it stays as it is.
             let Ok(body) = serde_json::to_vec(&o.document) else {
                 continue;
@@ -38,6 +43,7 @@ impl Submitter {
                 seller_vat: o.document.supplier_info.vat_number.clone(),
             });
             tags.push(o.tag);
+            unread.push(o_unread);
         }
         if items.is_empty() {
             return Ok(Vec::new());
@@ -51,8 +57,9 @@ impl Submitter {
         Ok(wanted
             .into_iter()
             .zip(exported)
+            .zip(unread)
             .zip(found)
-            .filter_map(|(((tag, kind, number, hash), exported), e)| {
+            .filter_map(|((((tag, kind, number, hash), exported), unread), e)| {
                 e.map(|e| {
                     let resumed = self.resumed_here(kind, &number);
                     // Issued as the note's own rows give its reference: the same note (see
@@ -61,30 +68,56 @@ impl Submitter {
                         Some(h) if h == e.content_hash => h,
                         _ => hash,
                     };
-                    standing(tag, kind, &number, &hash, e, self.onboard_id(), resumed, self.later())
+                    let asked = Asked {
+                        tag,
+                        kind,
+                        number: &number,
+                        hash: &hash,
+                        unread,
+                    };
+                    standing(asked, e, self.onboard_id(), resumed, self.later())
                 })
             })
             .collect())
     }
 }
 
-/// The outcome of a document not sent whose number the ledger holds (`e`); `hash` is the
-/// content hash of what the export gives now, `own` this device's onboard_id; `resumed` when
-/// this run's resume sent it (not accepted in an earlier run, then); `later` who settles it when
-/// it has no final answer.
-#[allow(clippy::too_many_arguments)]
-fn standing(
+/// A document not sent, as it is looked up: its tag, kind and number, the content hash of what
+/// the export gives now, and whether a value of it could not be read.
+struct Asked<'a> {
     tag: u64,
     kind: DocumentKind,
-    number: &str,
-    hash: &str,
-    e: LedgerEntry,
-    own: &str,
-    resumed: bool,
-    later: Later,
-) -> Outcome {
+    number: &'a str,
+    hash: &'a str,
+    unread: bool,
+}
+
+/// The outcome of a document not sent whose number the ledger holds (`e`); `own` is this
+/// device's onboard_id; `resumed` when this run's resume sent it (not accepted in an earlier
+/// run, then); `later` who settles it when it has no final answer.
+fn standing(asked: Asked<'_>, e: LedgerEntry, own: &str, resumed: bool, later: Later) -> Outcome {
+    let Asked {
+        tag,
+        kind,
+        number,
+        hash,
+        unread,
+    } = asked;
     let other_device = (e.key.onboard_id != own).then_some(e.key.onboard_id.as_str());
     match e.state {
+        // The very content issued, but a value of the export unread: a conflict, saying so.
+        LedgerState::Accepted if e.content_hash == hash && unread => {
+            let raw = e.response.clone().unwrap_or_default();
+            Outcome::Conflict {
+                tag,
+                message: unread_message(kind, number, e.uuid.as_deref(), &e.updated_at, other_device),
+                response: parse_response(&raw),
+                raw,
+                issued: issued_document(&e.body),
+                attempts: e.attempts,
+                accepted_at: Some(e.updated_at.clone()),
+            }
+        }
         LedgerState::Accepted if e.content_hash == hash => {
             let raw = e.response.clone().unwrap_or_default();
             Outcome::Accepted {
@@ -162,7 +195,14 @@ mod tests {
     }
 
     fn of(e: LedgerEntry) -> Outcome {
-        standing(7, DocumentKind::Invoice, "INV-9", "now", e, "mine", false, Later::Run)
+        let asked = Asked {
+            tag: 7,
+            kind: DocumentKind::Invoice,
+            number: "INV-9",
+            hash: "now",
+            unread: false,
+        };
+        standing(asked, e, "mine", false, Later::Run)
     }
 
     #[test]

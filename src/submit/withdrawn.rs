@@ -2,7 +2,7 @@
 //! ledger: a number already issued cannot be withdrawn by marking it in the ERP; it stays issued
 //! until a credit note cancels it.
 
-use super::earlier::{elsewhere_message, issued_document, parse_response};
+use super::earlier::{elsewhere_message, issued_document, parse_response, unread_message};
 use super::issued::unsettled_message;
 use super::later::Later;
 use super::ledger::{BeginItem, LedgerEntry, LedgerState, content_hash, idempotency_key};
@@ -24,6 +24,10 @@ pub struct Withdrawn {
     /// What the export now says of it, for the message: `Status "Voided" (Xero status Voided:
     /// not issued)`.
     pub marked: String,
+    /// Not marked: a document that fails the checks whose rows make no document, or one whose
+    /// kind is not known (a date or kind that cannot be read): issued, it is a conflict saying
+    /// that the export's values cannot be read (`marked` is not said).
+    pub unread: bool,
 }
 
 /// What the ledger holds under the number of a [`Withdrawn`] document it has.
@@ -151,6 +155,19 @@ fn standing(w: &Withdrawn, e: LedgerEntry, own: &str, later: Later) -> Outcome {
     let device = device.unwrap_or_default();
     let marked = &w.marked;
     match e.state {
+        LedgerState::Accepted if w.unread => {
+            let raw = e.response.clone().unwrap_or_default();
+            let other = (e.key.onboard_id != own).then_some(e.key.onboard_id.as_str());
+            Outcome::Conflict {
+                tag: w.tag,
+                message: unread_message(kind, number, e.uuid.as_deref(), &e.updated_at, other),
+                response: parse_response(&raw),
+                raw,
+                issued: issued_document(&e.body),
+                attempts: e.attempts,
+                accepted_at: Some(e.updated_at.clone()),
+            }
+        }
         LedgerState::Accepted => {
             let raw = e.response.clone().unwrap_or_default();
             let uuid = e.uuid.as_deref().map(|u| format!(", UUID {u}")).unwrap_or_default();
@@ -178,12 +195,17 @@ fn standing(w: &Withdrawn, e: LedgerEntry, own: &str, later: Later) -> Outcome {
             } else {
                 (elsewhere_message(kind, number, &e), 0)
             };
-            Outcome::Failed {
-                tag: w.tag,
-                reason: format!(
+            let reason = if w.unread {
+                settle
+            } else {
+                format!(
                     "{settle}. The export now marks it as not to be issued ({marked}): if it turns out issued, it \
                      cannot be voided; cancel it with a credit note"
-                ),
+                )
+            };
+            Outcome::Failed {
+                tag: w.tag,
+                reason,
                 attempts,
                 sent: true,
                 halted: false,
@@ -224,6 +246,30 @@ mod tests {
             kind: None,
             seller_vat: None,
             marked: "Status \"Voided\": Xero status Voided: not issued".into(),
+            unread: false,
+        }
+    }
+
+    #[test]
+    fn an_issued_number_whose_rows_cannot_be_read_is_a_conflict_saying_so() {
+        let w = Withdrawn {
+            unread: true,
+            ..withdrawn()
+        };
+        match standing(&w, entry("mine", LedgerState::Accepted), "mine", Later::Run) {
+            Outcome::Conflict { message, issued, .. } => {
+                assert!(
+                    message.contains("invoice INV-9 is issued") && message.contains("cannot be read"),
+                    "{message}"
+                );
+                assert!(!message.contains("Voided"), "{message}");
+                assert!(issued.is_none(), "the entry has no body");
+            }
+            other => panic!("{other:?}"),
+        }
+        match standing(&w, entry("mine", LedgerState::Unknown), "mine", Later::Run) {
+            Outcome::Failed { reason, .. } => assert!(!reason.contains("Voided"), "{reason}"),
+            other => panic!("{other:?}"),
         }
     }
 
