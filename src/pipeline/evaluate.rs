@@ -326,7 +326,11 @@ fn evaluate_document(
     // (never sent); unless it may be incomplete (a file still being written) or is one part of
     // several (each part would count the issued document again: `run` asks about its parts read
     // together instead, `parts.rs`).
-    let failing = (invalid && keep && built.document.is_some() && !issues.iter().any(|(_, i)| in_part(i)))
+    // Not looked up either: a document whose number an earlier document of its file has under
+    // another key (SAP's `DocNum` under two `ParentKey`s, `INV-NUMBER-USED`): what the ledger
+    // holds under that number is the earlier one's.
+    let not_looked_up = |i: &Issue| in_part(i) || i.code == crate::mapping::NUMBER_USED_CODE;
+    let failing = (invalid && keep && built.document.is_some() && !issues.iter().any(|(_, i)| not_looked_up(i)))
         .then(|| failing(&issues, &draft.rows));
     let row_count = draft.rows.len() as u64;
     let rows = draft
