@@ -357,6 +357,17 @@ impl Bound {
         }
     }
 
+    /// The document number of the row opening a document, when documents are grouped by another
+    /// column than the number (`[group] key`: SAP Business One's `ParentKey`, whose document is
+    /// known by its header's `DocNum`), with the column it is read from; `None` where the key is
+    /// the number, or the number is blank.
+    pub fn number_apart<'a>(&'a self, row: &Row, header: Option<&Row>) -> Option<(String, Option<Label<'a>>)> {
+        self.group_key?;
+        let number = self.text(fid!("number"), row, header)?;
+        let number = number.trimmed();
+        (!number.is_empty()).then(|| (number.to_string(), self.source_label(fid!("number"))))
+    }
+
     /// The column (or template, lookup) the document key is read from, as findings name it:
     /// the group key column, else the `number` field's source.
     pub fn key_label(&self) -> Option<Label<'_>> {

@@ -25,7 +25,7 @@ use super::apply::{Bound, Value};
 use super::doc_key::{KindMemo, hash, named, other_kinds};
 use super::fields::fid;
 use super::headers::RepeatMemo;
-use super::numbers_used::{NUMBER_USED_CODE, NumbersUsed};
+use super::numbers_used::{NUMBER_USED_CODE, NumbersHere, NumbersUsed};
 use super::splits::{SplitKeys, split_issue};
 use crate::ingest::{self, Row, SourceRef};
 use crate::model::DocumentKind;
@@ -251,6 +251,8 @@ pub struct Grouper {
     splits: Option<Arc<SplitKeys>>,
     /// The numbers of the files checked before this one (`check` of several files).
     used: Option<UsedHere>,
+    /// This file's numbers, where documents are grouped by another column than their number.
+    here: NumbersHere,
 }
 
 impl Grouper {
@@ -272,6 +274,7 @@ impl Grouper {
             repeat_memo: RepeatMemo::default(),
             splits,
             used: None,
+            here: NumbersHere::default(),
         }
     }
 
@@ -365,23 +368,8 @@ impl Grouper {
             row.issues
                 .push(split_issue(&self.bound, &key, name.as_deref(), parts, earlier));
         }
-        if skip.is_none()
-            && let Some(here) = &mut self.used
-        {
-            let line = row.source().map_or(0, |s| s.line);
-            if let Some((file, first)) = here.used.note(&key, kind, here.file, line, date) {
-                let name = here.used.file_name(file);
-                row.issues.push(Issue::error(
-                    NUMBER_USED_CODE,
-                    self.bound.key_label().filter(|l| !l.is_empty()).map(str::to_string),
-                    Some(key.clone()),
-                    format!(
-                        "this number is already used by the document at line {first} of {name}, checked before \
-                         this file: a number is issued once; if this is the same document exported twice, remove it \
-                         from one of the two files, else give this one a number of its own"
-                    ),
-                ));
-            }
+        if skip.is_none() {
+            self.number_used(&key, kind, date, &mut row);
         }
         self.open_date = date;
         self.open = Some(DocDraft {
@@ -392,6 +380,55 @@ impl Grouper {
             split,
             original_date: None,
         });
+    }
+
+    /// Say on the first row of a document (not skipped) that its number is used already: by a
+    /// document of a file checked before (`check` of several files), or, where documents are
+    /// grouped by another column than their number (SAP's `ParentKey`), by an earlier document
+    /// of this file under another key. The number is the document's (`DocNum`), and the finding
+    /// is on its column; elsewhere the key is the number.
+    fn number_used(&mut self, key: &str, kind: Option<DocumentKind>, date: Option<NaiveDate>, row: &mut DraftRow) {
+        let line = row.source().map_or(0, |s| s.line);
+        let apart = row.row.as_ref().and_then(|r| {
+            let header = self.bound.header_row(r).ok().flatten();
+            self.bound.number_apart(r, header)
+        });
+        let (number, column) = match &apart {
+            Some((n, label)) => (n.as_str(), label.filter(|l| !l.is_empty())),
+            None => (key, self.bound.key_label().filter(|l| !l.is_empty())),
+        };
+        let column = column.map(str::to_string);
+        let key_label = self.bound.key_label().filter(|l| !l.is_empty()).unwrap_or("its key");
+        if apart.is_some()
+            && let Some(first) = self.here.note(number, kind, key, line)
+        {
+            row.issues.push(Issue::error(
+                NUMBER_USED_CODE,
+                column.clone(),
+                Some(number.to_string()),
+                format!(
+                    "this number is already used by the document at line {first} of this file, under another \
+                     {key_label} (this one's is {key:?}): a number is issued once; if this is the same document \
+                     exported twice, remove one of the two (its header record and its lines), else give this one a \
+                     number of its own"
+                ),
+            ));
+            return;
+        }
+        let Some(here) = &mut self.used else { return };
+        if let Some((file, first)) = here.used.note(number, kind, here.file, line, date) {
+            let name = here.used.file_name(file);
+            row.issues.push(Issue::error(
+                NUMBER_USED_CODE,
+                column,
+                Some(number.to_string()),
+                format!(
+                    "this number is already used by the document at line {first} of {name}, checked before \
+                     this file: a number is issued once; if this is the same document exported twice, remove it \
+                     from one of the two files, else give this one a number of its own"
+                ),
+            ));
+        }
     }
 
     /// Feed one row; returns the units it completes (zero, one or two), in order.

@@ -109,3 +109,48 @@ impl NumbersUsed {
             .and_then(|u| u.date)
     }
 }
+
+/// The document numbers of one file whose documents are grouped by another column than their
+/// number (`[group] key`: SAP Business One's lines are grouped by `ParentKey`, their document is
+/// known by its header's `DocNum`): two documents of two keys may have one number, which the
+/// grouping does not see (a number's rows apart under one key are `INV-MAP-SPLIT`). Per number
+/// (and kind), a 64-bit hash with the hash of its first document's key and its first line: a
+/// few dozen bytes per document, never the rows. Empty for other mappings.
+#[derive(Debug, Default)]
+pub(super) struct NumbersHere(HashMap<u64, (u64, u64)>);
+
+impl NumbersHere {
+    /// A document of `number` and `kind` grouped under `key`, opening at `line`: the first line
+    /// of an earlier document of this file with that number under another key, if any; else it
+    /// is remembered (unless its number already is).
+    pub(super) fn note(&mut self, number: &str, kind: Option<DocumentKind>, key: &str, line: u64) -> Option<u64> {
+        let key = hash(key, None);
+        match self.0.entry(hash(number, kind)) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let (first, first_key) = *e.get();
+                (first_key != key).then_some(first)
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert((line, key));
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_number_under_two_keys_is_used_again_and_one_key_apart_is_not() {
+        let mut here = NumbersHere::default();
+        assert_eq!(here.note("500101", None, "1", 3), None);
+        assert_eq!(here.note("500102", None, "2", 5), None);
+        // Key 1 again (its rows apart: INV-MAP-SPLIT says that): not a second document.
+        assert_eq!(here.note("500101", None, "1", 7), None);
+        assert_eq!(here.note("500101", None, "3", 9), Some(3));
+        // Where the kind is read from a column, credit note 500101 is another document.
+        assert_eq!(here.note("500101", Some(DocumentKind::CreditNote), "4", 11), None);
+    }
+}

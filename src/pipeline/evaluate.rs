@@ -342,7 +342,12 @@ fn evaluate_document(
     // (never sent); unless it may be incomplete (a file still being written) or is one part of
     // several (each part would count the issued document again: `run` asks about its parts read
     // together instead, `parts.rs`).
-    let failing = (invalid && keep && !issues.iter().any(|(_, i)| in_part(i))).then(|| failing(&issues, &draft.rows));
+    // Not looked up either: a document whose number an earlier document of its file has under
+    // another key (SAP's `DocNum` under two `ParentKey`s, `INV-NUMBER-USED`): what the ledger
+    // holds under that number is the earlier one's.
+    let not_looked_up = |i: &Issue| in_part(i) || i.code == crate::mapping::NUMBER_USED_CODE;
+    let failing =
+        (invalid && keep && !issues.iter().any(|(_, i)| not_looked_up(i))).then(|| failing(&issues, &draft.rows));
     // A value that could not be read: what was built is not all the export says.
     let unread = built.amounts_unread || issues.iter().any(|(_, i)| i.is_error() && i.code == "INV-MAP-VALUE");
     // Rows that make no document (a date that cannot be read), or one whose kind is a guess (a

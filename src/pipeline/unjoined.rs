@@ -27,7 +27,7 @@ pub(super) fn record_unjoined(
     let held = match dispatch {
         Some(d) => {
             let numbers: Vec<(String, Option<crate::model::DocumentKind>)> =
-                unjoined.iter().map(|u| (u.name().to_string(), None)).collect();
+                unjoined.iter().map(|u| (u.name().to_string(), u.kind)).collect();
             d.holds(&numbers, opts.seller.vat_number.as_deref())
         }
         None => Vec::new(),
@@ -80,7 +80,14 @@ fn write_one(
         *cell = &u.key;
     }
     writer.write_row(&cells, &rr, None)?;
+    // Known by its kind and number, as the documents of the lines file are: an issued document
+    // of that number kept from the results this set replaces is the same document, still in the
+    // export (`results::kept`), counted once, as issued. Its line is its record's, in the header
+    // file (the lines file has none of it).
+    let kind = u.kind.map(super::kind_name).unwrap_or_default();
     let mut record = DocumentRecord::new(u.name(), RowStatus::Invalid);
+    record.kind = kind.to_string();
+    record.first_line = Some(u.source.line);
     record.rows = 1;
     record.add_codes(&found);
     writer.document(&record)?;
@@ -88,16 +95,16 @@ fn write_one(
     summary.rows += 1;
     summary.rows_invalid += 1;
     summary.documents.add(RowStatus::Invalid);
-    count_kind(&mut summary.by_kind, "", "");
+    count_kind(&mut summary.by_kind, kind, "");
     if summary.document_list.len() < opts.max_briefs {
         summary.document_list.push(DocBrief {
             number: u.name().to_string(),
-            kind: String::new(),
+            kind: kind.to_string(),
             invoice_type: String::new(),
             status: RowStatus::Invalid,
             payable: None,
             lines: 0,
-            first_line: 0,
+            first_line: u.source.line,
             conflict: false,
             issued: None,
             issued_before: false,

@@ -394,3 +394,115 @@ fn two_header_files_under_other_extensions_are_named() {
     );
     assert!(error.contains("save the two files in one format"), "{error}");
 }
+
+/// Move the export `export` wrote in `dir` to `prefix` + its names (another month's export).
+fn rename_export(dir: &Path, prefix: &str) {
+    for name in ["OINV_Document_Lines.txt", "OINV_Documents.txt"] {
+        std::fs::rename(dir.join(name), dir.join(format!("{prefix}{name}"))).unwrap();
+    }
+}
+
+/// The `INV-NUMBER-USED` findings of a `check --json` answer's files: (file, finding).
+fn numbers_used(r: &serde_json::Value) -> Vec<(String, String)> {
+    let text = r.to_string();
+    let mut out = Vec::new();
+    for f in r["files"].as_array().unwrap() {
+        for p in f["problems"].as_array().into_iter().flatten() {
+            let p = p.as_str().unwrap_or_default();
+            if p.contains("INV-NUMBER-USED") {
+                out.push((f["file"].as_str().unwrap_or_default().to_string(), p.to_string()));
+            }
+        }
+    }
+    assert_eq!(out.is_empty(), !text.contains("INV-NUMBER-USED"), "{r:#}");
+    out
+}
+
+#[test]
+fn monthly_exports_checked_together_are_told_apart_by_docnum_not_by_their_record_keys() {
+    // DTW numbers the records of every export from 1: October's 600101 and 600102 and
+    // November's 600201 and 600202 are all RecordKeys 1 and 2.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let lines = [("1", "A-100"), ("2", "A-100")];
+    export(d, &lines, &[("1", "600101", "20261007"), ("2", "600102", "20261008")]);
+    rename_export(d, "A_Oct_");
+    export(d, &lines, &[("1", "600201", "20261107"), ("2", "600202", "20261108")]);
+    rename_export(d, "B_Nov_");
+    let (code, r, err) = check_json(
+        d,
+        &[
+            "A_Oct_OINV_Document_Lines.txt",
+            "B_Nov_OINV_Document_Lines.txt",
+            "--results",
+            "r",
+        ],
+    );
+    assert_eq!(code, 0, "{r:#}\n{err}");
+    assert_eq!(numbers_used(&r), [], "{r:#}");
+    assert_eq!(r["documents"]["valid"], 4, "{r:#}");
+
+    // November exported again, its records keyed 3 and 4: the same DocNums, an error on the
+    // later file's documents, named by DocNum on its column.
+    export(
+        d,
+        &[("3", "A-100"), ("4", "A-100")],
+        &[("3", "600201", "20261107"), ("4", "600202", "20261108")],
+    );
+    rename_export(d, "C_Nov_again_");
+    let (code, r, err) = check_json(
+        d,
+        &[
+            "B_Nov_OINV_Document_Lines.txt",
+            "C_Nov_again_OINV_Document_Lines.txt",
+            "--results",
+            "r2",
+        ],
+    );
+    assert_eq!(code, 1, "{r:#}\n{err}");
+    let used = numbers_used(&r);
+    assert_eq!(used.len(), 2, "{used:?}");
+    let (file, finding) = &used[0];
+    assert!(file.ends_with("C_Nov_again_OINV_Document_Lines.txt"), "{file}");
+    assert!(
+        finding.contains(
+            "line 3: INV-NUMBER-USED C_Nov_again_OINV_Documents.txt DocNum \"600201\": this number is already used \
+             by the document at line 3 of "
+        ) && finding.contains("B_Nov_OINV_Document_Lines.txt, checked before this file"),
+        "{finding}"
+    );
+    assert_eq!(r["documents"]["invalid"], 2, "{r:#}");
+}
+
+#[test]
+fn a_docnum_on_two_records_of_one_export_is_an_error_on_the_later_one() {
+    // 600201 under RecordKeys 1 and 3 (the document exported twice, or two series that clash).
+    let dir = tempfile::tempdir().unwrap();
+    export(
+        dir.path(),
+        &[("1", "A-100"), ("2", "A-100"), ("3", "A-100")],
+        &[
+            ("1", "600201", "20261107"),
+            ("2", "600202", "20261108"),
+            ("3", "600201", "20261107"),
+        ],
+    );
+    let (code, r, err) = check_json(dir.path(), &["OINV_Document_Lines.txt", "--results", "r"]);
+    assert_eq!(code, 1, "{r:#}\n{err}");
+    let rows = result_rows(&dir.path().join("r/OINV_Document_Lines.result.csv"));
+    let status: Vec<(&str, &str)> = rows[1..]
+        .iter()
+        .map(|row| (cell(&rows, row, "result_document"), cell(&rows, row, "result_status")))
+        .collect();
+    assert_eq!(
+        status,
+        [("600201", "valid"), ("600202", "valid"), ("600201", "invalid")]
+    );
+    assert_eq!(
+        cell(&rows, &rows[3], "result_errors"),
+        "INV-NUMBER-USED OINV_Documents.txt DocNum \"600201\": this number is already used by the document at \
+         line 3 of this file, under another ParentKey (this one's is \"3\"): a number is issued once; if this is \
+         the same document exported twice, remove one of the two (its header record and its lines), else give \
+         this one a number of its own"
+    );
+}

@@ -151,3 +151,88 @@ fn header_records_with_a_shared_or_blank_record_key_are_never_sent() {
     );
     assert!(out.contains("1 accepted") && out.contains("3 invalid"), "{out}");
 }
+
+/// The records of `X.documents.csv` of 600203: (kind, status, first_line, whether its warnings
+/// say INV-NOT-IN-EXPORT).
+fn records_of_600203(dir: &Path) -> Vec<(String, String, String, bool)> {
+    results(&dir.join("r/OINV_Document_Lines.documents.csv"))
+        .into_iter()
+        .filter(|r| r["document"] == "600203")
+        .map(|r| {
+            (
+                r["kind"].clone(),
+                r["status"].clone(),
+                r["first_line"].clone(),
+                r["warnings"].contains("INV-NOT-IN-EXPORT"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_issued_document_whose_lines_are_left_out_is_still_in_the_export_and_counted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    export(d, &["1", "3"]);
+    let (code, _, out) = run_export(d);
+    assert_eq!(code, Some(0), "{out}");
+    // Re-exported with the lines file cut before 600203's lines; its header record still there.
+    export(d, &["1"]);
+    let (code, _, out) = run_export(d);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        !out.contains("INV-NOT-IN-EXPORT")
+            && out.contains("600203 issued earlier and still in this export, not accepted in these results"),
+        "{out}"
+    );
+    // Its invalid record is known by its kind and line (its record's, in the header file), beside
+    // the issued one, which counts instead of it.
+    assert_eq!(
+        records_of_600203(d),
+        [
+            ("invoice".into(), "invalid".into(), "4".into(), false),
+            ("invoice".into(), "accepted".into(), String::new(), false),
+        ]
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("r/OINV_Document_Lines.summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["documents"]["documents"], 2, "{summary:#}");
+    assert_eq!(summary["by_status"]["accepted"]["documents"], 2, "{summary:#}");
+    assert!(summary["by_status"]["invalid"].is_null(), "{summary:#}");
+}
+
+#[test]
+fn a_docnum_on_two_records_is_sent_once_and_the_later_one_stays_invalid_when_run_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // 600201 under RecordKeys 1 and 3, the same content.
+    export_docs(d, &["1", "3"], &[("1", "600201"), ("3", "600201")]);
+    for round in ["first", "again"] {
+        let o = run(
+            d,
+            &[],
+            &["run", "OINV_Document_Lines.txt", "OINV_Documents.txt", "--results", "r"],
+        );
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{round}: {out}");
+        let said: Vec<(String, String)> = results(&d.join("r/OINV_Document_Lines.result.csv"))
+            .into_iter()
+            .map(|r| {
+                let code = r["result_errors"].split(' ').next().unwrap_or("").to_string();
+                (r["result_status"].clone(), code)
+            })
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("accepted".to_string(), String::new()),
+                ("invalid".to_string(), "INV-NUMBER-USED".to_string())
+            ],
+            "{round}: {out}"
+        );
+        assert!(
+            out.contains("1 accepted") && out.contains("1 invalid"),
+            "{round}: {out}"
+        );
+    }
+}

@@ -14,6 +14,7 @@
 use super::{Bound, Issue};
 use crate::ingest::{Row, SourceRef};
 use crate::mapping::fields::fid;
+use crate::model::DocumentKind;
 use crate::text::Trimmed;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -86,6 +87,8 @@ pub struct Unjoined {
     pub key: String,
     /// Its document number, when the mapping reads the number from the header file (`DocNum`).
     pub number: Option<String>,
+    /// Its kind, when the header record gives it without lines ([`Bound::record_kind`]).
+    pub kind: Option<DocumentKind>,
     /// Where it is in the header file.
     pub source: SourceRef,
     /// Why.
@@ -158,6 +161,21 @@ impl Bound {
             .filter(|t| !t.is_empty())
     }
 
+    /// The kind of a record's document as its lines would build it, when the record alone gives
+    /// it: the mapping's kind (a constant, or a column of the header file; an invoice when not
+    /// mapped, as SAP's oInvoices are), unless lines could change it (negative amounts making a
+    /// credit note, a debit-note flag, a kind column of the lines file).
+    fn record_kind(&self, r: &Row) -> Option<DocumentKind> {
+        let lines_decide = self.mapping.credit_note_when_negative
+            || self.mapping.rule("debit_note").is_some()
+            || self.kind_column.is_some_and(|k| k < self.headers.width());
+        if lines_decide {
+            return None;
+        }
+        let none = Row::new(r.source.clone(), Vec::new());
+        Some(self.opening_kind(&none, Some(r)))
+    }
+
     /// The records of the joined header file that make no document of the lines file's rows so
     /// far, in the header file's order; none without a join. Asked once the lines file's rows were
     /// all read (and built into documents).
@@ -167,6 +185,7 @@ impl Bound {
             out.push(Unjoined {
                 key: key.to_string(),
                 number: self.record_number(r),
+                kind: self.record_kind(r),
                 source: r.source.clone(),
                 left,
             })
