@@ -44,6 +44,8 @@ mod inclusive;
 mod issued;
 #[path = "run/leftovers.rs"]
 mod leftovers;
+#[path = "run/lookup_duplicate.rs"]
+mod lookup_duplicate;
 #[path = "run/lookup_file.rs"]
 mod lookup_file;
 #[path = "run/not_sent.rs"]
