@@ -22,6 +22,8 @@
 
 #[path = "run/b2c_window.rs"]
 mod b2c_window;
+#[path = "run/body_size.rs"]
+mod body_size;
 #[path = "run/changed_file.rs"]
 mod changed_file;
 #[path = "run/cut_file.rs"]
