@@ -23,6 +23,8 @@
 
 #[path = "run/b2c_window.rs"]
 mod b2c_window;
+#[path = "run/body_size.rs"]
+mod body_size;
 #[path = "run/changed_file.rs"]
 mod changed_file;
 #[path = "run/cut_file.rs"]
@@ -45,6 +47,8 @@ mod inclusive;
 mod issued;
 #[path = "run/leftovers.rs"]
 mod leftovers;
+#[path = "run/lookup_duplicate.rs"]
+mod lookup_duplicate;
 #[path = "run/lookup_file.rs"]
 mod lookup_file;
 #[path = "run/not_sent.rs"]

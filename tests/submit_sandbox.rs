@@ -138,6 +138,58 @@ async fn thousands_of_documents_through_faults_are_each_issued_once() {
     handle.shutdown().await;
 }
 
+/// A document whose request is over the sandbox's 1 MiB (sent as is, without the checks that
+/// say so first): rejected with a `BODY-TOO-LARGE` that says what it means and what to do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_over_the_limit_is_rejected_saying_to_split_the_document() {
+    let handle = sandbox::start(SandboxConfig {
+        port: 0,
+        ..SandboxConfig::default()
+    })
+    .await
+    .unwrap();
+    let s = settings(&handle.base_url());
+    let onboard_id = device(&s).await;
+    let dir = tempfile::tempdir().unwrap();
+    let sub = Submitter::connect(s, onboard_id.clone(), Ledger::open(dir.path()).unwrap())
+        .await
+        .unwrap();
+    let mut big = example::standard_invoice("SBX-BIG");
+    let line = big.invoice_lines[0].clone();
+    big.invoice_lines = (1..=4000)
+        .map(|i| {
+            let mut l = line.clone();
+            l.id = i.to_string();
+            l
+        })
+        .collect();
+    let big = computed(big);
+    assert!(invoicedrop::validate::request_bytes(&big).unwrap() > invoicedrop::validate::MAX_REQUEST_BYTES);
+    let outcomes = sub
+        .submit_all(vec![Outgoing { document: big, tag: 0 }], |_| {})
+        .await
+        .unwrap();
+    let Outcome::Rejected {
+        http_status, response, ..
+    } = &outcomes[0]
+    else {
+        panic!("{:?}", outcomes[0])
+    };
+    assert_eq!(*http_status, 413);
+    let e = &response.errors.0[0];
+    assert_eq!(e.code.as_deref(), Some("BODY-TOO-LARGE"));
+    assert!(
+        e.message.starts_with(
+            "the API refused the request that sends this document as too large (HTTP 413: send at most 1048576 \
+             bytes): the document has too many lines (or too long texts) for one request, so it is not issued. \
+             Split it into several documents in the ERP"
+        ),
+        "{e:?}"
+    );
+    assert_eq!(handle.stats().device(&onboard_id).unwrap().accepted, 0);
+    handle.shutdown().await;
+}
+
 /// Halted outcomes: (sent without a final answer, not sent); anything else fails.
 fn halted(outcomes: &[Outcome]) -> (usize, usize) {
     let mut counts = (0, 0);

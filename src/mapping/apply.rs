@@ -30,7 +30,7 @@ pub use chars::CHAR_CODE;
 pub use dates::DateLook;
 use joined::Joined;
 pub use joined::{KEY_BLANK_CODE, KEY_DUPLICATE_CODE, Left, NO_LINES_CODE, Unjoined};
-pub use side::{LookupMiss, SideFile, SideUse};
+pub use side::{LOOKUP_DUPLICATE_CODE, LookupMiss, SideFile, SideUse};
 use when::WhenAt;
 
 /// A typed field value.

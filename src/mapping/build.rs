@@ -459,6 +459,17 @@ pub fn build_with<'a>(
         cx.issues
             .push((Some(first_idx), buyer_miss_issue(bound, f, miss, by_vat_number)));
     }
+    // A key its lookup table gives on records that differ: said, not resolved by the first.
+    if bound.has_lookup_duplicates() {
+        for issue in bound.lookup_duplicates(first, h0, false) {
+            cx.issues.push((Some(first_idx), issue));
+        }
+        for &(idx, row) in &lines_rows {
+            for issue in bound.lookup_duplicates(row, header(row), true) {
+                cx.issues.push((Some(idx), issue));
+            }
+        }
+    }
 
     // Dates.
     let issue_date = date(take(fid!("issue_date")));

@@ -16,6 +16,8 @@ pub struct Table {
     /// The file read.
     pub path: PathBuf,
     headers: HeaderIndex,
+    /// The key column.
+    key: usize,
     /// The rows, first of each key only.
     rows: Vec<Vec<String>>,
     /// Key form to row.
@@ -32,6 +34,19 @@ pub struct Table {
     /// The row made from the file's last record, when that record is the first of its key: if
     /// the file changed after it was opened, that record may have been cut.
     last: Option<usize>,
+    /// The rows whose key later records give again with other cells (by row). Empty, and
+    /// nothing allocated, for a table with one record per key.
+    duplicates: HashMap<usize, Box<Duplicates>>,
+}
+
+/// A key that several records of a table give, not all alike: the first record (the row
+/// kept) and the later ones that differ from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Duplicates {
+    /// The first record's line in the file.
+    pub first_line: u64,
+    /// Each later record of the key whose cells differ from the first's: its line and cells.
+    pub others: Vec<(u64, Vec<String>)>,
 }
 
 /// Tables loaded in this process, for [`Table::id`].
@@ -129,10 +144,12 @@ impl Table {
             .into_iter()
             .max_by_key(|d| text.lines().next().unwrap_or("").bytes().filter(|b| b == d).count())
             .unwrap_or(b',');
+        // Without its byte order mark: the records' byte offsets are then offsets in `body`.
+        let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
         let mut rdr = csv::ReaderBuilder::new()
             .delimiter(delimiter)
             .flexible(true)
-            .from_reader(text.as_bytes());
+            .from_reader(body.as_bytes());
         let header: Vec<String> = rdr
             .headers()
             .map_err(|e| err(format!("cannot read the header line: {e}")))?
@@ -150,10 +167,33 @@ impl Table {
                     .unwrap_or_default()
             ))
         })?;
-        let (mut rows, mut index, mut exact) = (Vec::new(), HashMap::new(), HashMap::new());
+        let (mut rows, mut index, mut exact): (Vec<Vec<String>>, HashMap<String, usize>, _) =
+            (Vec::new(), HashMap::new(), HashMap::new());
         let mut last = None;
+        // Each row's line in the file, while reading: what a duplicate's message names.
+        let mut lines: Vec<u64> = Vec::new();
+        // (byte, line breaks before it) up to where records have been counted.
+        let mut counted = (0usize, 0u64);
+        let mut duplicates: HashMap<usize, Box<Duplicates>> = HashMap::new();
         for (i, rec) in rdr.records().enumerate() {
             let rec = rec.map_err(|e| err(format!("record {}: {e}", i + 2)))?;
+            // Its first line: 1 + the line breaks before its first byte, counted on from the
+            // last record's. After a CRLF the reader places a record at the LF before it (and
+            // its line count is then one short): line breaks before the record are skipped.
+            let start = rec.position().and_then(|p| usize::try_from(p.byte()).ok()).map(|at| {
+                at + body
+                    .as_bytes()
+                    .get(at..)
+                    .map_or(0, |b| b.iter().take_while(|&&c| c == b'\n' || c == b'\r').count())
+            });
+            let line = match start {
+                Some(at) if at >= counted.0 && at <= body.len() => {
+                    counted.1 += body.as_bytes()[counted.0..at].iter().filter(|&&b| b == b'\n').count() as u64;
+                    counted.0 = at;
+                    counted.1 + 1
+                }
+                _ => i as u64 + 2,
+            };
             let cells: Vec<String> = rec.iter().map(|c| c.trim().to_string()).collect();
             let written = cells.get(key_idx).cloned().unwrap_or_default();
             let key = key_form(&written);
@@ -162,10 +202,27 @@ impl Table {
                 continue;
             }
             let row = match index.get(&key) {
-                Some(&row) => row,
+                Some(&row) => {
+                    // A record exactly like the first of its key is harmless; one that differs
+                    // is kept aside, for the documents that look its key up to say so.
+                    if !same_cells(&rows[row], &cells, key_idx) {
+                        duplicates
+                            .entry(row)
+                            .or_insert_with(|| {
+                                Box::new(Duplicates {
+                                    first_line: lines[row],
+                                    others: Vec::new(),
+                                })
+                            })
+                            .others
+                            .push((line, cells));
+                    }
+                    row
+                }
                 None => {
                     index.insert(key, rows.len());
                     rows.push(cells);
+                    lines.push(line);
                     last = Some(rows.len() - 1);
                     rows.len() - 1
                 }
@@ -176,13 +233,55 @@ impl Table {
             name: name.to_string(),
             path,
             headers,
+            key: key_idx,
             rows,
             index,
             exact,
             id: TABLES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             opened,
             last,
+            duplicates,
         }))
+    }
+
+    /// True when some key of the table is given by records that differ.
+    pub fn has_duplicates(&self) -> bool {
+        !self.duplicates.is_empty()
+    }
+
+    /// When the key of `row` is given again by later records that differ from it in one of
+    /// `columns` (the columns a mapping takes from the table): what differs, as a message says
+    /// it (`line 4 gives vat_number "310122393500003", line 9 "300000000000003"`).
+    pub fn differing(&self, row: usize, columns: &[usize]) -> Option<String> {
+        let dups = self.duplicates.get(&row)?;
+        let first = self.rows.get(row)?;
+        let cell = |cells: &[String], c: usize| cells.get(c).map_or("", String::as_str).to_string();
+        let mut parts: Vec<String> = Vec::new();
+        let mut seen: Vec<usize> = Vec::new();
+        for &c in columns {
+            // The key itself may be written in another case or spacing.
+            if c == self.key || seen.contains(&c) {
+                continue;
+            }
+            seen.push(c);
+            let mine = cell(first, c);
+            let others: Vec<String> = dups
+                .others
+                .iter()
+                .filter(|(_, cells)| cell(cells, c) != mine)
+                .map(|(line, cells)| format!("line {line} {:?}", cell(cells, c)))
+                .collect();
+            if !others.is_empty() {
+                parts.push(format!(
+                    "{} {:?} on line {}, {}",
+                    self.headers.name(c),
+                    mine,
+                    dups.first_line,
+                    others.join(", ")
+                ));
+            }
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
     }
 
     /// The index of a column, or an error naming the closest header.
@@ -240,6 +339,13 @@ impl Table {
     pub fn is_file(&self, path: &Path) -> bool {
         same_file(&self.path, path)
     }
+}
+
+/// True when two records of one key give the same cells (blank cells past the end count as
+/// blank; the key itself may be written in another case or spacing).
+fn same_cells(a: &[String], b: &[String], key: usize) -> bool {
+    let width = a.len().max(b.len());
+    (0..width).all(|c| c == key || a.get(c).map_or("", String::as_str) == b.get(c).map_or("", String::as_str))
 }
 
 /// True when two paths name the same file.
@@ -378,5 +484,50 @@ mod tests {
             ..spec
         };
         assert!(Table::load("customers", &spec, &[]).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_key_given_twice_differently_is_known_with_its_lines_and_values() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        std::fs::write(
+            dir.path().join("c.csv"),
+            "\u{feff}name,account,vat\r\nAcme,A1,300000000000003\r\n\"Zeta\nLtd\",Z1,311111111111113\r\n\
+             Acme Co,a1 ,310122393500003\r\n\"Zeta\nLtd\",Z1,311111111111113\r\n",
+        )?;
+        let spec = LookupSpec {
+            file: "c.csv".into(),
+            key_column: "account".into(),
+            optional: None,
+        };
+        let t = Table::load("customers", &spec, &[dir.path().to_path_buf()])?.ok_or("no table")?;
+        assert!(t.has_duplicates());
+        let a1 = t.row_of("A1").ok_or("no A1")?;
+        let what = t.differing(a1, &[2, 0, 2]).ok_or("A1 not said")?;
+        assert_eq!(
+            what,
+            r#"vat "300000000000003" on line 2, line 5 "310122393500003"; name "Acme" on line 2, line 5 "Acme Co""#
+        );
+        // Only the columns asked for count; the first record is still the one used.
+        assert_eq!(t.differing(a1, &[1]), None);
+        assert_eq!(t.get("A1", 2), Some("300000000000003"));
+        // Z1 given twice alike (its key's case aside) is harmless.
+        let z1 = t.row_of("z1").ok_or("no Z1")?;
+        assert_eq!(t.differing(z1, &[0, 1, 2]), None);
+        Ok(())
+    }
+
+    #[test]
+    fn a_table_with_one_record_per_key_or_alike_duplicates_has_none() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        std::fs::write(dir.path().join("c.csv"), "name,vat\nAcme,1\nZeta,2\nacme,1\n")?;
+        let spec = LookupSpec {
+            file: "c.csv".into(),
+            key_column: "name".into(),
+            optional: None,
+        };
+        let t = Table::load("customers", &spec, &[dir.path().to_path_buf()])?.ok_or("no table")?;
+        assert!(!t.has_duplicates());
+        assert_eq!(t.duplicates.capacity(), 0);
+        Ok(())
     }
 }

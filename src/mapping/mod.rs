@@ -39,8 +39,8 @@ pub mod transform;
 mod when;
 
 pub use apply::{
-    Bound, CHAR_CODE, DateLook, JoinRows, KEY_BLANK_CODE, KEY_DUPLICATE_CODE, Left, LookupMiss, NO_LINES_CODE,
-    SideFile, SideUse, Unjoined, Value,
+    Bound, CHAR_CODE, DateLook, JoinRows, KEY_BLANK_CODE, KEY_DUPLICATE_CODE, LOOKUP_DUPLICATE_CODE, Left, LookupMiss,
+    NO_LINES_CODE, SideFile, SideUse, Unjoined, Value,
 };
 pub use build::{
     Built, DISCOUNT_CODE, ErpTotals, NoteReference, OriginalDates, Provenance, REFERENCE_CODE, TABLE_MISSING_CODE,

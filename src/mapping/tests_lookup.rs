@@ -109,3 +109,50 @@ fn a_vat_number_typed_in_arabic_indic_digits_is_the_same_number() {
         assert_eq!(doc.invoice_type, InvoiceType::Standard);
     }
 }
+
+#[test]
+fn a_key_the_table_gives_twice_differently_is_an_error_on_its_cell_and_alike_rows_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("customers.csv"),
+        "name,vat_number,district,notes\nKnown Co,310122393500003,Olaya,a\nSame Co,300000000000003,Malaz,\n\
+         known co,300000000000003,Olaya,b\nSame Co,300000000000003,Malaz,\nOther Co,311111111111113,Nakheel,x\n\
+         Other Co,311111111111113,Nakheel,y\n",
+    )
+    .unwrap();
+    let m = SIMPLE.replace(
+        "buyer.vat_number = { column = \"VAT\", optional = true }",
+        "buyer.vat_number = { lookup = \"customers\", key = \"Customer\", get = \"vat_number\" }\n\
+         buyer.district = { lookup = \"customers\", key = \"Customer\", get = \"district\" }",
+    ) + "\n[lookups.customers]\nfile = \"customers.csv\"\nkey_column = \"name\"\n";
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,Item,Qty,Price,Tax\nA1,05/11/2026,Known Co,Pen,1,1,\nA1,05/11/2026,Known Co,Ink,1,1,\n\
+         A2,05/11/2026,Same Co,Pen,1,1,\nA3,05/11/2026,Other Co,Pen,1,1,\n",
+        1,
+    );
+    let mapping = Mapping::from_toml(&m, Origin::File("t.toml".into())).unwrap();
+    let b = Arc::new(Bound::new(Arc::new(mapping), &h, "t.csv", &[dir.path().to_path_buf()], None).unwrap());
+    let units = group_all(&b, rows);
+    let ds = docs(&units);
+    let known = build(ds[0], &b, &seller());
+    // Once, on the document's first row, on the key's column.
+    assert_eq!(known.issues.len(), 1, "{:?}", known.issues);
+    let (at, e) = &known.issues[0];
+    assert_eq!(
+        (*at, e.code.as_str(), e.is_error()),
+        (Some(0), LOOKUP_DUPLICATE_CODE, true)
+    );
+    assert!(
+        e.render().starts_with(
+            "INV-MAP-LOOKUP-DUPLICATE Customer \"Known Co\": customers.csv gives \"Known Co\" on more than one \
+             line, with different values: vat_number \"310122393500003\" on line 2, line 4 \"300000000000003\". "
+        ) && e.message.contains("Keep one line per key in customers.csv"),
+        "{e}"
+    );
+    // Rows alike, or differing only in a column the mapping does not take: nothing to say.
+    for d in [ds[1], ds[2]] {
+        let built = build(d, &b, &seller());
+        assert!(built.issues.is_empty(), "{:?}", built.issues);
+        assert_eq!(built.document.unwrap().invoice_type, InvoiceType::Standard);
+    }
+}

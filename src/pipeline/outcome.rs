@@ -58,13 +58,19 @@ impl Outcome {
             .flat_map(|r| r.result.errors.iter().chain(&r.result.warnings))
             .map(|f| finding_code(f).to_string())
             .collect();
-        // A conflict is said on the document's first row; its other rows refer to that row.
+        // A conflict is said on the document's first row; its other rows refer to that row. So is
+        // a body the API refused as too large (the whole document's, not a row's).
+        let too_large = v
+            .errors
+            .iter()
+            .any(|e| finding_code(e) == crate::submit::BODY_TOO_LARGE_CODE);
+        let once = v.conflict || too_large;
         let mut first: Option<Option<u64>> = None;
         for RowOutcome { result: rr, line, .. } in &mut self.rows {
             if rr.status != RowStatus::Valid {
                 continue;
             }
-            let said_above = if v.conflict { first } else { None };
+            let said_above = if once { first } else { None };
             first.get_or_insert(*line);
             rr.status = status;
             rr.uuid.clone_from(&v.uuid);
@@ -76,7 +82,12 @@ impl Outcome {
                 rr.time = at.as_str().into();
             }
             if let Some(at) = said_above {
-                rr.push_issue(ResultIssue::error("INV-DOCUMENT", conflict_said_on(at)));
+                let text = if v.conflict {
+                    conflict_said_on(at)
+                } else {
+                    super::evaluate::other_rows_message(at.into_iter())
+                };
+                rr.push_issue(ResultIssue::error("INV-DOCUMENT", text));
             }
             let errors: &[String] = if said_above.is_some() { &[] } else { &v.errors };
             for (list, more) in [(&mut rr.errors, errors), (&mut rr.warnings, &v.warnings)] {
@@ -296,6 +307,24 @@ mod tests {
             ..Verdict::default()
         });
         assert_eq!(errors(&o), vec![vec!["BR-KSA-05: no".to_string()]; 2]);
+        assert!(!o.brief.as_ref().unwrap().conflict);
+    }
+
+    #[test]
+    fn a_body_the_api_refused_as_too_large_is_said_on_the_first_row_only() {
+        let mut o = outcome(3, RowStatus::Valid, None);
+        let said = "BODY-TOO-LARGE: the API refused the request that sends this document as too large";
+        o.apply(Verdict {
+            status: Some(RowStatus::Rejected),
+            errors: vec![said.into()],
+            ..Verdict::default()
+        });
+        let refer = "INV-DOCUMENT: the document has errors on another row (line 2)".to_string();
+        assert_eq!(
+            errors(&o),
+            vec![vec![said.to_string()], vec![refer.clone()], vec![refer]]
+        );
+        assert!(o.rows.iter().all(|r| r.result.status == RowStatus::Rejected));
         assert!(!o.brief.as_ref().unwrap().conflict);
     }
 

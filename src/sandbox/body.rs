@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::pin::Pin;
 
 /// The largest body accepted.
-pub(crate) const MAX_BODY: usize = 1 << 20;
+pub(crate) const MAX_BODY: usize = crate::validate::MAX_REQUEST_BYTES;
 /// Beyond this, the connection is closed without reading the rest.
 const DRAIN_LIMIT: u64 = 16 << 20;
 

@@ -4,7 +4,7 @@
 
 use super::settings::{ApiSettings, ONBOARD_ID_PLACEHOLDER, encode_segment, is_loopback};
 use super::url::{ApiUrl, scrub_user_info};
-use super::{DUPLICATE_CODE, SubmitError};
+use super::{BODY_TOO_LARGE_CODE, DUPLICATE_CODE, SubmitError};
 use crate::model::{Credentials, DocumentKind, FailureBody, Message, Messages, Secret, SubmissionResponse, Token};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
@@ -320,6 +320,26 @@ fn with_errors(status: u16, mut response: SubmissionResponse, raw: &[u8]) -> Sub
             ),
         );
     }
+    // A body over the API's limit: what that means for the document and what to do, not only
+    // the limit in bytes (`send at most 1048576 bytes`).
+    if status == 413
+        && !response
+            .errors
+            .0
+            .iter()
+            .any(|m| m.code.as_deref() == Some(BODY_TOO_LARGE_CODE))
+    {
+        let said = response.message.clone().unwrap_or_default();
+        response
+            .errors
+            .0
+            .insert(0, Message::error(BODY_TOO_LARGE_CODE, "request", said));
+    }
+    for m in &mut response.errors.0 {
+        if m.code.as_deref() == Some(BODY_TOO_LARGE_CODE) {
+            m.message = too_large(status, &m.message);
+        }
+    }
     if response.errors.is_empty() {
         let text = response
             .message
@@ -336,6 +356,21 @@ fn with_errors(status: u16, mut response: SubmissionResponse, raw: &[u8]) -> Sub
         response.status = "Failure".into();
     }
     response
+}
+
+/// What a `BODY-TOO-LARGE` answer means (`said`: the API's own words).
+fn too_large(status: u16, said: &str) -> String {
+    let said = said.trim();
+    let said = if said.is_empty() {
+        format!("HTTP {status}")
+    } else {
+        format!("HTTP {status}: {said}")
+    };
+    format!(
+        "the API refused the request that sends this document as too large ({said}): the document has too many \
+         lines (or too long texts) for one request, so it is not issued. Split it into several documents in the \
+         ERP and export again; `check` says how many lines fit (INV-DOCUMENT-TOO-LARGE)"
+    )
 }
 
 /// A short text for an error answer: its message and errors, or the start of a non-JSON body.
@@ -459,6 +494,34 @@ mod tests {
             panic!("409 is a rejection")
         };
         assert_eq!(response.errors.0[0].code.as_deref(), Some(DUPLICATE_CODE));
+
+        let Reply::Rejected { response, .. } = classify(
+            413,
+            None,
+            br#"{"status":"Failure","message":"the body is larger than 1048576 bytes","errors":[{"type":"ERROR","code":"BODY-TOO-LARGE","category":"request","message":"send at most 1048576 bytes","status":"ERROR"}]}"#.to_vec(),
+        ) else {
+            panic!("413 is a rejection")
+        };
+        assert_eq!(response.errors.0.len(), 1, "{response:?}");
+        assert_eq!(
+            response.errors.0[0].message,
+            "the API refused the request that sends this document as too large (HTTP 413: send at most 1048576 \
+             bytes): the document has too many lines (or too long texts) for one request, so it is not issued. \
+             Split it into several documents in the ERP and export again; `check` says how many lines fit \
+             (INV-DOCUMENT-TOO-LARGE)"
+        );
+        let Reply::Rejected { response, .. } = classify(413, None, b"Payload Too Large".to_vec()) else {
+            panic!("413 is a rejection")
+        };
+        assert_eq!(
+            response.errors.0[0].code.as_deref(),
+            Some(BODY_TOO_LARGE_CODE),
+            "{response:?}"
+        );
+        assert!(
+            response.errors.0[0].message.contains("Split it into several documents"),
+            "{response:?}"
+        );
 
         let Reply::Rejected { response, .. } = classify(400, None, Vec::new()) else {
             panic!("400 is a rejection")

@@ -61,7 +61,8 @@ pub use ledger::{
     idempotency_key,
 };
 pub use outcome::{
-    CONFLICT_CODE, DUPLICATE_CODE, NOT_SENT_CODE, Outcome, Outgoing, SubmitEvent, UNKNOWN_CODE, failed_code,
+    BODY_TOO_LARGE_CODE, CONFLICT_CODE, DUPLICATE_CODE, NOT_SENT_CODE, Outcome, Outgoing, SubmitEvent, UNKNOWN_CODE,
+    failed_code,
 };
 pub use settings::{ApiSettings, Backoff, EndpointPaths};
 pub use submitter::{Submitter, onboard};

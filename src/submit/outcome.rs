@@ -10,6 +10,9 @@ pub const CONFLICT_CODE: &str = "INV-LEDGER-CONFLICT";
 /// Code of the API's 409: a number the API already accepted with other content (D16).
 pub const DUPLICATE_CODE: &str = "DUPLICATE-DOCUMENT";
 
+/// Code of the API's 413: a request body over its limit (the sandbox's, 1 MiB).
+pub const BODY_TOO_LARGE_CODE: &str = "BODY-TOO-LARGE";
+
 /// Code of a document left without a final answer that was sent (a request for it may have
 /// reached the API, in this run or an earlier one, through this device or an earlier one): it
 /// may or may not be issued ([`Outcome::Failed`] with `sent`).

@@ -39,6 +39,7 @@
 //! | `INV-LATE-INVOICE` | warning | issued after the 15th of the month following the supply (VAT regulations, art. 53) |
 //! | `INV-TAX-TYPE` | error | a tax category whose `tax_type` is not `VAT` |
 //! | `INV-AMOUNT-TOO-LARGE` | error | amounts too large for exact arithmetic |
+//! | `INV-DOCUMENT-TOO-LARGE` | error | the request body that sends the document would be larger than the API accepts ([`MAX_REQUEST_BYTES`], 1 MiB): too many lines for one document; said on the document's number, with how many lines fit ([`size`]) |
 //! | `INV-ERP-LINE-NET`, `-LINE-VAT`, `-LINE-GROSS`, `-TAX-EXCLUSIVE`, `-TAX-TOTAL`, `INV-ERP-TOTAL` | error | the export's own figure differs from the computed one by more than 0.01 |
 //! | `INV-ERP-TAX-TOTAL-ROUNDING`, `INV-ERP-TOTAL-ROUNDING` | warning | the export's VAT total (total with VAT) differs by more than 0.01, but only because it adds up its lines' VAT (amounts with VAT) rounded one by one: at most 0.01 per line with VAT, no document discount, charge or prepaid amount. The computed VAT is issued; the amount due is the export's total, with a rounding amount (BT-114) set by the pipeline ([`crate::compute::round_payable_to`]) |
 //! | `certificate-permissions` | error | the seller's VAT number is not the device's (D21) |
@@ -57,6 +58,7 @@ mod lengths;
 mod lines;
 mod parties;
 mod rules;
+mod size;
 mod support;
 mod totals;
 
@@ -69,6 +71,7 @@ pub use device::{DeviceMismatch, TYPE_NOT_ALLOWED_CODE as DEVICE_TYPE_NOT_ALLOWE
 pub use erp::ERP_TOLERANCE;
 pub use finding::{Finding, Severity};
 pub use rules::{RuleInfo, rule, rules};
+pub use size::{MAX_REQUEST_BYTES, request_bytes};
 
 /// For the seller profile's checks at load (`crate::config`).
 pub(crate) use codes::{SELLER_SCHEMES, is_country};
@@ -155,6 +158,7 @@ pub fn validate_computed(
     categories::check(doc, &mut out);
     totals::check(doc, &computed, &mut out);
     erp::check(doc, ctx, &computed, &mut out);
+    size::check(doc, &mut out);
     drop_repeated(&mut out);
     drop_derived_negatives(&mut out);
     drop_derived_categories(&mut out);

@@ -221,6 +221,7 @@ rule_table! {
     BR_DEC_19 = "BR-DEC-19", Warning, "A breakdown's taxable amount has at most 2 decimals.";
     BR_DEC_20 = "BR-DEC-20", Warning, "A breakdown's VAT amount has at most 2 decimals.";
     INV_AMOUNT_TOO_LARGE = "INV-AMOUNT-TOO-LARGE", Error, "Amounts are small enough to compute exactly.";
+    INV_DOCUMENT_TOO_LARGE = "INV-DOCUMENT-TOO-LARGE", Error, "The request body that sends the document is at most the API's limit (1 MiB): a document of too many lines is split in the ERP.";
     // What the ERP export said.
     INV_ERP_LINE_NET = "INV-ERP-LINE-NET", Error, "The export's line net agrees with the computed one (±0.01).";
     INV_ERP_LINE_VAT = "INV-ERP-LINE-VAT", Error, "The export's line VAT agrees with the computed one (±0.01).";

@@ -4,7 +4,8 @@
 
 use super::{Bound, Label, RPart, RSource};
 use crate::ingest::Row;
-use crate::mapping::fields::FieldId;
+use crate::mapping::Issue;
+use crate::mapping::fields::{FIELDS, FieldId};
 use crate::mapping::lookup::Table;
 use crate::text::Trimmed;
 use std::path::PathBuf;
@@ -42,6 +43,9 @@ pub struct SideUse {
     /// The key is not in the table (a lookup table only).
     pub missing: bool,
 }
+
+/// The error code of a key that several records of a lookup table give with different values.
+pub const LOOKUP_DUPLICATE_CODE: &str = "INV-MAP-LOOKUP-DUPLICATE";
 
 /// A lookup that gave nothing for a key ([`Bound::lookup_miss`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,5 +174,72 @@ impl Bound {
             };
         }
         None
+    }
+
+    /// True when some lookup table gives a key on records that differ: only then does
+    /// [`Bound::lookup_duplicates`] have anything to look for.
+    pub fn has_lookup_duplicates(&self) -> bool {
+        self.tables.iter().any(Table::has_duplicates)
+    }
+
+    /// The keys `row` (`header`: its joined header row) looks up, for its document's fields
+    /// (`line` false) or its line's (`line` true), that several records of their table give
+    /// with different values in a column the mapping takes: one error per table and key, on
+    /// the key's column, naming the records' lines and what differs. The first record is not
+    /// taken silently: it may be the wrong buyer's VAT number on a legal document, or a standard
+    /// (B2B) invoice issued as simplified.
+    pub fn lookup_duplicates(&self, row: &Row, header: Option<&Row>, line: bool) -> Vec<Issue> {
+        let mut out = Vec::new();
+        if !self.has_lookup_duplicates() {
+            return out;
+        }
+        let v = self.view(row, header);
+        // Each (table, key) asked, the columns taken from it, and the first field asking.
+        let mut asked: Vec<(usize, String, Vec<usize>, FieldId)> = Vec::new();
+        for (f, src) in self.fields.iter().enumerate() {
+            let Some(RSource::Lookup {
+                table: Some(ti),
+                key,
+                get,
+                ..
+            }) = src
+            else {
+                continue;
+            };
+            if FIELDS[f].line != line || !self.tables[*ti].has_duplicates() {
+                continue;
+            }
+            let k = self.render(key, &v);
+            if k.is_empty() {
+                continue;
+            }
+            match asked.iter_mut().find(|(t, at, ..)| t == ti && at.as_str() == k) {
+                Some((.., columns, _)) => columns.push(*get),
+                None => asked.push((*ti, k.into_owned(), vec![*get], f)),
+            }
+        }
+        for (ti, key, columns, f) in asked {
+            let table = &self.tables[ti];
+            let Some(what) = table.row_of(&key).and_then(|r| table.differing(r, &columns)) else {
+                continue;
+            };
+            let file = table.file_name();
+            let column = self
+                .lookup_key_label(f)
+                .or_else(|| self.source_label(f))
+                .map(str::to_string);
+            out.push(Issue::error(
+                LOOKUP_DUPLICATE_CODE,
+                column,
+                Some(key.clone()),
+                format!(
+                    "{file} gives {key:?} on more than one line, with different values: {what}. Which one is meant \
+                     is not guessed (for a buyer: its VAT number, and whether the invoice is standard or \
+                     simplified), so this document is not issued. Keep one line per key in {file} (delete or \
+                     correct the others), then run again"
+                ),
+            ));
+        }
+        out
     }
 }
