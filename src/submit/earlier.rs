@@ -25,15 +25,9 @@ pub(super) fn conflict_message(
     when: &str,
     device: Option<&str>,
 ) -> String {
-    let uuid = uuid.map(|u| format!(", UUID {u}")).unwrap_or_default();
-    let device = device
-        .map(|d| format!(" through the earlier device {d}"))
-        .unwrap_or_default();
-    format!(
-        "{kind} {number} is issued: the API accepted it earlier{device} ({when}{uuid}), and the export now gives it \
-         different content, which was not sent. Its UUID, signed XML and QR in the results are the issued ones. To \
-         change an issued document, issue a credit note or debit note against it; if this is a different document, \
-         give it a new number"
+    issued_message(
+        (kind, number, uuid, when, device),
+        "the export now gives it different content, which was not sent. Its UUID, signed XML and QR",
     )
 }
 
@@ -47,15 +41,27 @@ pub(super) fn unread_message(
     when: &str,
     device: Option<&str>,
 ) -> String {
+    issued_message(
+        (kind, number, uuid, when, device),
+        "the export now has values of it that cannot be read, so it cannot be told to be what was issued. Its \
+         UUID, signed XML, QR and figures",
+    )
+}
+
+/// `{kind} {number} is issued: ... and {export_now} in the results are the issued ones`, and what
+/// to do.
+fn issued_message(
+    (kind, number, uuid, when, device): (DocumentKind, &str, Option<&str>, &str, Option<&str>),
+    export_now: &str,
+) -> String {
     let uuid = uuid.map(|u| format!(", UUID {u}")).unwrap_or_default();
     let device = device
         .map(|d| format!(" through the earlier device {d}"))
         .unwrap_or_default();
     format!(
-        "{kind} {number} is issued: the API accepted it earlier{device} ({when}{uuid}), and the export now has \
-         values of it that cannot be read, so it cannot be told to be what was issued. Its UUID, signed XML, QR and \
-         figures in the results are the issued ones. To change an issued document, issue a credit note or debit \
-         note against it; if this is a different document, give it a new number"
+        "{kind} {number} is issued: the API accepted it earlier{device} ({when}{uuid}), and {export_now} in the \
+         results are the issued ones. To change an issued document, issue a credit note or debit note against it; \
+         if this is a different document, give it a new number"
     )
 }
 

@@ -105,20 +105,7 @@ fn standing(asked: Asked<'_>, e: LedgerEntry, own: &str, resumed: bool, later: L
     } = asked;
     let other_device = (e.key.onboard_id != own).then_some(e.key.onboard_id.as_str());
     match e.state {
-        // The very content issued, but a value of the export unread: a conflict, saying so.
-        LedgerState::Accepted if e.content_hash == hash && unread => {
-            let raw = e.response.clone().unwrap_or_default();
-            Outcome::Conflict {
-                tag,
-                message: unread_message(kind, number, e.uuid.as_deref(), &e.updated_at, other_device),
-                response: parse_response(&raw),
-                raw,
-                issued: issued_document(&e.body),
-                attempts: e.attempts,
-                accepted_at: Some(e.updated_at.clone()),
-            }
-        }
-        LedgerState::Accepted if e.content_hash == hash => {
+        LedgerState::Accepted if e.content_hash == hash && !unread => {
             let raw = e.response.clone().unwrap_or_default();
             Outcome::Accepted {
                 tag,
@@ -131,9 +118,16 @@ fn standing(asked: Asked<'_>, e: LedgerEntry, own: &str, resumed: bool, later: L
         }
         LedgerState::Accepted => {
             let raw = e.response.clone().unwrap_or_default();
+            let uuid = e.uuid.as_deref();
+            // The very content issued, but a value of the export unread: a conflict, saying so.
+            let message = if e.content_hash == hash {
+                unread_message(kind, number, uuid, &e.updated_at, other_device)
+            } else {
+                conflict_message(kind, number, uuid, &e.updated_at, other_device)
+            };
             Outcome::Conflict {
                 tag,
-                message: conflict_message(kind, number, e.uuid.as_deref(), &e.updated_at, other_device),
+                message,
                 response: parse_response(&raw),
                 raw,
                 issued: issued_document(&e.body),
