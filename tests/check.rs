@@ -12,6 +12,8 @@ mod findings;
 mod input_edges;
 #[path = "check/notes.rs"]
 mod notes;
+#[path = "check/row_edges.rs"]
+mod row_edges;
 #[path = "check/sap_join.rs"]
 mod sap_join;
 #[path = "check/sheet_xml.rs"]
@@ -264,6 +266,9 @@ fn the_result_file_repeats_every_input_row_once_in_order() {
             assert!(!out[status].is_empty());
         }
         assert_eq!(rows[6][status], "skipped", "the repeated header line");
+        let document = rows[0].iter().position(|h| h == "result_document").unwrap();
+        assert_eq!(rows[6][document], "", "a repeated header line is no document's row");
+        assert!(!rows[5][document].is_empty());
         // INV-0101 again at the end: both its parts are invalid (run would send neither), each
         // saying where the other is.
         let errors = rows[0].iter().position(|h| h == "result_errors").unwrap();

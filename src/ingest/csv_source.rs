@@ -53,6 +53,9 @@ pub(crate) struct CsvSource {
     format: FileFormat,
     width: usize,
     replaced_rows: u64,
+    /// Records of only empty fields after the header, skipped, and the line of the first.
+    blank_rows: u64,
+    first_blank_line: u64,
     first_replaced_line: u64,
     finished: bool,
     notes: Vec<String>,
@@ -200,6 +203,8 @@ pub(crate) fn open(
         },
         width: 0,
         replaced_rows: 0,
+        blank_rows: 0,
+        first_blank_line: 0,
         first_replaced_line: 0,
         finished: false,
         notes: Vec::new(),
@@ -465,6 +470,10 @@ impl CsvSource {
                 }
                 Outcome::End => {
                     self.finished = true;
+                    self.notes.extend(super::blank_rows_note(
+                        self.blank_rows,
+                        &format!("line {}", self.first_blank_line),
+                    ));
                     if self.replaced_rows > 0 {
                         self.notes.push(format!(
                             "{} row(s) held bytes that are not valid {}; they were replaced by \
@@ -498,6 +507,10 @@ impl CsvSource {
                 ),
             };
             if is_blank(text, gap) {
+                if self.blank_rows == 0 {
+                    self.first_blank_line = line;
+                }
+                self.blank_rows += 1;
                 continue;
             }
             if self.mode == Mode::Decoded && text.contains('\u{FFFD}') {

@@ -21,7 +21,8 @@
 //!   files that end lines with a lone `\r` are read correctly but all their rows say line 1).
 //! - Cells are [`CellRef::Text`] exactly as written (spaces kept; trimming is the mapping's
 //!   business), or [`CellRef::Empty`] for an empty field: a CSV row holds its record's text, and
-//!   [`Row::get`] borrows a cell from it. Rows of only blank fields are skipped.
+//!   [`Row::get`] borrows a cell from it. Rows of only blank fields are skipped (counted in a note
+//!   at the end: [`RowReader::late_notes`]).
 //! - A binary file (NUL bytes without a UTF-16 byte-order mark, or a workbook signature under
 //!   a text name) is a whole-file error, not garbage rows.
 //!
@@ -49,6 +50,7 @@ mod cut;
 mod encoding;
 mod error;
 mod error_cells;
+mod late_notes;
 mod reader;
 mod records;
 mod row;
@@ -58,11 +60,13 @@ mod sheet_scan;
 mod sniff;
 mod stamp;
 mod workbook;
+mod workbook_peek;
 mod xlsx_stream;
 
 pub use cut::{CutLine, LastLine};
 pub use error::IngestError;
 pub use error_cells::{FORMULA_FIX, FORMULA_WHY, formula_named, formula_without_value, no_value_message};
+pub use late_notes::LateNotes;
 pub use reader::RowReader;
 pub use row::{Cell, CellRef, ReadProblem, Row, SourceRef, Text};
 pub use stamp::FileStamp;
@@ -158,10 +162,19 @@ pub fn routine_note(note: &str) -> bool {
 pub fn peek_headers(path: &Path, opts: &ReadOptions) -> Result<Vec<Vec<String>>, IngestError> {
     let file = path.display().to_string();
     if reader::detect(path, &file, &mut Vec::new())? == reader::Kind::Book(Some(workbook::BookKind::Xlsx))
-        && let Some(rows) = workbook::peek_xlsx(path, &file, opts)
+        && let Some(rows) = workbook_peek::peek_xlsx(path, &file, opts)
     {
         return Ok(rows);
     }
     let reader = RowReader::open(path, opts)?;
     Ok(reader.header_rows().to_vec())
+}
+
+/// The note on the rows of only empty cells a reader skipped (none when it skipped none), the
+/// first at `first` (`line 6`, `row 6`): they are no rows of the result file, and a count of the
+/// export's lines needs them.
+pub(crate) fn blank_rows_note(count: u64, first: &str) -> Option<String> {
+    (count > 0).then(|| {
+        format!("{count} row(s) hold only empty cells (the first at {first}): no data, so not in the result file")
+    })
 }

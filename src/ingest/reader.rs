@@ -3,6 +3,7 @@
 use super::csv_source::{self, CsvSource};
 use super::cut::LastLine;
 use super::error::IngestError;
+use super::late_notes::LateNotes;
 use super::row::{Row, SourceRef};
 use super::workbook::{self, BookKind, SheetSource};
 use super::{FileFormat, ReadOptions};
@@ -159,7 +160,8 @@ enum Source {
 /// a read failure of the file itself ends the iteration after its `Err`.
 ///
 /// [`RowReader::notes`] grows while reading (an encoding switch, counts of replaced characters
-/// or error cells): read it again after the last row for the complete list.
+/// or error cells): read it again after the last row for the complete list, or take the notes
+/// added after opening from [`RowReader::late_notes`] once the rows (handed on) have run out.
 pub struct RowReader {
     file: Arc<str>,
     sheet: Option<Arc<str>>,
@@ -169,6 +171,7 @@ pub struct RowReader {
     format: FileFormat,
     source: Source,
     finished: bool,
+    late: LateNotes,
 }
 
 impl std::fmt::Debug for RowReader {
@@ -220,6 +223,7 @@ impl RowReader {
             format,
             source,
             finished: false,
+            late: LateNotes::default(),
         };
         let width = reader.headers.len();
         match &mut reader.source {
@@ -294,6 +298,12 @@ impl RowReader {
         }
     }
 
+    /// The notes added while rows are read (not those of [`RowReader::notes`] at opening):
+    /// taken once the rows have run out, wherever the reader went meanwhile.
+    pub fn late_notes(&self) -> LateNotes {
+        self.late.clone()
+    }
+
     /// An empty row to pass to [`RowReader::read_row`].
     pub fn new_row(&self) -> Row {
         Row::new(
@@ -321,6 +331,7 @@ impl RowReader {
             Source::Csv(s) => s.take_notes(),
             Source::Sheet(s) => s.take_notes(),
         };
+        self.late.extend(&more);
         self.notes.append(&mut more);
         match result {
             Ok(false) => {

@@ -78,6 +78,9 @@ pub(crate) struct SheetSource {
     last_row: u64,
     width: usize,
     error_cells: u64,
+    /// Rows of only blank cells after the header, skipped, and the number of the first.
+    blank_rows: u64,
+    first_blank_row: u64,
     first_error: String,
     odd_numbers: u64,
     first_odd_number: String,
@@ -105,7 +108,7 @@ fn workbook_error(file: &str, kind: BookKind, detail: impl ToString) -> IngestEr
     }
 }
 
-fn open_kind(path: &Path, kind: BookKind) -> Result<Sheets<std::io::BufReader<std::fs::File>>, String> {
+pub(super) fn open_kind(path: &Path, kind: BookKind) -> Result<Sheets<std::io::BufReader<std::fs::File>>, String> {
     let opened = catch_unwind(AssertUnwindSafe(|| match kind {
         BookKind::Xlsx => open_workbook::<Xlsx<_>, _>(path)
             .map(Sheets::Xlsx)
@@ -125,7 +128,7 @@ fn open_kind(path: &Path, kind: BookKind) -> Result<Sheets<std::io::BufReader<st
 
 /// Picks the sheet: by name (exact, then ignoring case and surrounding spaces), or the first
 /// visible worksheet.
-fn choose_sheet<RS: std::io::Read + std::io::Seek>(
+pub(super) fn choose_sheet<RS: std::io::Read + std::io::Seek>(
     book: &Sheets<RS>,
     file: &str,
     wanted: Option<&str>,
@@ -236,6 +239,8 @@ pub(crate) fn open(
         last_row: 0,
         width: 0,
         error_cells: 0,
+        blank_rows: 0,
+        first_blank_row: 0,
         first_error: String::new(),
         odd_numbers: 0,
         first_odd_number: String::new(),
@@ -321,50 +326,6 @@ fn empty_sheet(path: &Path, kind: BookKind, sheet: &str, named: bool, file: Stri
         file,
         detail: format!("sheet {sheet:?}, {which}, {what}; the workbook's sheet {other:?} has rows: {fix}"),
     }
-}
-
-/// The header rows of an xlsx sheet, streaming only its first rows (calamine would otherwise
-/// load the whole sheet). `None` when anything is unusual (a missing header, a read error): the
-/// caller then opens the file fully, which reports the problem properly.
-pub(crate) fn peek_xlsx(path: &Path, file: &str, opts: &ReadOptions) -> Option<Vec<Vec<String>>> {
-    let book = open_kind(path, BookKind::Xlsx).ok()?;
-    let sheet = choose_sheet(&book, file, opts.sheet.as_deref(), &mut Vec::new()).ok()?;
-    let Sheets::Xlsx(mut xlsx) = book else {
-        return None;
-    };
-    let wanted = opts.header_row.map_or(1, |n| n.max(1) as u64);
-    let count = opts.header_rows.max(1);
-    let streamed = catch_unwind(AssertUnwindSafe(|| -> Option<Vec<Vec<String>>> {
-        let mut cells = xlsx.worksheet_cells_reader(&sheet).ok()?;
-        let mut rows: Vec<Vec<String>> = Vec::with_capacity(count);
-        let mut current: Option<u32> = None;
-        let mut names: Vec<String> = Vec::new();
-        loop {
-            let next = cells.next_cell().ok()?;
-            let row = next.as_ref().map(|c| c.get_position().0);
-            if row != current {
-                let number = current.map_or(0, |r| u64::from(r) + 1);
-                if number >= wanted && names.iter().any(|n| !n.is_empty()) {
-                    while names.last().is_some_and(String::is_empty) {
-                        names.pop();
-                    }
-                    rows.push(std::mem::take(&mut names));
-                    if rows.len() == count {
-                        return Some(rows);
-                    }
-                }
-                names.clear();
-                current = row;
-            }
-            let cell = next?;
-            let col = cell.get_position().1 as usize;
-            if names.len() <= col {
-                names.resize(col + 1, String::new());
-            }
-            names[col] = header_text(&Data::from(cell.get_value().clone()));
-        }
-    }));
-    streamed.ok().flatten()
 }
 
 impl SheetSource {
@@ -493,6 +454,10 @@ impl SheetSource {
     pub(crate) fn next_row(&mut self, row: &mut Row) -> Result<bool, IngestError> {
         while let Some(raw) = self.next_raw()? {
             if raw.cells.iter().all(RawCell::is_blank) {
+                if self.blank_rows == 0 {
+                    self.first_blank_row = raw.number;
+                }
+                self.blank_rows += 1;
                 continue;
             }
             let number = raw.number;
@@ -554,6 +519,10 @@ impl SheetSource {
     }
 
     fn finish_notes(&mut self) {
+        self.notes.extend(super::blank_rows_note(
+            self.blank_rows,
+            &format!("row {}", self.first_blank_row),
+        ));
         if self.error_cells > 0 {
             self.notes.push(format!(
                 "sheet {:?}: {} cell(s) hold a spreadsheet error (first at {}); they are passed \

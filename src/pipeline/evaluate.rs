@@ -368,7 +368,10 @@ fn evaluate_document(
                 status
             };
             let mut rr = ResultRow::new(row_status, time);
-            rr.document = number.as_str().into();
+            // A header line repeated inside the document's rows is no row of it.
+            if r.note != Some(RowNote::HeaderRepeat) {
+                rr.document = number.as_str().into();
+            }
             for (((at, _), issue), text) in issues.iter().zip(&found).zip(&rendered) {
                 let mine = *at == Some(i);
                 let doc_level = at.is_none() && r.note != Some(RowNote::HeaderRepeat);

@@ -89,6 +89,9 @@ pub struct Input {
     /// Where a text file's reader says whether its last line was cut short (no line end, fewer
     /// cells than the header): looked at when the rows run out, as `opened` is.
     pub last_line: crate::ingest::LastLine,
+    /// What the reader says once it has read the rows (blank rows skipped, characters
+    /// replaced, spreadsheet error cells): put in the file's notes when the rows have run out.
+    pub late_notes: crate::ingest::LateNotes,
     /// The document numbers whose rows are not together in the file, when a first pass over it
     /// found them ([`split_keys`]): every part of such a document is invalid (`INV-MAP-SPLIT`),
     /// none is dispatched (unless its parts were read together: [`Input::assembled`]). `None`:
@@ -508,8 +511,10 @@ pub fn check_stream(
     // The header file's records no row referred to, once every row is read (and written).
     let joined = bound.clone();
     let settling = notes::Settling::new(opts, &input.path.display().to_string());
+    let late_notes = input.late_notes.clone();
     let Some(d) = dispatch else {
         local::check_local(input, bound, opts, writer, summary, &settling)?;
+        summary.notes.extend(late_notes.take());
         return record_unjoined(&joined, opts, writer, summary, None);
     };
     let mut input = input;
@@ -591,6 +596,7 @@ pub fn check_stream(
         (written, changed)
     });
     summary.changed = stamp::with_side(changed, side.finish());
+    summary.notes.extend(late_notes.take());
     written?;
     record_unjoined(&joined, opts, writer, summary, Some(d))
 }

@@ -244,6 +244,7 @@ pub fn prepare_looking(
         notes.extend(settle_dates(path, &opts, &mut bound)?);
     }
     let last_line = reader.last_line();
+    let late_notes = reader.late_notes();
     let rows = reader.map(|r| {
         r.map_err(|e| RowError {
             source: e.source_ref().cloned(),
@@ -258,6 +259,7 @@ pub fn prepare_looking(
             rows: Box::new(rows),
             opened,
             last_line,
+            late_notes,
             splits: None,
             assembled: None,
         },

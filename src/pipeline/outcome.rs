@@ -45,7 +45,8 @@ impl Outcome {
         if self.brief.as_ref().is_some_and(|b| b.status == RowStatus::Skipped) {
             // Its rows take the verdict; `INV-SKIP` stays, a warning.
             for RowOutcome { result: rr, .. } in &mut self.rows {
-                if rr.status == RowStatus::Skipped {
+                // (Not a header line repeated among them: no row of the document.)
+                if rr.status == RowStatus::Skipped && !rr.document.is_empty() {
                     rr.status = RowStatus::Valid;
                 }
             }

@@ -46,8 +46,15 @@ pub(super) fn skipped(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time:
         .into_iter()
         .map(|r| {
             let mut rr = ResultRow::new(RowStatus::Skipped, time);
-            rr.document = number.as_str().into();
-            rr.push_rendered(issue.clone(), text.clone());
+            if r.note == Some(RowNote::HeaderRepeat) {
+                // A header line repeated inside the document's rows is no row of it.
+                for i in &r.issues {
+                    rr.push_issue(ResultIssue::from(i));
+                }
+            } else {
+                rr.document = number.as_str().into();
+                rr.push_rendered(issue.clone(), text.clone());
+            }
             row_outcome(r, rr)
         })
         .collect();

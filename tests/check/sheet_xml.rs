@@ -193,6 +193,23 @@ fn a_formula_without_its_computed_value_is_an_error_that_says_how_to_get_the_val
         ),
         "{said}"
     );
+    // What the reader counts as it reads the sheet reaches the file's notes, printed and in its
+    // summary: the formulas without a value, and the row of nothing else, not in the result file.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r/f.summary.json")).unwrap()).unwrap();
+    let notes: Vec<&str> = summary["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n.as_str())
+        .collect();
+    for note in [
+        "sheet \"Sheet1\": 3 cell(s) hold a formula but no computed value (first at row 2, column G: =H2/F2)",
+        "1 row(s) hold only empty cells (the first at row 6): no data, so not in the result file",
+    ] {
+        assert!(said.contains(note), "{note} in {said}");
+        assert!(notes.iter().any(|n| n.contains(note)), "{note} in {notes:?}");
+    }
 }
 
 /// A row hidden in the workbook (filtered out, or hidden by hand) is read and issued as any
