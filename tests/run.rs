@@ -67,6 +67,8 @@ mod original_date;
 mod reconcile;
 #[path = "run/report_totals.rs"]
 mod report_totals;
+#[path = "run/resaved.rs"]
+mod resaved;
 #[cfg(unix)]
 #[path = "run/results_full.rs"]
 mod results_full;

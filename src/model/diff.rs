@@ -58,12 +58,44 @@ fn walk(a: &Value, b: &Value, path: &mut String, out: &mut Vec<(String, String)>
                 out.push((path.clone(), text));
             }
         }
-        _ if a == b => {}
+        _ if same_value(a, b) => {}
         _ => {
             let text = format!("{path} {} (issued: {})", shown(a), shown(b));
             out.push((path.clone(), text));
         }
     }
+}
+
+/// Whether two bodies as the API gets them say the same: equal, or equal but for how many
+/// decimal places an amount is written with (`57.5` and `57.50`, `230.0` and `230.00`). Not the
+/// same when either is not JSON.
+pub fn same_content(a: &[u8], b: &[u8]) -> bool {
+    match (serde_json::from_slice::<Value>(a), serde_json::from_slice::<Value>(b)) {
+        (Ok(x), Ok(y)) => same_value(&x, &y),
+        _ => false,
+    }
+}
+
+/// `a` and `b` are equal, numbers compared by their decimal value.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || same_number(x, y),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same_value(v, w)),
+        _ => a == b,
+    }
+}
+
+fn same_number(x: &serde_json::Number, y: &serde_json::Number) -> bool {
+    let value = |n: &serde_json::Number| {
+        let text = n.to_string();
+        rust_decimal::Decimal::from_str_exact(&text)
+            .or_else(|_| rust_decimal::Decimal::from_scientific(&text))
+            .ok()
+    };
+    matches!((value(x), value(y)), (Some(a), Some(b)) if a == b)
 }
 
 fn shown(v: &Value) -> String {
@@ -129,6 +161,41 @@ mod tests {
                 was.invoice_lines.len()
             ))),
             "{shown:?}"
+        );
+    }
+
+    #[test]
+    fn amounts_written_with_other_decimal_places_are_the_same_content() {
+        let a = br#"{"n":"INV-1","lines":[{"price":57.50,"qty":4}],"total":230.00}"#;
+        let b = br#"{"n":"INV-1","lines":[{"price":57.5,"qty":4.0}],"total":230}"#;
+        assert!(same_content(a, b));
+        assert!(same_content(a, a));
+        for other in [
+            &br#"{"n":"INV-1","lines":[{"price":57.51,"qty":4}],"total":230.00}"#[..],
+            br#"{"n":"INV-2","lines":[{"price":57.50,"qty":4}],"total":230.00}"#,
+            br#"{"n":"INV-1","lines":[{"price":"57.50","qty":4}],"total":230.00}"#,
+            br#"{"n":"INV-1","lines":[{"price":57.50,"qty":4}],"total":230.00,"x":null}"#,
+            br#"{"n":"INV-1","lines":[],"total":230.00}"#,
+            b"not json",
+        ] {
+            assert!(!same_content(a, other), "{}", String::from_utf8_lossy(other));
+        }
+        // Beyond what a float holds: told apart.
+        assert!(!same_content(br#"[0.1000000000000000000001]"#, br#"[0.1]"#));
+    }
+
+    #[test]
+    fn other_decimal_places_alone_are_no_difference() {
+        let d = example::standard_invoice("INV-1");
+        let mut e = d.clone();
+        let price = &mut e.invoice_lines[0].price.price_per_unit;
+        price.rescale(price.scale() + 2);
+        assert_eq!(differences(&d, &e, 5), (Vec::new(), 0));
+        e.invoice_lines[0].price.price_per_unit += dec!(0.01);
+        let (fields, _) = differences(&d, &e, 5);
+        assert!(
+            fields[0].starts_with("invoice_lines[0].price.price_per_unit"),
+            "{fields:?}"
         );
     }
 }

@@ -11,7 +11,7 @@ mod response;
 mod secret;
 
 pub use auth::{Credentials, DeviceType, OnboardingRequest, OnboardingResponse, Token};
-pub use diff::differences;
+pub use diff::{differences, same_content};
 pub use document::{
     Address, AllowanceCharge, AllowanceCharges, Code, Document, DocumentKind, InvoiceType, Item, LegalMonetaryTotal,
     Line, LineAllowanceCharge, LineTaxTotal, Party, PartyIdentification, Price, PriceAllowanceCharge, TaxCategory,

@@ -48,10 +48,18 @@ impl Submitter {
         if items.is_empty() {
             return Ok(Vec::new());
         }
-        let wanted: Vec<(u64, DocumentKind, String, String)> = items
+        let wanted: Vec<(u64, DocumentKind, String, String, Vec<u8>)> = items
             .iter()
             .zip(&tags)
-            .map(|(i, &tag)| (tag, i.key.kind, i.key.number.clone(), i.content_hash.clone()))
+            .map(|(i, &tag)| {
+                (
+                    tag,
+                    i.key.kind,
+                    i.key.number.clone(),
+                    i.content_hash.clone(),
+                    i.body.clone(),
+                )
+            })
             .collect();
         let found = self.ledger().peek(items).await?;
         Ok(wanted
@@ -59,20 +67,20 @@ impl Submitter {
             .zip(exported)
             .zip(unread)
             .zip(found)
-            .filter_map(|((((tag, kind, number, hash), exported), unread), e)| {
+            .filter_map(|((((tag, kind, number, hash, body), exported), unread), e)| {
                 e.map(|e| {
                     let resumed = self.resumed_here(kind, &number);
                     // Issued as the note's own rows give its reference: the same note (see
                     // `as_exported_hash`).
-                    let hash = match exported {
-                        Some(h) if h == e.content_hash => h,
-                        _ => hash,
-                    };
+                    // Or with an amount written with other decimal places (`same_content`).
+                    let same = exported.is_some_and(|h| h == e.content_hash)
+                        || hash == e.content_hash
+                        || crate::model::same_content(&e.body, &body);
                     let asked = Asked {
                         tag,
                         kind,
                         number: &number,
-                        hash: &hash,
+                        same,
                         unread,
                     };
                     standing(asked, e, self.onboard_id(), resumed, self.later())
@@ -82,13 +90,14 @@ impl Submitter {
     }
 }
 
-/// A document not sent, as it is looked up: its tag, kind and number, the content hash of what
-/// the export gives now, and whether a value of it could not be read.
+/// A document not sent, as it is looked up: its tag, kind and number, whether what the export
+/// gives now is the content the ledger holds (or that but for an amount's decimal places), and
+/// whether a value of it could not be read.
 struct Asked<'a> {
     tag: u64,
     kind: DocumentKind,
     number: &'a str,
-    hash: &'a str,
+    same: bool,
     unread: bool,
 }
 
@@ -100,12 +109,12 @@ fn standing(asked: Asked<'_>, e: LedgerEntry, own: &str, resumed: bool, later: L
         tag,
         kind,
         number,
-        hash,
+        same,
         unread,
     } = asked;
     let other_device = (e.key.onboard_id != own).then_some(e.key.onboard_id.as_str());
     match e.state {
-        LedgerState::Accepted if e.content_hash == hash && !unread => {
+        LedgerState::Accepted if same && !unread => {
             let raw = e.response.clone().unwrap_or_default();
             Outcome::Accepted {
                 tag,
@@ -120,7 +129,7 @@ fn standing(asked: Asked<'_>, e: LedgerEntry, own: &str, resumed: bool, later: L
             let raw = e.response.clone().unwrap_or_default();
             let uuid = e.uuid.as_deref();
             // The very content issued, but a value of the export unread: a conflict, saying so.
-            let message = if e.content_hash == hash {
+            let message = if same {
                 unread_message(kind, number, uuid, &e.updated_at, other_device)
             } else {
                 conflict_message(kind, number, uuid, &e.updated_at, other_device)
@@ -193,7 +202,7 @@ mod tests {
             tag: 7,
             kind: DocumentKind::Invoice,
             number: "INV-9",
-            hash: "now",
+            same: e.content_hash == "now",
             unread: false,
         };
         standing(asked, e, "mine", false, Later::Run)

@@ -501,6 +501,13 @@ fn peek(tx: &Transaction<'_>, item: &BeginItem) -> rusqlite::Result<Option<Ledge
     }
 }
 
+/// Whether `item` is the document `e` holds: the same content, or the same but for how many
+/// decimal places an amount is written with (an export re-saved by a spreadsheet writes `57.5`
+/// for `57.50`: not a change of the issued document, [`crate::model::same_content`]).
+fn issued_as(e: &LedgerEntry, item: &BeginItem) -> bool {
+    e.content_hash == item.content_hash || crate::model::same_content(&e.body, &item.body)
+}
+
 /// Register a document about to be submitted and decide what to do with it.
 fn begin(tx: &Transaction<'_>, item: BeginItem) -> rusqlite::Result<Decision> {
     let existing = tx
@@ -509,7 +516,7 @@ fn begin(tx: &Transaction<'_>, item: BeginItem) -> rusqlite::Result<Decision> {
         .optional()?;
     let Some(e) = existing else {
         if let Some(e) = issued_elsewhere(tx, &item)? {
-            let same = e.content_hash == item.content_hash;
+            let same = issued_as(&e, &item);
             return Ok(match e.state {
                 LedgerState::Accepted if same => Decision::Done(Box::new(e)),
                 LedgerState::Accepted => Decision::Conflict(Box::new(e)),
@@ -539,7 +546,7 @@ fn begin(tx: &Transaction<'_>, item: BeginItem) -> rusqlite::Result<Decision> {
     };
     let same = e.content_hash == item.content_hash;
     Ok(match e.state {
-        LedgerState::Accepted if same => Decision::Done(Box::new(e)),
+        LedgerState::Accepted if issued_as(&e, &item) => Decision::Done(Box::new(e)),
         LedgerState::Accepted => Decision::Conflict(Box::new(e)),
         // Not at the API (pending) or refused by it (rejected): the new content may go.
         LedgerState::Pending | LedgerState::Rejected => {
