@@ -37,6 +37,8 @@ mod date_order;
 mod device_change;
 #[path = "run/device_checks.rs"]
 mod device_checks;
+#[path = "run/elsewhere.rs"]
+mod elsewhere;
 #[path = "run/exactly_once.rs"]
 mod exactly_once;
 #[path = "run/gone.rs"]

@@ -177,6 +177,11 @@ fn check_one(
     let mut splits = None;
     let mut dates_looked = sending;
     let mut dispatch = dispatch;
+    // What the result set about to be replaced lists as issued: not sent again when the ledger
+    // does not know it (`elsewhere.rs`).
+    if let Some(d) = dispatch.as_deref_mut() {
+        d.accepted_before(crate::results::AcceptedBefore::read(results, path));
+    }
     let (mut writer, mut summary) = loop {
         let mut prepared =
             pipeline::prepare_looking(path, mapping.clone(), config, dates_looked).map_err(|e| e.to_string())?;

@@ -2,6 +2,7 @@
 
 mod api;
 mod check;
+mod elsewhere;
 mod folder;
 mod generate;
 mod inputs;

@@ -26,6 +26,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use tokio::runtime::Runtime;
 
+mod unsent;
+
 /// Counters for the progress line.
 #[derive(Default)]
 struct Tally {
@@ -130,6 +132,10 @@ pub(super) struct RunDispatch<'a> {
     pub(super) simplified: Vec<Tracked>,
     /// The device's VAT number and type, when known: every document is checked against them.
     device: Option<&'a DeviceContext>,
+    /// The state folder (its ledger): named when a document is not sent for want of it.
+    state: &'a std::path::Path,
+    /// What the result set of the export being read lists as accepted ([`super::elsewhere`]).
+    accepted_before: crate::results::AcceptedBefore,
 }
 
 impl RunDispatch<'_> {
@@ -185,7 +191,7 @@ impl Dispatch for RunDispatch<'_> {
             self.halted = true;
             docs.iter().map(|_| halted_verdict()).collect()
         } else {
-            self.send(docs)
+            self.send_unless_elsewhere(docs)
         };
         for (t, v) in tracked.into_iter().zip(&verdicts) {
             if let Some(mut t) = t {
@@ -239,6 +245,10 @@ impl Dispatch for RunDispatch<'_> {
         }
     }
 
+    fn accepted_before(&mut self, before: crate::results::AcceptedBefore) {
+        self.accepted_before = before;
+    }
+
     fn not_sent(&mut self, invalid_simplified: Vec<Unsent>) {
         for u in invalid_simplified {
             self.simplified.push(Tracked {
@@ -251,126 +261,6 @@ impl Dispatch for RunDispatch<'_> {
 }
 
 impl RunDispatch<'_> {
-    /// What the ledger holds under the numbers of invalid documents (never sent): a verdict for
-    /// each issued or maybe issued before, in the batch's order. When the ledger cannot be read,
-    /// none (they stay invalid; sending stops on the same ledger anyway).
-    fn look_up(&mut self, invalid: Vec<Held>) -> Vec<Option<Verdict>> {
-        let n = invalid.len();
-        // The export's documents, to say how a conflict differs from the issued one.
-        let mut held: Vec<(Document, bool, Vec<String>, Option<Tracked>)> = Vec::with_capacity(n);
-        let outgoing: Vec<(Outgoing, bool)> = invalid
-            .into_iter()
-            .enumerate()
-            .map(|(i, h)| {
-                held.push((
-                    h.document.clone(),
-                    h.amounts_known,
-                    h.failing,
-                    Self::simplified_of(&h.document),
-                ));
-                let o = Outgoing {
-                    document: h.document,
-                    tag: i as u64,
-                };
-                (o, h.unread)
-            })
-            .collect();
-        let outcomes = match self.rt.block_on(self.submitter.issued_before(outgoing)) {
-            Ok(o) => o,
-            Err(e) => {
-                tracing::warn!(error = %e, "the ledger could not be read for the documents that failed the checks");
-                return Vec::new();
-            }
-        };
-        let mut verdicts: Vec<Option<Verdict>> = vec![None; n];
-        self.progress.add(outcomes.len() as u64);
-        for o in outcomes {
-            let tag = o.tag() as usize;
-            let Some((document, amounts_known, failing, tracked)) = held.get_mut(tag) else {
-                continue;
-            };
-            self.on_event(match &o {
-                Outcome::Accepted { .. } => SubmitEvent::Accepted,
-                Outcome::Conflict { .. } => SubmitEvent::Conflict,
-                Outcome::Rejected { .. } => SubmitEvent::Rejected,
-                Outcome::Failed { .. } => SubmitEvent::Failed,
-            });
-            let export = Export {
-                document,
-                amounts_known: *amounts_known,
-            };
-            let v = held_verdict(o, Some(export), failing);
-            if let Some(mut t) = tracked.take() {
-                t.status = v.status.map_or_else(String::new, |s| s.as_str().to_string());
-                t.why = why(&v);
-                self.simplified.push(t);
-            }
-            verdicts[tag] = Some(v);
-        }
-        verdicts
-    }
-
-    /// What the ledger holds under the numbers of documents a skip rule keeps from being issued
-    /// (never sent): a verdict for each issued or maybe issued before, in the batch's order.
-    /// When the ledger cannot be read, none (they stay skipped; sending stops on the same
-    /// ledger anyway).
-    fn look_up_withdrawn(&mut self, skipped: Vec<Skipped>) -> Vec<Option<Verdict>> {
-        let n = skipped.len();
-        let mut numbers = Vec::with_capacity(n);
-        // The errors of the invalid documents among them (their rows unread), by tag.
-        let mut unread = Vec::with_capacity(n);
-        let asked: Vec<Withdrawn> = skipped
-            .into_iter()
-            .enumerate()
-            .map(|(i, s)| {
-                numbers.push(s.number.clone());
-                let w = Withdrawn {
-                    tag: i as u64,
-                    marked: format!("column {}, value \"{}\": {}", s.column, s.value, s.reason),
-                    number: s.number,
-                    kind: s.kind,
-                    seller_vat: s.seller_vat,
-                    unread: s.unread.is_some(),
-                };
-                unread.push(s.unread);
-                w
-            })
-            .collect();
-        let found = match self.rt.block_on(self.submitter.withdrawn_before(asked)) {
-            Ok(f) => f,
-            Err(e) => {
-                tracing::warn!(error = %e, "the ledger could not be read for the skipped documents");
-                return Vec::new();
-            }
-        };
-        let mut verdicts: Vec<Option<Verdict>> = vec![None; n];
-        for s in found {
-            let tag = s.tag() as usize;
-            let Some(number) = numbers.get(tag) else {
-                continue;
-            };
-            if let Standing::Known(o) = &s {
-                self.progress.add(1);
-                self.on_event(match o.as_ref() {
-                    Outcome::Accepted { .. } => SubmitEvent::Accepted,
-                    Outcome::Conflict { .. } => SubmitEvent::Conflict,
-                    Outcome::Rejected { .. } => SubmitEvent::Rejected,
-                    Outcome::Failed { .. } => SubmitEvent::Failed,
-                });
-            }
-            verdicts[tag] = match (s, unread.get(tag).and_then(Option::as_ref)) {
-                // An invalid document's number: issued (a conflict) or maybe issued (`failed`),
-                // saying what the export fails, as for a document built (`look_up`); held under
-                // several kinds, nothing is claimed: it stays invalid.
-                (Standing::Known(o), Some(failing)) => Some(held_verdict(*o, None, failing)),
-                (Standing::Ambiguous { .. }, Some(_)) => None,
-                (s, None) => Some(withdrawn_verdict(s, number)),
-            };
-        }
-        verdicts
-    }
-
-    /// Send one batch and turn the outcomes into verdicts, in the batch's order.
     fn send(&mut self, docs: Vec<Document>) -> Vec<Verdict> {
         let n = docs.len();
         self.progress.add(n as u64);
@@ -436,6 +326,8 @@ pub(super) struct Runner {
     rt: Runtime,
     submitter: Submitter,
     sandbox: Option<SandboxHandle>,
+    /// The state folder the ledger is in.
+    state: PathBuf,
     /// The configuration (seller profile).
     pub(super) config: Config,
     /// What documents are checked against before sending (D7, D21), or why they cannot be: the
@@ -452,6 +344,7 @@ impl Runner {
         let rt = api::runtime()?;
         let conn = api::connect(&rt, api_args, &seller)?;
         let ledger = Ledger::open(&conn.ledger_dir)?;
+        let state = conn.ledger_dir.clone();
         let device = api::device(&rt, &conn, &ledger, &seller)?;
         let submitter = rt
             .block_on(Submitter::connect(conn.settings.clone(), device.onboard_id, ledger))
@@ -460,6 +353,7 @@ impl Runner {
             rt,
             submitter,
             sandbox: conn.sandbox,
+            state,
             config,
             device: device.checks,
         })
@@ -499,6 +393,8 @@ impl Runner {
             halted: false,
             simplified: Vec::new(),
             device: self.device.as_ref().ok(),
+            state: &self.state,
+            accepted_before: crate::results::AcceptedBefore::default(),
         }
     }
 

@@ -324,6 +324,11 @@ pub trait Dispatch {
     ) -> Vec<bool> {
         Vec::new()
     }
+
+    /// The documents the result set of the export about to be read lists as accepted (read
+    /// before it is written again), for the export's batches: `run` does not send one of them
+    /// that its ledger does not hold (issued through another state folder). Nothing by default.
+    fn accepted_before(&mut self, _before: crate::results::AcceptedBefore) {}
 }
 
 /// A document a skip rule keeps from being issued, kept (by `run`) to ask whether its number

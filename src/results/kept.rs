@@ -201,7 +201,7 @@ fn uuid_key(uuid: &str) -> u128 {
 }
 
 /// A document's kind and number as a number (a collision only changes what a note says).
-fn number_key(kind: &[u8], number: &[u8]) -> u64 {
+pub(crate) fn number_key(kind: &[u8], number: &[u8]) -> u64 {
     let mut h = DefaultHasher::new();
     kind.hash(&mut h);
     number.hash(&mut h);

@@ -16,6 +16,7 @@
 //! and the new one does not give as accepted ([`kept`]). [`report`] reads a results folder back
 //! and reconciles the documents' amounts with their signed XML.
 
+mod accepted_before;
 pub mod artefacts;
 pub mod atomic;
 mod csv_file;
@@ -37,6 +38,7 @@ mod xlsx_sheet;
 mod xlsx_zip;
 pub mod xml_totals;
 
+pub use accepted_before::AcceptedBefore;
 pub use artefacts::{ArtefactContent, ArtefactPaths, write_accepted};
 pub use documents::DocumentRecord;
 pub use error::{ResultsError, folder_unusable};
