@@ -6,11 +6,8 @@
 
 use crate::model::{Document, DocumentKind};
 use crate::pipeline::{Verdict, kind_name};
-use crate::results::{AcceptedBefore, RowStatus};
+use crate::results::{AcceptedBefore, ISSUED_ELSEWHERE_CODE, RowStatus};
 use std::path::Path;
-
-/// The code of a document not sent because its result set lists it as issued elsewhere.
-pub const ISSUED_ELSEWHERE_CODE: &str = "INV-ISSUED-ELSEWHERE";
 
 /// The documents of `docs` that `before` lists as accepted (by index), with the UUID it gives.
 pub(super) fn listed<'a>(before: &'a AcceptedBefore, docs: &[Document]) -> Vec<(usize, &'a str)> {

@@ -200,6 +200,13 @@ impl<'a> Settling<'a> {
             RowStatus::Invalid => (Fate::Invalid, first_errors(o)),
             RowStatus::Skipped => (Fate::Skipped, skip_cell(o)),
             RowStatus::Rejected => (Fate::Rejected, codes(verdict)),
+            // Issued, through another state folder (`run` did not send it again): its notes go
+            // (each not sent either when the export's results list it as issued).
+            RowStatus::Failed
+                if verdict.is_some_and(|v| v.codes.iter().any(|c| c == crate::results::ISSUED_ELSEWHERE_CODE)) =>
+            {
+                return unissued.issued(&b.number);
+            }
             RowStatus::Failed => {
                 let sent = verdict.is_some_and(|v| v.codes.iter().any(|c| c == crate::submit::UNKNOWN_CODE));
                 (Fate::Unanswered { sent }, codes(verdict))

@@ -14,6 +14,11 @@ use super::writer::input_stem;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+/// The code of a document `run` does not send because the export's result set lists it as
+/// accepted while the ledger holds nothing under its number: issued, through another state
+/// folder.
+pub const ISSUED_ELSEWHERE_CODE: &str = "INV-ISSUED-ELSEWHERE";
+
 /// The accepted documents of an export's result set: kind and number, with the UUID.
 #[derive(Debug, Default)]
 pub struct AcceptedBefore {

@@ -38,7 +38,7 @@ mod xlsx_sheet;
 mod xlsx_zip;
 pub mod xml_totals;
 
-pub use accepted_before::AcceptedBefore;
+pub use accepted_before::{AcceptedBefore, ISSUED_ELSEWHERE_CODE};
 pub use artefacts::{ArtefactContent, ArtefactPaths, write_accepted};
 pub use documents::DocumentRecord;
 pub use error::{ResultsError, folder_unusable};

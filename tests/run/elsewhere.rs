@@ -82,3 +82,28 @@ fn documents_its_results_list_as_accepted_are_not_sent_again_through_another_sta
     assert!(rows[3]["result_errors"].contains("st1 holds nothing"), "{:?}", rows[3]);
     assert_eq!(o.status.code(), Some(1), "{out}");
 }
+
+/// A credit note whose invoice was issued through another state folder is not held back as the
+/// note of an invoice "not sent": it is issued too (listed in the results) and says so.
+#[test]
+fn a_note_of_an_invoice_issued_elsewhere_says_it_was_issued_elsewhere_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    std::fs::copy(samples.join("xero_sales_invoices.csv"), d.join("x.csv")).unwrap();
+    std::fs::copy(samples.join("customers.csv"), d.join("customers.csv")).unwrap();
+    let o = run(d, &[], &["run", "x.csv", "--state", "st1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = run(d, &[], &["run", "x.csv", "--state", "st2"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let rows = results(&d.join("results/x.result.csv"));
+    let note = rows.iter().find(|r| r["result_document"] == "CN-0006").unwrap();
+    assert_eq!(note["result_status"], "failed", "{note:?}");
+    assert!(
+        note["result_errors"].starts_with("INV-ISSUED-ELSEWHERE: not sent: ")
+            && note["result_errors"].contains("lists credit note CN-0006 as accepted"),
+        "{note:?}"
+    );
+    assert!(!out.contains("INV-SUBMIT-NOT-SENT"), "{out}");
+}
