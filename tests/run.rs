@@ -82,6 +82,8 @@ mod sap_join;
 mod split;
 #[path = "run/split_issued.rs"]
 mod split_issued;
+#[path = "run/stopped.rs"]
+mod stopped;
 #[path = "run/support.rs"]
 mod support;
 #[path = "run/tally.rs"]

@@ -136,6 +136,9 @@ pub(super) struct RunDispatch<'a> {
     state: &'a std::path::Path,
     /// What the result set of the export being read lists as accepted ([`super::elsewhere`]).
     accepted_before: crate::results::AcceptedBefore,
+    /// When this dispatch started: a document the ledger says was accepted since was issued by
+    /// this run, not before it.
+    started: chrono::DateTime<Utc>,
 }
 
 impl RunDispatch<'_> {
@@ -186,7 +189,8 @@ impl Dispatch for RunDispatch<'_> {
     fn dispatch(&mut self, docs: Vec<Document>) -> Vec<Verdict> {
         let tracked: Vec<Option<Tracked>> = docs.iter().map(Self::simplified_of).collect();
         let verdicts: Vec<Verdict> = if let Some(stop) = &self.stopped {
-            docs.iter().map(|_| stopped_verdict(&stop.message)).collect()
+            let reason = stop.message.clone();
+            self.stopped_verdicts(&docs, &reason)
         } else if self.halt.is_some_and(|h| h.load(Ordering::SeqCst)) {
             self.halted = true;
             docs.iter().map(|_| halted_verdict()).collect()
@@ -315,7 +319,8 @@ impl RunDispatch<'_> {
                 let reason = e.to_string();
                 self.progress.bar.println(format!("error: {reason}"));
                 self.stopped = Some(ErrorDoc::new(super::json::submit_kind(&e), reason.clone()));
-                (0..n).map(|_| stopped_verdict(&reason)).collect()
+                // Some of the batch may have been accepted (or sent) before the stop.
+                self.stopped_verdicts(&exported, &reason)
             }
         }
     }
@@ -395,6 +400,7 @@ impl Runner {
             device: self.device.as_ref().ok(),
             state: &self.state,
             accepted_before: crate::results::AcceptedBefore::default(),
+            started: Utc::now(),
         }
     }
 

@@ -5,6 +5,50 @@
 use super::*;
 
 impl RunDispatch<'_> {
+    /// The verdicts of a batch not sent, or not wholly sent, because the run stopped (`reason`):
+    /// `INV-RUN-STOPPED` for each document but those the ledger holds, which are what it says
+    /// (accepted before the stop, by this run or an earlier one; sent without an answer). When
+    /// the ledger cannot be read, every one stopped.
+    pub(super) fn stopped_verdicts(&mut self, docs: &[Document], reason: &str) -> Vec<Verdict> {
+        let mut verdicts: Vec<Verdict> = docs.iter().map(|_| stopped_verdict(reason)).collect();
+        let asked: Vec<(Outgoing, bool)> = docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let o = Outgoing {
+                    document: d.clone(),
+                    tag: i as u64,
+                };
+                (o, false)
+            })
+            .collect();
+        let Ok(found) = self.rt.block_on(self.submitter.issued_before(asked)) else {
+            return verdicts;
+        };
+        for o in found {
+            let tag = o.tag() as usize;
+            let Some(document) = docs.get(tag) else { continue };
+            let mut v = verdict(
+                o,
+                Some(Export {
+                    document,
+                    amounts_known: true,
+                }),
+            );
+            // Accepted since this run started: issued by it, not before.
+            let since = v
+                .accepted_at
+                .as_deref()
+                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+                .is_some_and(|t| t >= self.started - chrono::Duration::seconds(1));
+            if since {
+                v.issued_before = false;
+            }
+            verdicts[tag] = v;
+        }
+        verdicts
+    }
+
     /// What the ledger holds under the numbers of invalid documents (never sent): a verdict for
     /// each issued or maybe issued before, in the batch's order. When the ledger cannot be read,
     /// none (they stay invalid; sending stops on the same ledger anyway).
