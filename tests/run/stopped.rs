@@ -46,7 +46,7 @@ fn documents_accepted_before_the_run_stopped_are_reported_accepted() {
     onboard(d, &env);
     xero_export(&d.join("x.csv"), 60);
     // Ten documents a second: the run is still sending when the secret changes.
-    let mut child = command(d, &env, &["--json", "run", "x.csv", "--rate", "10"])
+    let child = command(d, &env, &["--json", "run", "x.csv", "--rate", "10"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
