@@ -45,6 +45,8 @@ mod exactly_once;
 mod gone;
 #[path = "run/inclusive.rs"]
 mod inclusive;
+#[path = "run/interrupted.rs"]
+mod interrupted;
 #[path = "run/issued.rs"]
 mod issued;
 #[path = "run/leftovers.rs"]

@@ -50,6 +50,8 @@ pub enum ErrorKind {
     Other,
     /// A bug: invoicedrop panicked.
     Internal,
+    /// `run` stopped by SIGINT or SIGTERM (the documents not sent are `INV-RUN-INTERRUPTED`).
+    Interrupted,
 }
 
 /// `{"kind": ..., "message": ...}`: the `error` of a JSON document.

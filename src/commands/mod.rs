@@ -6,6 +6,7 @@ mod elsewhere;
 mod folder;
 mod generate;
 mod inputs;
+mod interrupt;
 pub mod json;
 mod mappings;
 mod onboard;

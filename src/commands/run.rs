@@ -32,7 +32,13 @@ pub fn run(args: RunArgs, cli: &Cli) -> anyhow::Result<Status> {
     {
         crate::logging::note(skipped);
     }
-    let mut dispatch = runner.dispatch(!cli.quiet && !cli.json, None);
+    // SIGINT or SIGTERM (Ctrl-C, cron's `timeout`, a shutdown): nothing more is sent, the
+    // requests on the wire are answered or time out, every row still gets its status and the
+    // summary (and `--json`'s document) is written; a second signal quits at once.
+    let interrupt = super::interrupt::Interrupt::listen(&runner)?;
+    let mut dispatch = runner
+        .dispatch(!cli.quiet && !cli.json, None)
+        .interrupted_by(interrupt.flag());
     let resumed = runner.resume(&dispatch)?;
     if resumed > 0 && !cli.quiet {
         crate::logging::note(format_args!(
@@ -52,6 +58,13 @@ pub fn run(args: RunArgs, cli: &Cli) -> anyhow::Result<Status> {
     if let Some(stop) = dispatch.stopped.take() {
         crate::logging::line(format_args!("error: the run stopped: {}", stop.message));
         report.stop(ErrorDoc::new(stop.kind, format!("the run stopped: {}", stop.message)));
+    } else if let Some(signal) = interrupt.received() {
+        let message = format!(
+            "the run was interrupted ({signal}): the documents not sent say INV-RUN-INTERRUPTED; run again to \
+             send them (documents already accepted are not sent twice)"
+        );
+        crate::logging::line(format_args!("error: {message}"));
+        report.stop(ErrorDoc::new(super::json::ErrorKind::Interrupted, message));
     }
     drop(dispatch);
     report.sent_to_sandbox(runner.sandbox());

@@ -6,7 +6,7 @@ use super::api::{self, DeviceChecksSkipped};
 use super::json::ErrorDoc;
 use super::progress::Progress;
 use super::verdict::{
-    Export, halted_outcome_verdict, halted_verdict, held_verdict, stopped_verdict, verdict, withdrawn_verdict,
+    Export, Halted, halted_outcome_verdict, halted_verdict, held_verdict, stopped_verdict, verdict, withdrawn_verdict,
 };
 use crate::cli::*;
 use crate::config::Config;
@@ -123,8 +123,11 @@ pub(super) struct RunDispatch<'a> {
     pub(super) stopped: Option<ErrorDoc>,
     progress: Progress,
     tally: Tally,
-    /// Raised by a signal (watch): batches not yet sent are left for the next start.
+    /// Raised by a signal (watch, or a `run` interrupted): batches not yet sent are left for the
+    /// next start (or run).
     halt: Option<&'a AtomicBool>,
+    /// Whose stop `halt` is (what the documents not sent say).
+    halted_by: Halted,
     /// Set when `halt` (or the submitter's [`Halt`], raised by the same signal) kept documents
     /// from being sent or settled.
     pub(super) halted: bool,
@@ -139,6 +142,16 @@ pub(super) struct RunDispatch<'a> {
     /// When this dispatch started: a document the ledger says was accepted since was issued by
     /// this run, not before it.
     started: chrono::DateTime<Utc>,
+}
+
+impl<'a> RunDispatch<'a> {
+    /// For a `run` that `halt` interrupts (a signal): the batches not yet sent are not sent,
+    /// saying `INV-RUN-INTERRUPTED` (run again), not the watch's stop.
+    pub(super) fn interrupted_by(mut self, halt: &'a AtomicBool) -> Self {
+        self.halt = Some(halt);
+        self.halted_by = Halted::Run;
+        self
+    }
 }
 
 impl RunDispatch<'_> {
@@ -193,7 +206,7 @@ impl Dispatch for RunDispatch<'_> {
             self.stopped_verdicts(&docs, &reason)
         } else if self.halt.is_some_and(|h| h.load(Ordering::SeqCst)) {
             self.halted = true;
-            docs.iter().map(|_| halted_verdict()).collect()
+            docs.iter().map(|_| halted_verdict(self.halted_by)).collect()
         } else {
             self.send_unless_elsewhere(docs)
         };
@@ -296,7 +309,7 @@ impl RunDispatch<'_> {
                             ..
                         } => {
                             self.halted = true;
-                            halted_outcome_verdict(&reason, attempts, sent)
+                            halted_outcome_verdict(&reason, attempts, sent, self.halted_by)
                         }
                         o => verdict(
                             o,
@@ -395,6 +408,7 @@ impl Runner {
             progress: Progress::new(show_progress),
             tally: Tally::default(),
             halt,
+            halted_by: Halted::Watch,
             halted: false,
             simplified: Vec::new(),
             device: self.device.as_ref().ok(),

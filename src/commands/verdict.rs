@@ -177,13 +177,32 @@ pub(super) fn verdict(outcome: Outcome, export: Option<Export<'_>>) -> Verdict {
     }
 }
 
-pub(super) fn halted_verdict() -> Verdict {
+/// What stopped the sending of the documents not sent: the watch asked to stop, or a `run`
+/// interrupted (SIGINT, SIGTERM).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Halted {
+    Watch,
+    Run,
+}
+
+/// The code of a document a `run` interrupted by a signal did not send.
+pub(super) const INTERRUPTED_CODE: &str = "INV-RUN-INTERRUPTED";
+
+pub(super) fn halted_verdict(by: Halted) -> Verdict {
+    let (code, text) = match by {
+        Halted::Watch => (
+            "INV-WATCH-STOPPED",
+            "INV-WATCH-STOPPED: not sent, the watch was asked to stop; the file stays in .processing/ and the next start sends it",
+        ),
+        Halted::Run => (
+            INTERRUPTED_CODE,
+            "INV-RUN-INTERRUPTED: not sent, the run was interrupted (SIGINT or SIGTERM); run again to send it (documents already accepted are not sent twice)",
+        ),
+    };
     Verdict {
         status: Some(RowStatus::Failed),
-        errors: vec![
-            "INV-WATCH-STOPPED: not sent, the watch was asked to stop; the file stays in .processing/ and the next start sends it".into(),
-        ],
-        codes: vec!["INV-WATCH-STOPPED".into()],
+        errors: vec![text.into()],
+        codes: vec![code.into()],
         ..Verdict::default()
     }
 }
@@ -191,19 +210,26 @@ pub(super) fn halted_verdict() -> Verdict {
 /// The verdict of a document the watch's stop left without a final answer: not sent (nothing of
 /// it reached the API, whatever its attempts), as [`halted_verdict`], or sent without an answer
 /// and not repeated (maybe issued: the next start repeats it with its idempotency key).
-pub(super) fn halted_outcome_verdict(reason: &str, attempts: u32, sent: bool) -> Verdict {
+pub(super) fn halted_outcome_verdict(reason: &str, attempts: u32, sent: bool, by: Halted) -> Verdict {
     if !sent {
         return Verdict {
             attempts,
-            ..halted_verdict()
+            ..halted_verdict(by)
         };
     }
+    let next = match by {
+        Halted::Watch => {
+            "the watch got SIGTERM or SIGINT); it may or may not be issued: the file stays in .processing/ and the \
+             next start repeats it with the same idempotency key"
+        }
+        Halted::Run => {
+            "the run got SIGTERM or SIGINT); it may or may not be issued: the next run repeats it with the same \
+             idempotency key"
+        }
+    };
     Verdict {
         status: Some(RowStatus::Failed),
-        errors: vec![format!(
-            "{UNKNOWN_CODE}: {reason} (the watch got SIGTERM or SIGINT); it may or may not be issued: the file \
-             stays in .processing/ and the next start repeats it with the same idempotency key"
-        )],
+        errors: vec![format!("{UNKNOWN_CODE}: {reason} ({next}")],
         codes: vec![UNKNOWN_CODE.into()],
         attempts,
         ..Verdict::default()
@@ -317,11 +343,14 @@ mod tests {
 
     #[test]
     fn a_document_the_watch_s_stop_left_says_whether_it_may_be_issued() {
-        let not_sent = halted_outcome_verdict("not sent: asked to stop", 0, false);
+        let not_sent = halted_outcome_verdict("not sent: asked to stop", 0, false, Halted::Watch);
         assert_eq!(not_sent.codes, vec!["INV-WATCH-STOPPED"]);
-        assert_eq!(not_sent.errors, halted_verdict().errors);
+        assert_eq!(not_sent.errors, halted_verdict(Halted::Watch).errors);
+        let interrupted = halted_outcome_verdict("not sent: asked to stop", 0, false, Halted::Run);
+        assert_eq!(interrupted.codes, vec![INTERRUPTED_CODE]);
+        assert!(interrupted.errors[0].contains("run again to send it"));
         // Tried, the connection refused: not sent all the same.
-        let refused = halted_outcome_verdict("not sent: asked to stop", 2, false);
+        let refused = halted_outcome_verdict("not sent: asked to stop", 2, false, Halted::Watch);
         assert_eq!(
             (refused.codes, refused.attempts),
             (vec!["INV-WATCH-STOPPED".to_string()], 2)
@@ -330,6 +359,7 @@ mod tests {
             "sent without a final answer (last: timeout); not repeated: asked to stop",
             2,
             true,
+            Halted::Watch,
         );
         assert_eq!((sent.status, sent.attempts), (Some(RowStatus::Failed), 2));
         assert_eq!(sent.codes, vec!["INV-SUBMIT-UNKNOWN"]);

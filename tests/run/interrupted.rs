@@ -1,0 +1,63 @@
+//! `run` interrupted by SIGTERM or SIGINT (cron's `timeout`, a shutdown, Ctrl-C): nothing more
+//! is sent, every row still gets its status, `--json` still prints its one document (error
+//! kind `interrupted`, exit 2), and the next run sends the rest, nothing twice.
+
+use super::support::*;
+use invoicedrop::sandbox::SandboxConfig;
+use std::time::Duration;
+
+#[cfg(unix)]
+#[test]
+fn an_interrupted_run_writes_its_results_and_json_and_the_next_run_sends_the_rest() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    onboard(d, &env);
+    xero_export(&d.join("x.csv"), 60);
+    for signal in ["-TERM", "-INT"] {
+        let before = server.accepted();
+        let child = command(d, &env, &["--json", "run", "x.csv", "--rate", "10"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_for(Duration::from_secs(60), "3 documents accepted", || {
+            server.accepted() >= before + 3
+        });
+        let killed = std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let out = child.wait_with_output().unwrap();
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{said}");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {said}"));
+        assert_eq!(json["error"]["kind"], "interrupted", "{json}");
+        assert_eq!(json["exit_code"], 2);
+        let sig = if signal == "-TERM" { "SIGTERM" } else { "SIGINT" };
+        assert!(
+            said.contains(&format!("interrupted ({sig}): nothing more is sent")),
+            "{said}"
+        );
+        let rows = results(&d.join("results/x.result.csv"));
+        assert_eq!(rows.len(), 60, "every row has its status");
+        let interrupted = rows
+            .iter()
+            .filter(|r| r["result_errors"].starts_with("INV-RUN-INTERRUPTED: not sent"))
+            .count();
+        assert!(interrupted > 0, "{rows:?}");
+        assert!(
+            rows.iter().all(|r| r["result_status"] == "accepted"
+                || r["result_errors"].starts_with("INV-RUN-INTERRUPTED")
+                || r["result_errors"].starts_with("INV-SUBMIT-UNKNOWN")),
+            "{rows:?}"
+        );
+    }
+    // The next run sends the rest; nothing is issued twice.
+    let o = run(d, &env, &["run", "x.csv", "--rate", "unlimited"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(server.accepted(), 60);
+    assert_eq!(device_count(&server.stats_json(), "rekeyed_replays"), 0);
+}
