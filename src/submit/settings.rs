@@ -169,9 +169,18 @@ impl ApiSettings {
             )));
         }
         if url.query().is_some() || url.fragment().is_some() {
+            // Not shown: a query may hold a key (`?api_key=...`).
+            let mut shown = url.clone();
+            shown.set_query(None);
+            shown.set_fragment(None);
+            let hidden = match (url.query().is_some(), url.fragment().is_some()) {
+                (true, true) => "?...#...",
+                (true, false) => "?...",
+                _ => "#...",
+            };
             return Err(SubmitError::Config(format!(
-                "the API URL `{}` must not carry a query or fragment",
-                self.base_url
+                "the API URL `{shown}{hidden}` must not carry a query or fragment (after `?` or `#`, not shown here): \
+                 remove it from INVOICEDROP_API_URL; the API is signed into with INVOICEDROP_USERNAME and the secret"
             )));
         }
         for (name, path) in [
@@ -271,6 +280,27 @@ mod tests {
         assert!(s.checked_base().is_ok());
         assert!(settings("ftp://x").checked_base().is_err());
         assert!(settings("not a url").checked_base().is_err());
+    }
+
+    #[test]
+    fn a_query_is_refused_without_showing_it() {
+        for (url, shown) in [
+            (
+                "https://api.example.com/v1?api_key=S3cret-k",
+                "`https://api.example.com/v1?...`",
+            ),
+            ("https://api.example.com/#S3cret-k", "`https://api.example.com/#...`"),
+            (
+                "https://api.example.com/?a=S3cret-k#S3cret-k",
+                "`https://api.example.com/?...#...`",
+            ),
+        ] {
+            let err = settings(url).checked_base().unwrap_err().to_string();
+            assert!(
+                err.contains(shown) && err.contains("must not carry a query or fragment") && !err.contains("S3cret"),
+                "{err}"
+            );
+        }
     }
 
     #[test]
