@@ -83,6 +83,15 @@ pub fn xml_fit(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }
 
+/// A text cut to its first `max` characters, then `…`, for a value a message or a results file
+/// quotes; a text of at most `max` characters whole.
+pub fn short(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
 /// `1 row`, `2 rows`: a count and its noun, singular for one.
 pub fn count_of(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -168,6 +177,29 @@ pub fn time_text(t: NaiveTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_is_cut_after_its_first_characters_not_bytes() {
+        assert_eq!(short("", 0), "");
+        assert_eq!(short("a", 0), "…");
+        assert_eq!(short("abc", 3), "abc");
+        assert_eq!(short("abcd", 3), "abc…");
+        assert_eq!(short("قلمان", 3), "قلم…");
+        assert_eq!(short("قلم", 3), "قلم");
+        assert_eq!(short("a\nb", 5), "a\nb");
+        // The same as counting characters and taking the first `max` of them.
+        for text in ["", "x", "é", "ab", "كتاب", "é🙂a", "line\nbreak"] {
+            for max in 0..8 {
+                let whole = text.chars().count() <= max;
+                let want = if whole {
+                    text.to_string()
+                } else {
+                    text.chars().take(max).chain(['…']).collect()
+                };
+                assert_eq!(short(text, max), want, "{text:?} {max}");
+            }
+        }
+    }
 
     #[test]
     fn characters_xml_cannot_hold_are_found() {

@@ -1,6 +1,6 @@
 //! A document's rows into a [`Document`]: document fields from its first line row whose cells
 //! are in place, one line per row, the kind and type rules, tax-inclusive prices, credit notes
-//! from negative amounts, the export's own totals ([`ErpTotals`]) and the [`Provenance`] of every
+//! from negative amounts, the export's own totals ([`ErpFigures`]) and the [`Provenance`] of every
 //! field.
 
 use super::Issue;
@@ -15,13 +15,13 @@ use crate::model::{
     LineAllowanceCharge, LineTaxTotal, Party, PartyIdentification, Price, PriceAllowanceCharge, TaxTotal,
 };
 use crate::text::Trimmed;
+use crate::validate::ErpFigures;
 use chrono::{NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
 use std::sync::Arc;
 
 mod buyer_lookup;
 mod discount;
-mod erp_totals;
 mod kind;
 mod provenance;
 mod raw_line;
@@ -30,7 +30,6 @@ pub use buyer_lookup::TABLE_MISSING_CODE;
 use buyer_lookup::buyer_miss_issue;
 pub(crate) use buyer_lookup::{decides_type, header_line};
 pub use discount::DISCOUNT_CODE;
-pub use erp_totals::ErpTotals;
 use provenance::Prefix;
 pub use provenance::{Provenance, field_of};
 use raw_line::RawLine;
@@ -46,7 +45,7 @@ pub struct Built<'a> {
     /// Where each field came from.
     pub provenance: Provenance<'a>,
     /// The export's own totals.
-    pub erp: ErpTotals,
+    pub erp: ErpFigures,
     /// The files read with the export whose last row the document is built from (or, for a
     /// lookup table, whose key it does not find): held back if they changed since opened.
     pub side: Vec<crate::mapping::SideUse>,
@@ -165,7 +164,7 @@ pub fn build_with<'a>(
             document: None,
             issues: cx.issues,
             provenance: cx.prov,
-            erp: ErpTotals::default(),
+            erp: ErpFigures::default(),
             side: Vec::new(),
             amounts_unread: true,
             kind_unread: true,
@@ -257,7 +256,7 @@ pub fn build_with<'a>(
 
     let inclusive = matches!(take(fid!("prices_include_tax")), Some(Value::Bool(true)));
     let currency = text(take(fid!("currency"))).map_or(Code::const_new("SAR"), Code::from);
-    let mut erp = ErpTotals {
+    let mut erp = ErpFigures {
         tax_exclusive: erp_excl,
         tax_total: erp_tax,
         tax_inclusive: erp_total,
@@ -397,7 +396,7 @@ pub fn build_with<'a>(
     // With a value of a line unread (a quantity "abc" read as the default 1), the computed
     // amounts are not the export's, and comparing them would only repeat that error.
     if any_unreadable {
-        erp = ErpTotals::default();
+        erp = ErpFigures::default();
     }
 
     // Parties. A buyer missing from the lookup table is worth a word: it loses its VAT number

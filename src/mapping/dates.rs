@@ -102,12 +102,26 @@ pub fn swapped(format: &str) -> Option<(String, Order)> {
 /// The alternatives among a date field's formats: each format whose day-month swap is also in
 /// the list. `None` when there are none (nearly every mapping).
 pub fn alternatives(formats: &[String]) -> Option<Alternatives> {
+    let pairs = paired(formats, |i, _, other, _| {
+        Some(formats[i + 1..].iter().any(|g| g == other))
+    })?;
+    Alternatives::of(pairs, None)
+}
+
+/// The (day-first, month-first) pairs of `formats`: each format with a numeric day and month
+/// that `take` accepts (given its index, itself, its swap and the order it writes), with its
+/// swap, each pair once, in the order of the formats. `take` gives `None` to give up on the
+/// list (then `None`).
+fn paired(
+    formats: &[String],
+    mut take: impl FnMut(usize, &str, &str, Order) -> Option<bool>,
+) -> Option<Vec<(String, String)>> {
     let mut pairs: Vec<(String, String)> = Vec::new();
     for (i, f) in formats.iter().enumerate() {
         let Some((other, order)) = swapped(f) else {
             continue;
         };
-        if other == *f || !formats[i + 1..].contains(&other) {
+        if other == *f || !take(i, f, &other, order)? {
             continue;
         }
         let pair = match order {
@@ -118,12 +132,7 @@ pub fn alternatives(formats: &[String]) -> Option<Alternatives> {
             pairs.push(pair);
         }
     }
-    (!pairs.is_empty()).then_some(Alternatives {
-        pairs,
-        implied: None,
-        settled: None,
-        dropped: Vec::new(),
-    })
+    Some(pairs)
 }
 
 /// True when a format's first two directives are its day and month (`%d/%m/%Y`, `%m-%d-%y`):
@@ -154,32 +163,15 @@ fn day_and_month_lead(format: &str) -> bool {
 /// paired with its swap. `None` when no format does, when the list already holds a swap (see
 /// [`alternatives`]), or when its formats write both orders.
 pub fn implied(formats: &[String]) -> Option<Alternatives> {
-    let mut pairs: Vec<(String, String)> = Vec::new();
     let mut order = None;
-    for f in formats {
-        let Some((other, o)) = swapped(f) else {
-            continue;
-        };
-        if other == *f || !day_and_month_lead(f) {
-            continue;
+    let pairs = paired(formats, |_, f, other, o| {
+        if !day_and_month_lead(f) {
+            return Some(false);
         }
-        if formats.contains(&other) || *order.get_or_insert(o) != o {
-            return None;
-        }
-        let pair = match o {
-            Order::DayFirst => (f.clone(), other),
-            Order::MonthFirst => (other, f.clone()),
-        };
-        if !pairs.contains(&pair) {
-            pairs.push(pair);
-        }
-    }
-    (!pairs.is_empty()).then_some(Alternatives {
-        pairs,
-        implied: order,
-        settled: None,
-        dropped: Vec::new(),
-    })
+        // A swap the list holds, or formats of both orders: not one order only.
+        (!formats.iter().any(|g| g == other) && *order.get_or_insert(o) == o).then_some(true)
+    })?;
+    Alternatives::of(pairs, order)
 }
 
 /// An order as a note says it.
@@ -225,6 +217,16 @@ pub fn tells(
 }
 
 impl Alternatives {
+    /// The alternatives of `pairs`, nothing settled yet (`None` without a pair).
+    fn of(pairs: Vec<(String, String)>, implied: Option<Order>) -> Option<Self> {
+        (!pairs.is_empty()).then_some(Alternatives {
+            pairs,
+            implied,
+            settled: None,
+            dropped: Vec::new(),
+        })
+    }
+
     /// Settle the order of the file's dates: `formats` (the rule's) loses the other order's
     /// formats, kept in `dropped`. An implied pair's format of the mapping's order is replaced by
     /// its swap when the file settles the other order.

@@ -13,7 +13,7 @@
 //!    numbers whose rows are not together ([`SplitKeys`]), so that no part of such a document is
 //!    issued;
 //! 4. [`build`] turns a document's rows into a [`Document`](crate::model::Document), with the
-//!    export's own totals ([`ErpTotals`]) and a [`Provenance`] that maps a finding's JSON path back
+//!    export's own totals ([`ErpFigures`](crate::validate::ErpFigures)) and a [`Provenance`] that maps a finding's JSON path back
 //!    to the source row and column.
 //!    Its later rows must agree with its first on every document field (`agree`:
 //!    `INV-MAP-CONFLICT` otherwise).
@@ -43,8 +43,8 @@ pub use apply::{
     NO_LINES_CODE, SideFile, SideUse, Unjoined, Value,
 };
 pub use build::{
-    Built, DISCOUNT_CODE, ErpTotals, NoteReference, OriginalDates, Provenance, REFERENCE_CODE, TABLE_MISSING_CODE,
-    build, build_with, field_of,
+    Built, DISCOUNT_CODE, NoteReference, OriginalDates, Provenance, REFERENCE_CODE, TABLE_MISSING_CODE, build,
+    build_with, field_of,
 };
 pub use group::{DocDraft, DraftRow, Grouper, ORPHAN_CODE, RowNote, SPLIT_CODE, Unit};
 pub use load::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule, parse_template};

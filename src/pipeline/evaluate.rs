@@ -199,7 +199,7 @@ const INCOMPLETE: [&str; 5] = [
 fn rules(
     doc: &Document,
     totals: crate::compute::Totals,
-    erp: &ErpTotals,
+    erp: &crate::validate::ErpFigures,
     opts: &CheckOptions,
     incomplete: bool,
 ) -> Vec<Finding> {
@@ -208,13 +208,10 @@ fn rules(
     if !erp.is_empty() {
         let whole = |v: Option<rust_decimal::Decimal>| v.filter(|_| !incomplete);
         ctx.erp = Some(crate::validate::ErpFigures {
-            line_net: erp.line_net.clone(),
-            line_vat: erp.line_vat.clone(),
-            line_gross: erp.line_gross.clone(),
             tax_exclusive: whole(erp.tax_exclusive),
             tax_total: whole(erp.tax_total),
             tax_inclusive: whole(erp.tax_inclusive),
-            document_discount: erp.document_discount,
+            ..erp.clone()
         });
     }
     crate::validate::validate_computed(doc, &ctx, Ok(totals))

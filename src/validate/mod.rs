@@ -82,8 +82,9 @@ use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use rust_decimal::Decimal;
 
-/// What the ERP export itself said, compared against what compute derives (INV-ERP-* findings).
-#[derive(Debug, Clone, Default, PartialEq)]
+/// What the ERP export itself said, compared against what compute derives (INV-ERP-* findings):
+/// read from the export's rows by the mapping (not trusted).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ErpFigures {
     /// Per line, in line order, the export's net amount (None = the export had no such column).
     pub line_net: Vec<Option<Decimal>>,
@@ -100,6 +101,21 @@ pub struct ErpFigures {
     /// The mapping reads a discount on the whole document (whether or not this document has
     /// one): what the messages say to check.
     pub document_discount: bool,
+}
+
+impl ErpFigures {
+    /// True when the export carried no figure at all.
+    pub fn is_empty(&self) -> bool {
+        self.tax_exclusive.is_none()
+            && self.tax_total.is_none()
+            && self.tax_inclusive.is_none()
+            && self
+                .line_net
+                .iter()
+                .chain(&self.line_vat)
+                .chain(&self.line_gross)
+                .all(Option::is_none)
+    }
 }
 
 /// The device the document will be sent through (D7, D21); None when unknown (offline check).

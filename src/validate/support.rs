@@ -144,15 +144,7 @@ pub(crate) fn num(d: Decimal) -> Option<String> {
 }
 
 /// Text cut to `max` characters with an ellipsis, for values in messages.
-pub(crate) fn short(s: &str, max: usize) -> String {
-    if chars(s) <= max {
-        s.to_string()
-    } else {
-        let mut cut: String = s.chars().take(max).collect();
-        cut.push('…');
-        cut
-    }
-}
+pub(crate) use crate::text::short;
 
 /// True for a decimal digit of any script XPath's `\d` accepts here (ASCII, Arabic-Indic,
 /// extended Arabic-Indic).

@@ -34,10 +34,7 @@ const WHY_CHARS: usize = 400;
 
 /// `text` cut to [`WHY_CHARS`] characters.
 pub fn why_of(text: &str) -> String {
-    match text.char_indices().nth(WHY_CHARS) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
+    crate::text::short(text, WHY_CHARS)
 }
 
 /// A document of any kind left without a final answer: sent, and no answer came (its outcome is
