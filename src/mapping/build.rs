@@ -11,8 +11,8 @@ use super::load::TypeRule;
 use crate::compute::{net_from_inclusive_total, net_price_for_line, round2};
 use crate::ingest::Row;
 use crate::model::{
-    Address, AllowanceCharges, Code, Document, DocumentKind, InvoiceType, Item, LegalMonetaryTotal, Line,
-    LineAllowanceCharge, LineTaxTotal, Party, PartyIdentification, Price, PriceAllowanceCharge, TaxTotal,
+    AllowanceCharges, Code, Document, DocumentKind, InvoiceType, Item, LegalMonetaryTotal, Line, LineAllowanceCharge,
+    LineTaxTotal, Party, Price, PriceAllowanceCharge, TaxTotal,
 };
 use crate::text::Trimmed;
 use crate::validate::ErpFigures;
@@ -21,6 +21,7 @@ use rust_decimal::Decimal;
 use std::sync::Arc;
 
 mod buyer_lookup;
+mod customer;
 mod discount;
 mod kind;
 mod provenance;
@@ -404,43 +405,8 @@ pub fn build_with<'a>(
     let buyer_miss = [fid!("buyer.vat_number"), fid!("buyer.name")]
         .into_iter()
         .find_map(|f| Some((f, bound.lookup_miss(f, first, h0)?)));
-    // Numbers typed with Arabic-Indic digits (an Arabic keyboard) are the same numbers: written in
-    // ASCII digits, as the authority's rules read them.
-    let digits = |t: String| {
-        if t.is_ascii() {
-            t
-        } else {
-            crate::mapping::transform::ascii_digits(&t)
-        }
-    };
-    let buyer_vat = text(take(fid!("buyer.vat_number"))).map(|v| digits(v.split_whitespace().collect::<String>()));
-    let addr = |take: &mut dyn FnMut(FieldId) -> Option<Value>, f: FieldId| text(take(f)).unwrap_or_default();
-    let digit_field = |take: &mut dyn FnMut(FieldId) -> Option<Value>, f: FieldId| digits(addr(take, f));
-    let mut address = Address {
-        street_name: addr(&mut take, fid!("buyer.street")),
-        building_number: digit_field(&mut take, fid!("buyer.building_number")),
-        plot_identification: addr(&mut take, fid!("buyer.plot")),
-        city_subdivision_name: addr(&mut take, fid!("buyer.district")),
-        city_name: addr(&mut take, fid!("buyer.city")),
-        postal_zone: digit_field(&mut take, fid!("buyer.postal_zone")),
-        country: addr(&mut take, fid!("buyer.country")),
-        country_subentity: addr(&mut take, fid!("buyer.subentity")),
-    };
-    if address.country.is_empty() && address != Address::default() {
-        address.country = "SA".into();
-    }
-    let buyer_id = text(take(fid!("buyer.id")));
-    let scheme = text(take(fid!("buyer.id_scheme")));
-    let customer = Party {
-        vat_number: buyer_vat.clone(),
-        tax_type: "VAT".into(),
-        registration_name: text(take(fid!("buyer.name"))).unwrap_or_default(),
-        address,
-        party_identification: buyer_id.map(|id| PartyIdentification {
-            scheme: scheme.unwrap_or_else(|| "CRN".into()),
-            id,
-        }),
-    };
+    let customer = customer::customer(&mut take);
+    let buyer_vat = customer.vat_number.clone();
     let mut by_vat_number = false;
     let invoice_type = match take(fid!("invoice_type")) {
         Some(Value::Type(t)) => t,
