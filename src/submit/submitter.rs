@@ -200,10 +200,19 @@ impl Submitter {
         self.shared.watching.store(true, Ordering::SeqCst);
     }
 
-    /// The breaker at the start of a batch: see [`Submitter::only_one_probe`].
+    /// Start a new give-up scope (the watcher's next file): an API the batches before gave up
+    /// waiting for gets the usual `give_up_after` of patience again. Without it, given up lasts
+    /// for this submitter's life (a `run`): see [`Submitter::submit_all`].
+    pub fn patience_again(&self) {
+        self.shared.breaker.rearm();
+    }
+
+    /// The breaker at the start of a batch: when an earlier batch gave up waiting, this one's
+    /// documents fail at once, unless one probe, when the probes' pace says one is due, gets an
+    /// answer. See also [`Submitter::only_one_probe`].
     fn arm(&self) {
         if !self.shared.probe_once.load(Ordering::SeqCst) {
-            self.shared.breaker.rearm();
+            self.shared.breaker.next_batch();
         }
     }
 
@@ -230,6 +239,9 @@ impl Submitter {
     /// accepted (earlier runs) come back from the ledger without being sent; a number accepted
     /// with other content is a conflict and is not sent. Simplified documents go first, oldest
     /// first (D18).
+    ///
+    /// Once the API stopped answering for `give_up_after` (see [`Submitter::patience_again`]),
+    /// the documents of later batches fail at once (not sent), but for one probe now and then.
     ///
     /// `Err` only for conditions that stop the run: credentials rejected, unknown device, a
     /// ledger that cannot be written. Documents not settled by then stay in the ledger for the
