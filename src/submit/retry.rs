@@ -37,6 +37,8 @@ pub(crate) enum Transition {
 }
 
 struct State {
+    /// Times the breaker opened: which outage this is.
+    outages: u64,
     consecutive_unknown: u32,
     down: bool,
     down_since: Instant,
@@ -65,6 +67,7 @@ impl Breaker {
         Breaker {
             backoff,
             state: Mutex::new(State {
+                outages: 0,
                 consecutive_unknown: 0,
                 down: false,
                 down_since: Instant::now(),
@@ -98,6 +101,11 @@ impl Breaker {
     /// stop waiting for it.
     pub(crate) fn gave_up(&self) -> bool {
         self.exhausted(&self.lock())
+    }
+
+    /// Which outage the breaker is in or was in last (1 for the first; 0 before any).
+    pub(crate) fn outage(&self) -> u64 {
+        self.lock().outages
     }
 
     /// How long the API has been down.
@@ -201,6 +209,7 @@ impl Breaker {
         }
         if refused || s.consecutive_unknown >= DOWN_AFTER {
             s.down = true;
+            s.outages += 1;
             s.down_since = now;
             s.failed_probes = 0;
             s.one_probe = None;

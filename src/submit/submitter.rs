@@ -15,7 +15,7 @@ use crate::model::{OnboardingRequest, OnboardingResponse};
 use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Tries of the first authentication when the API answers 5xx/429 or times out.
 const CONNECT_TRIES: u32 = 3;
@@ -40,6 +40,9 @@ pub(crate) struct Shared {
     /// Set by [`Submitter::for_watch`]: documents left without a final answer say what the
     /// watcher does with them, not what the next run does.
     pub(crate) watching: AtomicBool,
+    /// The last outage ([`Breaker::outage`]) whose documents given up on were warned about: one
+    /// warning per outage, not one per batch.
+    pub(crate) warned_outage: AtomicU64,
 }
 
 impl Shared {
@@ -155,6 +158,7 @@ impl Submitter {
                 resumed: Default::default(),
                 probe_once: AtomicBool::new(false),
                 watching: AtomicBool::new(false),
+                warned_outage: AtomicU64::new(0),
             },
         })
     }
