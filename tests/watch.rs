@@ -6,6 +6,8 @@
 
 #[path = "watch/failed.rs"]
 mod failed;
+#[path = "watch/gave_up.rs"]
+mod gave_up;
 #[path = "watch/set_names.rs"]
 mod set_names;
 #[path = "watch/status.rs"]

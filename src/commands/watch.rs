@@ -210,6 +210,8 @@ impl<'a> Watcher<'a> {
         if let Some(note) = crate::results::stale::clean_note(&self.input.results) {
             info!("{note}");
         }
+        // Given up on the API (for the file before): this file probes with the usual patience.
+        self.runner.submitter().patience_again();
         let mut dispatch = self.runner.dispatch(false, Some(self.halt));
         let evaluated = self.evaluate_file(&claimed, &mut dispatch);
         self.track_simplified(&mut dispatch, &name);

@@ -2,6 +2,9 @@
 //! a breaker for an API that is down. After several unknown outcomes in a row (or a refused
 //! connection) the breaker opens: requests then go one at a time, as probes spaced by a growing
 //! delay, until one gets a real answer; after `give_up_after` of silence the run stops waiting.
+//! Given up lasts until the scope ends ([`Breaker::rearm`]: a `run`'s end, the watcher's next
+//! file): a later batch in it fails its documents at once, except for one probe when the
+//! probes' pace says one is due ([`Breaker::next_batch`]); an answer ends it at once.
 
 use super::Backoff;
 use backon::{BackoffBuilder, ExponentialBuilder};
@@ -34,14 +37,17 @@ pub(crate) enum Transition {
 }
 
 struct State {
+    /// Times the breaker opened: which outage this is.
+    outages: u64,
     consecutive_unknown: u32,
     down: bool,
     down_since: Instant,
     failed_probes: u32,
     next_probe_at: Instant,
     probe_delays: Box<dyn Iterator<Item = Duration> + Send>,
-    /// Set by [`Breaker::probe_once`]: the first failed probe gives up again at once.
-    one_probe: bool,
+    /// Set by [`Breaker::probe_once`] and [`Breaker::next_batch`] (the failed probes then): the
+    /// first probe that fails after it gives up again at once.
+    one_probe: Option<u32>,
 }
 
 /// The shared breaker.
@@ -61,13 +67,14 @@ impl Breaker {
         Breaker {
             backoff,
             state: Mutex::new(State {
+                outages: 0,
                 consecutive_unknown: 0,
                 down: false,
                 down_since: Instant::now(),
                 failed_probes: 0,
                 next_probe_at: Instant::now(),
                 probe_delays: Box::new(delays(backoff)),
-                one_probe: false,
+                one_probe: None,
             }),
             probe: AsyncMutex::new(()),
         }
@@ -83,7 +90,11 @@ impl Breaker {
     }
 
     fn exhausted(&self, s: &State) -> bool {
-        s.down && s.failed_probes > 0 && (s.one_probe || s.down_since.elapsed() >= self.backoff.give_up_after)
+        s.down
+            && match s.one_probe {
+                Some(before) => s.failed_probes > before,
+                None => s.failed_probes > 0 && s.down_since.elapsed() >= self.backoff.give_up_after,
+            }
     }
 
     /// True when the API stayed silent for `give_up_after` (and a probe failed after that):
@@ -92,22 +103,38 @@ impl Breaker {
         self.exhausted(&self.lock())
     }
 
+    /// Which outage the breaker is in or was in last (1 for the first; 0 before any).
+    pub(crate) fn outage(&self) -> u64 {
+        self.lock().outages
+    }
+
     /// How long the API has been down.
     pub(crate) fn down_for(&self) -> std::time::Duration {
         let s = self.lock();
         if s.down { s.down_since.elapsed() } else { Duration::ZERO }
     }
 
-    /// At the start of a batch: an earlier batch that gave up waiting may probe again (the
-    /// breaker stays open, so the first request is a probe).
+    /// At the start of a new scope (the watcher's next file): an API given up on gets the usual
+    /// patience again (the breaker stays open, so the first request is a probe, at once).
     pub(crate) fn rearm(&self) {
         let mut s = self.lock();
         if self.exhausted(&s) {
             s.failed_probes = 0;
             s.down_since = Instant::now();
             s.next_probe_at = Instant::now();
+            s.probe_delays = Box::new(delays(self.backoff));
         }
-        s.one_probe = false;
+        s.one_probe = None;
+    }
+
+    /// At the start of a batch in the same scope: given up stays given up (its documents fail
+    /// at once), except that one probe goes when the probes' pace says one is due; if it fails
+    /// too, the breaker gives up again at once. Nothing changes otherwise.
+    pub(crate) fn next_batch(&self) {
+        let mut s = self.lock();
+        if self.exhausted(&s) && Instant::now() >= s.next_probe_at {
+            s.one_probe = Some(s.failed_probes);
+        }
     }
 
     /// At the start of a look whether an API given up on answers again (the watcher's): when the
@@ -116,9 +143,8 @@ impl Breaker {
     pub(crate) fn probe_once(&self) {
         let mut s = self.lock();
         if self.exhausted(&s) {
-            s.failed_probes = 0;
             s.next_probe_at = Instant::now();
-            s.one_probe = true;
+            s.one_probe = Some(s.failed_probes);
         }
     }
 
@@ -128,7 +154,8 @@ impl Breaker {
     }
 
     /// While down: wait for the probe slot and its time. `None` when the API came back up in
-    /// the meantime (send normally) or when the run gave up waiting (check [`Breaker::gave_up`]).
+    /// the meantime (send normally) or when the run gave up waiting (check [`Breaker::gave_up`]):
+    /// `give_up_after` ends the wait for the next probe once a probe has failed.
     pub(crate) async fn probe(&self) -> Option<Probe<'_>> {
         let guard = self.probe.lock().await;
         let at = {
@@ -136,9 +163,17 @@ impl Breaker {
             if !s.down || self.exhausted(&s) {
                 return None;
             }
-            s.next_probe_at
+            match s.one_probe {
+                None if s.failed_probes > 0 => s.next_probe_at.min(s.down_since + self.backoff.give_up_after),
+                _ => s.next_probe_at,
+            }
         };
         tokio::time::sleep_until(at.into()).await;
+        let s = self.lock();
+        if !s.down || self.exhausted(&s) {
+            return None;
+        }
+        drop(s);
         Some(Probe { _guard: guard })
     }
 
@@ -149,7 +184,7 @@ impl Breaker {
         if s.down {
             s.down = false;
             s.failed_probes = 0;
-            s.one_probe = false;
+            s.one_probe = None;
             s.probe_delays = Box::new(delays(self.backoff));
             tracing::info!("the API answers again; resuming");
             Transition::Up
@@ -174,9 +209,10 @@ impl Breaker {
         }
         if refused || s.consecutive_unknown >= DOWN_AFTER {
             s.down = true;
+            s.outages += 1;
             s.down_since = now;
             s.failed_probes = 0;
-            s.one_probe = false;
+            s.one_probe = None;
             let delay = s.probe_delays.next().unwrap_or(self.backoff.max_delay);
             s.next_probe_at = now + delay;
             tracing::warn!(
@@ -272,6 +308,59 @@ mod tests {
         assert!(!b.gave_up(), "an answer ends the single probe: patience again");
         b.rearm();
         assert!(!b.gave_up());
+    }
+
+    #[test]
+    fn given_up_lasts_for_the_later_batches_but_for_one_probe_when_due_until_the_scope_ends() {
+        let b = Breaker::new(Backoff {
+            min_delay: Duration::from_millis(30),
+            max_delay: Duration::from_millis(30),
+            give_up_after: Duration::from_millis(20),
+        });
+        b.unanswered(true, false);
+        std::thread::sleep(Duration::from_millis(25));
+        b.unanswered(false, true);
+        assert!(b.gave_up());
+        let probes = b.failed_probes();
+        b.next_batch();
+        assert!(b.gave_up(), "the next probe is not due yet: the batch fails at once");
+        std::thread::sleep(Duration::from_millis(65));
+        b.next_batch();
+        assert!(!b.gave_up() && b.is_down(), "one probe is due");
+        b.unanswered(false, true);
+        assert!(
+            b.gave_up(),
+            "its failure gives up at once, not after `give_up_after` again"
+        );
+        assert_eq!(b.failed_probes(), probes + 1, "the failed probes keep counting");
+        assert!(b.down_for() >= Duration::from_millis(90), "down since the start");
+        b.rearm();
+        assert!(!b.gave_up() && b.is_down(), "a new scope: patience again");
+        assert!(b.down_for() < Duration::from_millis(80), "{:?}", b.down_for());
+        b.unanswered(false, true);
+        assert!(!b.gave_up(), "a probe failed, but patience is not out yet");
+        b.next_batch();
+        std::thread::sleep(Duration::from_millis(25));
+        assert!(b.gave_up(), "patience out");
+        b.next_batch();
+        assert!(b.gave_up(), "the next probe is not due yet");
+        assert_eq!(b.answered(), Transition::Up, "an answer ends it");
+        assert!(!b.gave_up() && !b.is_down());
+    }
+
+    #[tokio::test]
+    async fn the_wait_for_the_next_probe_ends_when_patience_runs_out() {
+        let b = Breaker::new(Backoff {
+            min_delay: Duration::from_secs(30),
+            max_delay: Duration::from_secs(30),
+            give_up_after: Duration::from_millis(50),
+        });
+        b.unanswered(true, false);
+        b.unanswered(false, true);
+        let started = Instant::now();
+        assert!(b.probe().await.is_none(), "given up: no probe");
+        assert!(b.gave_up());
+        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     }
 
     #[tokio::test]

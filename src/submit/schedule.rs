@@ -110,7 +110,28 @@ impl<'a> Run<'a> {
         if let Some(e) = ledger_error {
             return Err(SubmitError::Ledger(e));
         }
-        Ok(std::mem::take(&mut *lock(&self.done)))
+        let done = std::mem::take(&mut *lock(&self.done));
+        self.warn_unsettled(&done);
+        Ok(done)
+    }
+
+    /// One warning for the documents of this batch left without a final answer (each one's
+    /// reason is in the results, and in the log at `-vv`); while the API is given up on, one per
+    /// outage, not one per batch.
+    fn warn_unsettled(&self, done: &[(usize, Outcome)]) {
+        let Some(left) = doc::Unsettled::of(done.iter().map(|(_, o)| o)) else {
+            return;
+        };
+        let breaker = &self.shared.breaker;
+        let message = left.message(breaker.gave_up().then(|| breaker.down_for()), self.shared.later());
+        if breaker.gave_up() {
+            let outage = breaker.outage();
+            if self.shared.warned_outage.swap(outage, Ordering::SeqCst) == outage {
+                tracing::info!("{message}");
+                return;
+            }
+        }
+        tracing::warn!("{message}");
     }
 
     fn emit(&self, event: SubmitEvent) {

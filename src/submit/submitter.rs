@@ -15,7 +15,7 @@ use crate::model::{OnboardingRequest, OnboardingResponse};
 use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Tries of the first authentication when the API answers 5xx/429 or times out.
 const CONNECT_TRIES: u32 = 3;
@@ -40,6 +40,9 @@ pub(crate) struct Shared {
     /// Set by [`Submitter::for_watch`]: documents left without a final answer say what the
     /// watcher does with them, not what the next run does.
     pub(crate) watching: AtomicBool,
+    /// The last outage ([`Breaker::outage`]) whose documents given up on were warned about: one
+    /// warning per outage, not one per batch.
+    pub(crate) warned_outage: AtomicU64,
 }
 
 impl Shared {
@@ -155,6 +158,7 @@ impl Submitter {
                 resumed: Default::default(),
                 probe_once: AtomicBool::new(false),
                 watching: AtomicBool::new(false),
+                warned_outage: AtomicU64::new(0),
             },
         })
     }
@@ -200,10 +204,19 @@ impl Submitter {
         self.shared.watching.store(true, Ordering::SeqCst);
     }
 
-    /// The breaker at the start of a batch: see [`Submitter::only_one_probe`].
+    /// Start a new give-up scope (the watcher's next file): an API the batches before gave up
+    /// waiting for gets the usual `give_up_after` of patience again. Without it, given up lasts
+    /// for this submitter's life (a `run`): see [`Submitter::submit_all`].
+    pub fn patience_again(&self) {
+        self.shared.breaker.rearm();
+    }
+
+    /// The breaker at the start of a batch: when an earlier batch gave up waiting, this one's
+    /// documents fail at once, unless one probe, when the probes' pace says one is due, gets an
+    /// answer. See also [`Submitter::only_one_probe`].
     fn arm(&self) {
         if !self.shared.probe_once.load(Ordering::SeqCst) {
-            self.shared.breaker.rearm();
+            self.shared.breaker.next_batch();
         }
     }
 
@@ -230,6 +243,9 @@ impl Submitter {
     /// accepted (earlier runs) come back from the ledger without being sent; a number accepted
     /// with other content is a conflict and is not sent. Simplified documents go first, oldest
     /// first (D18).
+    ///
+    /// Once the API stopped answering for `give_up_after` (see [`Submitter::patience_again`]),
+    /// the documents of later batches fail at once (not sent), but for one probe now and then.
     ///
     /// `Err` only for conditions that stop the run: credentials rejected, unknown device, a
     /// ledger that cannot be written. Documents not settled by then stay in the ledger for the

@@ -23,7 +23,8 @@ impl Doc {
     /// run repeats it under its idempotency key (`sent`: a request for it may have reached the
     /// API, so it may be issued) or, nothing of it having reached the API, sends it.
     pub(super) fn failed(&self, cause: &str, attempts: u32, sent: bool) -> Outcome {
-        tracing::warn!(kind = %self.kind, number = %self.number, reason = cause, sent, "no final answer");
+        // One warning for the batch instead ([`Unsettled`]).
+        tracing::debug!(kind = %self.kind, number = %self.number, reason = cause, sent, "no final answer");
         Outcome::Failed {
             tag: self.tag,
             reason: failed_reason(cause, sent, self.later),
@@ -68,6 +69,63 @@ fn failed_reason(cause: &str, sent: bool, later: Later) -> String {
     }
 }
 
+/// The documents of a batch left without a final answer (not those left by a stop), for one
+/// warning in place of one per document.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Unsettled {
+    /// Sent: maybe issued.
+    sent: usize,
+    /// Nothing of them reached the API: not issued.
+    not_sent: usize,
+}
+
+impl Unsettled {
+    /// `None` when every outcome is final (or left by a stop, said elsewhere).
+    pub(super) fn of<'o>(outcomes: impl Iterator<Item = &'o Outcome>) -> Option<Unsettled> {
+        let mut left = Unsettled { sent: 0, not_sent: 0 };
+        for o in outcomes {
+            if let Outcome::Failed {
+                halted: false, sent, ..
+            } = o
+            {
+                if *sent {
+                    left.sent += 1;
+                } else {
+                    left.not_sent += 1;
+                }
+            }
+        }
+        (left.sent + left.not_sent > 0).then_some(left)
+    }
+
+    /// The warning: `down` how long the API has been silent when it was given up on.
+    pub(super) fn message(&self, down: Option<std::time::Duration>, later: Later) -> String {
+        let why = match down {
+            Some(d) => format!(
+                "the API stopped answering ({} s without an answer): given up waiting; the documents still \
+                 waiting are failed at once unless a probe gets an answer; ",
+                d.as_secs()
+            ),
+            None => String::new(),
+        };
+        let then = match later {
+            Later::Run => "the next run repeats those sent with the same idempotency key and sends the others",
+            Later::Watch => {
+                "the watcher repeats those sent with the same idempotency key and sends the others once the API \
+                 answers again"
+            }
+        };
+        format!(
+            "{why}{} document(s) of this batch without a final answer: {} sent (maybe issued), {} not sent (not \
+             issued); {then}; each one's reason is in its result row (-vv logs each; -v the later batches of an \
+             outage)",
+            self.sent + self.not_sent,
+            self.sent,
+            self.not_sent
+        )
+    }
+}
+
 /// The ledger state of a request the API did not read (401, 404, 429, a connection that could
 /// not be opened): `pending` (not at the API) while nothing of the document may have reached it;
 /// once something may have (`sent`: an earlier request, in this run or an earlier one, got no
@@ -95,6 +153,37 @@ pub(super) fn gave_up_on(down: &str, sent: bool, last_reason: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_left_without_answers_is_one_warning_counting_sent_and_not_sent() {
+        let failed = |tag, sent, halted| Outcome::Failed {
+            tag,
+            reason: "r".into(),
+            attempts: 0,
+            sent,
+            halted,
+        };
+        let outcomes = [
+            failed(0, true, false),
+            failed(1, false, false),
+            failed(2, false, true),
+            failed(3, false, false),
+        ];
+        let left = Unsettled::of(outcomes.iter()).unwrap();
+        assert_eq!(left, Unsettled { sent: 1, not_sent: 2 });
+        let m = left.message(Some(std::time::Duration::from_secs(7)), Later::Run);
+        assert!(
+            m.starts_with("the API stopped answering (7 s without an answer): given up waiting;")
+                && m.contains("3 document(s) of this batch without a final answer: 1 sent (maybe issued), 2 not sent (not issued); the next run"),
+            "{m}"
+        );
+        assert!(left.message(None, Later::Watch).starts_with("3 document(s)"));
+        assert_eq!(
+            Unsettled::of([failed(0, false, true)].iter()),
+            None,
+            "a stop is said elsewhere"
+        );
+    }
 
     #[test]
     fn a_document_left_by_a_halt_says_whether_it_went_out() {
