@@ -2,49 +2,19 @@
 //! classification of every answer per D16. Bodies are kept as raw bytes; nothing here logs a
 //! body, a token or the secret.
 
+use super::SubmitError;
+pub(crate) use super::reply::{Reply, classify, failure_text};
 use super::settings::{ApiSettings, ONBOARD_ID_PLACEHOLDER, encode_segment, is_loopback};
 use super::url::{ApiUrl, scrub_user_info};
-use super::{BODY_TOO_LARGE_CODE, DUPLICATE_CODE, SubmitError};
-use crate::model::{Credentials, DocumentKind, FailureBody, Message, Messages, Secret, SubmissionResponse, Token};
+use crate::model::{Credentials, DocumentKind, Secret, Token};
+use reqwest::Url;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
-use reqwest::{StatusCode, Url};
 use serde_json::Value;
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
 /// The longest `Retry-After` honoured; a larger value is taken as this.
 pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(600);
-
-/// The answer to a document request, classified (D16).
-#[derive(Debug)]
-pub(crate) enum Reply {
-    /// 2xx: issued.
-    Accepted {
-        status: u16,
-        response: SubmissionResponse,
-        raw: Vec<u8>,
-    },
-    /// 400, 409, 422 or another final 4xx; `response.errors` is never empty.
-    Rejected {
-        status: u16,
-        response: SubmissionResponse,
-        raw: Vec<u8>,
-    },
-    /// 401: re-authenticate once and repeat (D4).
-    Unauthorized,
-    /// 404: the device is unknown; stop the run.
-    UnknownDevice,
-    /// 429: wait, then repeat the identical request.
-    RateLimited { retry_after: Option<Duration> },
-    /// 5xx, timeout, reset, unreadable answer: the outcome is unknown. `not_sent` when the
-    /// connection could not even be opened, so the request surely never left.
-    Unknown {
-        reason: String,
-        status: Option<u16>,
-        raw: Option<Vec<u8>>,
-        not_sent: bool,
-    },
-}
 
 /// Why authentication failed.
 #[derive(Debug, Clone)]
@@ -252,145 +222,6 @@ pub(crate) fn bearer_header(token: &Secret) -> Option<HeaderValue> {
     Some(value)
 }
 
-/// Classify a document answer (D16). Never panics on whatever the server sent.
-pub(crate) fn classify(status: u16, retry_after: Option<Duration>, raw: Vec<u8>) -> Reply {
-    match status {
-        200..=299 => match SubmissionResponse::parse(&raw) {
-            Some(response) if response.status.eq_ignore_ascii_case("failure") => {
-                let response = with_errors(status, response, &raw);
-                Reply::Rejected { status, response, raw }
-            }
-            Some(response) => Reply::Accepted { status, response, raw },
-            None => Reply::Unknown {
-                reason: format!("HTTP {status} with an answer that is not JSON"),
-                status: Some(status),
-                raw: Some(raw),
-                not_sent: false,
-            },
-        },
-        401 => Reply::Unauthorized,
-        404 => Reply::UnknownDevice,
-        429 => Reply::RateLimited { retry_after },
-        408 | 500..=599 => Reply::Unknown {
-            reason: format!(
-                "HTTP {status} {}",
-                StatusCode::from_u16(status)
-                    .ok()
-                    .and_then(|s| s.canonical_reason())
-                    .unwrap_or("")
-            )
-            .trim_end()
-            .to_string(),
-            status: Some(status),
-            raw: Some(raw),
-            not_sent: false,
-        },
-        _ => {
-            let response = SubmissionResponse::parse(&raw).unwrap_or_else(|| {
-                let failure = FailureBody::parse(&raw);
-                let mut r = SubmissionResponse::from_value(&Value::Null);
-                r.status = "Failure".into();
-                r.message = Some(failure.message).filter(|m| !m.is_empty());
-                r.errors = failure.errors;
-                r
-            });
-            let response = with_errors(status, response, &raw);
-            Reply::Rejected { status, response, raw }
-        }
-    }
-}
-
-/// Make sure a rejection says what is wrong: a 409 carries `DUPLICATE-DOCUMENT`, and an answer
-/// without any error gets one from its message or status.
-fn with_errors(status: u16, mut response: SubmissionResponse, raw: &[u8]) -> SubmissionResponse {
-    if status == 409
-        && !response
-            .errors
-            .0
-            .iter()
-            .any(|m| m.code.as_deref() == Some(DUPLICATE_CODE))
-    {
-        response.errors.0.insert(
-            0,
-            Message::error(
-                DUPLICATE_CODE,
-                "API",
-                "the API already accepted this document number with different content: issue a credit or debit \
-                 note against the accepted document, or give this document a new number",
-            ),
-        );
-    }
-    // A body over the API's limit: what that means for the document and what to do, not only
-    // the limit in bytes (`send at most 1048576 bytes`).
-    if status == 413
-        && !response
-            .errors
-            .0
-            .iter()
-            .any(|m| m.code.as_deref() == Some(BODY_TOO_LARGE_CODE))
-    {
-        let said = response.message.clone().unwrap_or_default();
-        response
-            .errors
-            .0
-            .insert(0, Message::error(BODY_TOO_LARGE_CODE, "request", said));
-    }
-    for m in &mut response.errors.0 {
-        if m.code.as_deref() == Some(BODY_TOO_LARGE_CODE) {
-            m.message = too_large(status, &m.message);
-        }
-    }
-    if response.errors.is_empty() {
-        let text = response
-            .message
-            .clone()
-            .filter(|m| !m.trim().is_empty())
-            .unwrap_or_else(|| failure_text(status, raw));
-        response.errors = Messages(vec![Message::error(
-            &format!("HTTP-{status}"),
-            "API",
-            format!("the API refused the document (HTTP {status}): {text}"),
-        )]);
-    }
-    if response.status.is_empty() {
-        response.status = "Failure".into();
-    }
-    response
-}
-
-/// What a `BODY-TOO-LARGE` answer means (`said`: the API's own words).
-fn too_large(status: u16, said: &str) -> String {
-    let said = said.trim();
-    let said = if said.is_empty() {
-        format!("HTTP {status}")
-    } else {
-        format!("HTTP {status}: {said}")
-    };
-    format!(
-        "the API refused the request that sends this document as too large ({said}): the document has too many \
-         lines (or too long texts) for one request, so it is not issued. Split it into several documents in the \
-         ERP and export again; `check` says how many lines fit (INV-DOCUMENT-TOO-LARGE)"
-    )
-}
-
-/// A short text for an error answer: its message and errors, or the start of a non-JSON body.
-pub(crate) fn failure_text(status: u16, raw: &[u8]) -> String {
-    let f = FailureBody::parse(raw);
-    let mut parts: Vec<String> = Vec::new();
-    if !f.message.trim().is_empty() {
-        parts.push(f.message.trim().to_string());
-    }
-    parts.extend(f.errors.0.iter().map(|m| match &m.code {
-        Some(c) => format!("{c}: {}", m.message),
-        None => m.message.clone(),
-    }));
-    if parts.is_empty() {
-        format!("HTTP {status} with an empty answer")
-    } else {
-        parts.join("; ")
-    }
-}
-
 /// Read a token answer tolerantly: `token` (or `access_token`), `expires_in` as a number or a
 /// numeric string, 3600 s when absent (api.md sample).
 fn parse_token(raw: &[u8]) -> Option<Token> {
@@ -447,6 +278,7 @@ pub(crate) fn error_text(e: &(dyn std::error::Error + 'static)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::submit::{BODY_TOO_LARGE_CODE, DUPLICATE_CODE};
 
     #[test]
     fn statuses_map_to_d16() {

@@ -45,6 +45,7 @@ mod ledger;
 mod limit;
 mod order;
 mod outcome;
+mod reply;
 mod retry;
 mod schedule;
 mod settings;
