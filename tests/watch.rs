@@ -6,6 +6,8 @@
 
 #[path = "watch/failed.rs"]
 mod failed;
+#[path = "watch/inbox.rs"]
+mod inbox;
 #[path = "watch/set_names.rs"]
 mod set_names;
 #[path = "watch/status.rs"]

@@ -344,6 +344,11 @@ impl<'a> Watcher<'a> {
     fn scan(&mut self) -> anyhow::Result<bool> {
         // Before a file is taken, and when idle: documents left without an answer, when it is time.
         self.settle();
+        // A symbolic link is never taken: it goes to failed/ at once, so that it is seen.
+        for link in self.inbox.links()? {
+            let why = crate::watch::link_error(&link);
+            self.fail(&link, &name_of(&link), &why)?;
+        }
         let present = self.inbox.scan()?;
         let ready = self.stability.observe(&present, Instant::now());
         let mut took = false;

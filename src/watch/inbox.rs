@@ -77,6 +77,22 @@ impl Inbox {
         Ok(found)
     }
 
+    /// The symbolic links directly in the inbox under a candidate name, other than to a folder
+    /// (sorted by name): never taken as exports ([`link_error`] says why), but moved to `failed/`
+    /// so that they are seen. A link to a folder is left alone, as sub-folders are.
+    pub fn links(&self) -> Result<Vec<PathBuf>, WatchError> {
+        let rd = std::fs::read_dir(&self.root).map_err(|e| WatchError::io("cannot list", &self.root, e))?;
+        let mut out: Vec<PathBuf> = rd
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+            .filter(|e| is_candidate(&e.file_name().to_string_lossy()))
+            .map(|e| e.path())
+            .filter(|p| !self.is_table(p) && !std::fs::metadata(p).is_ok_and(|m| m.is_dir()))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
     /// The files a crash left in `.processing/`.
     pub fn leftovers(&self) -> Result<Vec<PathBuf>, WatchError> {
         candidates(&self.processing)
@@ -116,6 +132,27 @@ impl Inbox {
     }
 }
 
+/// Why the symbolic link `link` in the inbox is not taken, with what to do. Moving the link
+/// (claiming it) would not stop its producer writing the file it points to, and that file, outside
+/// the inbox, is never moved or deleted: only the link goes to `failed/`.
+pub fn link_error(link: &Path) -> String {
+    let name = file_name(link);
+    let target = match std::fs::read_link(link) {
+        Ok(t) => format!(" to {}", t.display()),
+        Err(_) => String::new(),
+    };
+    let dangling = if std::fs::metadata(link).is_err() {
+        ", which does not exist"
+    } else {
+        ""
+    };
+    format!(
+        "{name} is a symbolic link{target}{dangling}: the watcher takes only files put into the inbox itself, not \
+         the file a link points to (that file was left where it is, untouched; only the link goes to failed/); \
+         copy the export into the inbox instead (as {name}.part, then renamed to {name})"
+    )
+}
+
 fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -136,8 +173,10 @@ fn candidates(dir: &Path) -> Result<Vec<PathBuf>, WatchError> {
 
 /// `dir/name`, or, when taken, `dir/<stem>.<UTC timestamp>[-n].<ext>`: never an overwrite.
 pub(crate) fn free_name(dir: &Path, name: &str) -> PathBuf {
+    // A link (even one to nothing) is a name taken too.
+    let taken = |p: &Path| std::fs::symlink_metadata(p).is_ok();
     let first = dir.join(name);
-    if !first.exists() {
+    if !taken(&first) {
         return first;
     }
     let (stem, ext) = match name.rsplit_once('.') {
@@ -150,7 +189,7 @@ pub(crate) fn free_name(dir: &Path, name: &str) -> PathBuf {
             let n = if n == 0 { String::new() } else { format!("-{n}") };
             dir.join(format!("{stem}.{stamp}{n}{ext}"))
         })
-        .find(|p| !p.exists())
+        .find(|p| !taken(p))
         .unwrap_or(first)
 }
 
