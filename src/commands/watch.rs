@@ -318,7 +318,9 @@ impl<'a> Watcher<'a> {
         documents: crate::pipeline::Counts,
         result_file: Option<String>,
     ) -> anyhow::Result<()> {
-        let to = self.inbox.to_failed(claimed, error)?;
+        // The error as written in failed/: the file named where it is now, not in .processing/.
+        let (to, error) = self.inbox.to_failed(claimed, error)?;
+        let error = error.as_str();
         warn!("{name}: failed: {error} -> {}", to.display());
         self.last = Some(LastFile {
             name: name.to_string(),

@@ -115,8 +115,16 @@ impl Inbox {
     }
 
     /// Move a file that could not be processed to `failed/`, with `<name>.error.txt` beside it.
-    pub fn to_failed(&self, path: &Path, message: &str) -> Result<PathBuf, WatchError> {
+    /// Returns where it is now and the message written, in which a file moved from
+    /// `.processing/` (where it was read, so the pipeline's errors name it there) is named where
+    /// it is now, in `failed/`.
+    pub fn to_failed(&self, path: &Path, message: &str) -> Result<(PathBuf, String), WatchError> {
         let target = move_into(path, &self.failed)?;
+        let message = if path.starts_with(&self.processing) {
+            message.replace(&path.display().to_string(), &target.display().to_string())
+        } else {
+            message.to_string()
+        };
         let note = self.failed.join(format!("{}.error.txt", file_name(&target)));
         let text = format!(
             "{}\nfailed at {}: {message}\n",
@@ -128,7 +136,7 @@ impl Inbox {
         let tmp = self.failed.join(format!(".{}.error.txt.tmp", file_name(&target)));
         std::fs::write(&tmp, text).map_err(|e| WatchError::io("cannot write", &tmp, e))?;
         std::fs::rename(&tmp, &note).map_err(|e| WatchError::io("cannot write", note, e))?;
-        Ok(target)
+        Ok((target, message))
     }
 }
 
@@ -300,6 +308,21 @@ mod tests {
             note.starts_with("bad.csv\nfailed at ") && note.ends_with(": no bundled mapping fits\n"),
             "{note}"
         );
+    }
+
+    #[test]
+    fn a_failed_file_read_in_processing_is_named_where_it_is_now() {
+        let dir = tempfile::tempdir().unwrap();
+        let inbox = Inbox::new(dir.path());
+        inbox.create_dirs().unwrap();
+        let p = inbox.processing.join("night.csv");
+        std::fs::write(&p, "").unwrap();
+        let said = format!("{} is empty (the file has 0 bytes)", p.display());
+        let (to, message) = inbox.to_failed(&p, &said).unwrap();
+        assert_eq!(to, inbox.failed.join("night.csv"));
+        assert_eq!(message, format!("{} is empty (the file has 0 bytes)", to.display()));
+        let note = std::fs::read_to_string(inbox.failed.join("night.csv.error.txt")).unwrap();
+        assert!(note.contains(&message) && !note.contains(".processing"), "{note}");
     }
 
     #[test]

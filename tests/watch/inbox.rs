@@ -42,3 +42,25 @@ fn a_symbolic_link_goes_to_failed_and_the_file_it_points_to_stays_untouched() {
     });
     assert_eq!(server.accepted(), 0);
 }
+
+#[test]
+fn a_file_moved_to_failed_is_named_there_in_its_note_the_log_and_status_json() {
+    let (_server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    let w = Watch::start(d, &env, &[]);
+    std::fs::write(d.join("in/empty.csv"), "").unwrap();
+    wait_for(LIMIT, "empty.csv's note in failed/", || {
+        d.join("in/failed/empty.csv.error.txt").exists()
+    });
+    let note = std::fs::read_to_string(d.join("in/failed/empty.csv.error.txt")).unwrap();
+    assert!(
+        note.contains("in/failed/empty.csv is empty") && !note.contains(".processing"),
+        "{note}"
+    );
+    wait_for(LIMIT, "the failure in the log and status.json", || {
+        let error = status_of(d)["last_file"]["error"].as_str().map(str::to_string);
+        w.log().contains("empty.csv: failed: in/failed/empty.csv is empty")
+            && error.is_some_and(|e| e.contains("in/failed/empty.csv is empty"))
+    });
+    assert!(!w.log().contains(".processing/empty.csv"), "{}", w.log());
+}
