@@ -1,4 +1,5 @@
-//! The results folder given with `--results`, made ready before any work starts: a path that is
+//! The results folder given with `--results` (and the state folder, `--state`), looked at before
+//! any work starts: a path that is
 //! a file (or runs through one) is refused by name with what to do, not with the system's bare
 //! "File exists (os error 17)" on every input file.
 
@@ -6,7 +7,7 @@ use super::json::Fatal;
 use std::path::{Path, PathBuf};
 
 /// The nearest part of `path` (itself or a parent) that exists and is not a folder, if any.
-fn blocker(path: &Path) -> Option<PathBuf> {
+pub(super) fn blocker(path: &Path) -> Option<PathBuf> {
     for part in path.ancestors() {
         if part.as_os_str().is_empty() {
             return None;
@@ -49,6 +50,23 @@ pub(super) fn results_folder(path: &Path) -> anyhow::Result<()> {
     })
 }
 
+/// Refuse a state folder `path` (`--state`) that is a file or runs through one (a typo in a unit
+/// file), by name, before its ledger is looked for: not "cannot open the ledger ... restore it
+/// from a backup", which sends the user after a ledger that does not exist.
+pub(super) fn state_folder(path: &Path) -> anyhow::Result<()> {
+    if let Some(file) = blocker(path) {
+        return Err(Fatal::usage(format!(
+            "--state {}: {} is a file, not a folder: give --state the state folder (the ledger of the documents \
+             sent, kept from run to run; it is created when missing), or move {} out of the way",
+            path.display(),
+            file.display(),
+            file.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +90,21 @@ mod tests {
         assert!(made.is_dir());
         results_folder(&made).unwrap();
         assert_eq!(blocker(Path::new("")), None);
+    }
+
+    #[test]
+    fn a_state_folder_that_is_a_file_is_named_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("env");
+        std::fs::write(&file, "INVOICEDROP_API_URL=https://api.example.com\n").unwrap();
+        for p in [file.clone(), file.join("state")] {
+            let e = state_folder(&p).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("{} is a file, not a folder: give --state", file.display())),
+                "{e}"
+            );
+        }
+        state_folder(&dir.path().join("state")).unwrap();
+        state_folder(dir.path()).unwrap();
     }
 }
