@@ -41,13 +41,39 @@ pub(super) fn no_file_in_the_way(path: &Path) -> anyhow::Result<()> {
 /// (`run`, `watch`). A file in the way is said by name, with what to do.
 pub(super) fn results_folder(path: &Path) -> anyhow::Result<()> {
     no_file_in_the_way(path)?;
-    std::fs::create_dir_all(path).map_err(|e| {
+    std::fs::create_dir_all(path).map_err(|e| -> anyhow::Error {
         Fatal::usage(format!(
             "--results {}: cannot create this folder ({e}); give --results a folder you may write to",
             path.display()
         ))
         .into()
-    })
+    })?;
+    writable(path)
+}
+
+/// Refuse a results folder in which no file can be made (another owner, a read-only mount):
+/// found now by making (and removing) an empty hidden file there, not after the first file's
+/// documents were sent, nor by a watcher that would move every export to `failed/`.
+fn writable(path: &Path) -> anyhow::Result<()> {
+    let probe = tempfile::Builder::new()
+        .prefix(".invoicedrop-write-test.")
+        .suffix(".tmp")
+        .tempfile_in(path);
+    match probe {
+        Ok(file) => {
+            // Removed here; one a kill leaves behind is an empty hidden file, passed over.
+            let _ = file.close();
+            Ok(())
+        }
+        Err(e) => Err(Fatal::usage(format!(
+            "--results {}: cannot write in this folder ({}); the result files and status.json are written there: \
+             give --results a folder this user may write to, or fix its owner or permissions (or its read-only \
+             mount)",
+            path.display(),
+            e.kind()
+        ))
+        .into()),
+    }
 }
 
 /// Refuse a state folder `path` (`--state`) that is a file or runs through one (a typo in a unit

@@ -64,3 +64,90 @@ fn a_file_moved_to_failed_is_named_there_in_its_note_the_log_and_status_json() {
     });
     assert!(!w.log().contains(".processing/empty.csv"), "{}", w.log());
 }
+
+/// `invoicedrop ARGS` in `d` as a user who may not write in `d/res`: as root, through `setpriv`
+/// as `nobody` (`res` stays root's; the rest is given to nobody); otherwise with `res` made
+/// read-only. `None` when neither can be arranged (root without setpriv).
+fn without_write_access_to_res(d: &Path, args: &[&str]) -> Option<std::process::Command> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let mut c = if root {
+        let setpriv = std::process::Command::new("setpriv").arg("--version").output();
+        if !setpriv.is_ok_and(|o| o.status.success()) {
+            return None;
+        }
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        for sub in ["in", "st"] {
+            std::fs::create_dir_all(d.join(sub)).unwrap();
+            std::os::unix::fs::chown(d.join(sub), Some(65534), Some(65534)).unwrap();
+        }
+        std::fs::write(d.join("a.csv"), export(2, "R")).unwrap();
+        std::fs::write(d.join("customers.csv"), WALK_IN_CUSTOMERS).unwrap();
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(bin());
+        c
+    } else {
+        std::fs::create_dir_all(d.join("in")).unwrap();
+        std::fs::write(d.join("a.csv"), export(2, "R")).unwrap();
+        std::fs::write(d.join("customers.csv"), WALK_IN_CUSTOMERS).unwrap();
+        std::fs::set_permissions(d.join("res"), std::fs::Permissions::from_mode(0o555)).unwrap();
+        std::process::Command::new(bin())
+    };
+    c.current_dir(d).args(args);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("INVOICEDROP_") {
+            c.env_remove(k);
+        }
+    }
+    Some(c)
+}
+
+#[test]
+fn a_results_folder_it_cannot_write_stops_the_watch_and_a_run_at_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("res")).unwrap();
+    let watch = [
+        "watch",
+        "in",
+        "--results",
+        "res",
+        "--state",
+        "st",
+        "--quiet-period",
+        "1",
+    ];
+    let Some(mut c) = without_write_access_to_res(d, &watch) else {
+        eprintln!("skipped: running as root without setpriv");
+        return;
+    };
+    let mut child = c.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    // Exits at once (a watcher that started would run until stopped: it is stopped then).
+    let exited = wait_until(LIMIT, || child.try_wait().unwrap().is_some());
+    if !exited {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(exited, "the watcher started: {err}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--results res: cannot write in this folder (permission denied)"),
+        "{err}"
+    );
+    assert!(!d.join("in/failed").exists() || names(&d.join("in/failed")).is_empty());
+    // A run: refused before anything is sent, not after.
+    let run = ["run", "a.csv", "--results", "res", "--state", "st"];
+    let o = without_write_access_to_res(d, &run).unwrap().output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("--results res: cannot write in this folder"),
+        "{}",
+        text(&o)
+    );
+    assert!(!text(&o).contains("built-in sandbox at"), "{}", text(&o));
+    assert!(names(&d.join("res")).is_empty());
+}
