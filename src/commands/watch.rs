@@ -16,6 +16,7 @@ use super::json::{self, ErrorDoc, Fatal};
 use super::runner::Runner;
 use crate::cli::*;
 use crate::model::DocumentKind;
+use crate::text::one_line;
 use crate::watch::{
     Inbox, InboxLock, LastFile, Seen, Stability, Tracked, WatchStatus, alert_warnings, overdue, sha256_file,
 };
@@ -201,10 +202,13 @@ impl<'a> Watcher<'a> {
         };
         match &repeat {
             Some(first) => info!(
-                "{name}: taken; the same content as {first}, done before: reported from the ledger, nothing accepted is sent again"
+                "{}",
+                one_line(&format!(
+                    "{name}: taken; the same content as {first}, done before: reported from the ledger, nothing accepted is sent again"
+                ))
             ),
-            None if leftover => info!("{name}: taken again after an interruption"),
-            None => info!("{name}: taken"),
+            None if leftover => info!("{}: taken again after an interruption", one_line(&name)),
+            None => info!("{}: taken", one_line(&name)),
         }
         self.write_status(Some(&name));
         if let Some(note) = crate::results::stale::clean_note(&self.input.results) {
@@ -284,7 +288,10 @@ impl<'a> Watcher<'a> {
         };
         if halted || stopped.is_some() {
             last.outcome = "interrupted".into();
-            warn!("{name}: interrupted ({counts}); left in .processing/, the next start sends the rest");
+            warn!(
+                "{}: interrupted ({counts}); left in .processing/, the next start sends the rest",
+                one_line(&name)
+            );
             if let Some(stop) = stopped {
                 self.fatal = Some(stop);
             }
@@ -292,9 +299,12 @@ impl<'a> Watcher<'a> {
             self.seen.record(&hash, &name)?;
             let to = self.inbox.to_done(&claimed)?;
             info!(
-                "{name}: done ({counts}) -> {} ; results {}",
-                to.display(),
-                summary.result_file.as_deref().unwrap_or("-")
+                "{}",
+                one_line(&format!(
+                    "{name}: done ({counts}) -> {} ; results {}",
+                    to.display(),
+                    summary.result_file.as_deref().unwrap_or("-")
+                ))
             );
             self.file_done(&name, &to);
         }
@@ -321,7 +331,7 @@ impl<'a> Watcher<'a> {
         // The error as written in failed/: the file named where it is now, not in .processing/.
         let (to, error) = self.inbox.to_failed(claimed, error)?;
         let error = error.as_str();
-        warn!("{name}: failed: {error} -> {}", to.display());
+        warn!("{}", one_line(&format!("{name}: failed: {error} -> {}", to.display())));
         self.last = Some(LastFile {
             name: name.to_string(),
             finished_at: Utc::now(),

@@ -151,3 +151,29 @@ fn a_results_folder_it_cannot_write_stops_the_watch_and_a_run_at_the_start() {
     assert!(!text(&o).contains("built-in sandbox at"), "{}", text(&o));
     assert!(names(&d.join("res")).is_empty());
 }
+
+#[test]
+fn a_file_name_with_a_line_break_gets_result_files_without_one_and_one_log_line() {
+    let (server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    let w = Watch::start(d, &env, &[]);
+    std::fs::write(d.join("in/.n.part"), export(2, "N")).unwrap();
+    std::fs::rename(d.join("in/.n.part"), d.join("in/nightly\nexport.csv")).unwrap();
+    wait_for(LIMIT, "the file in done/", || {
+        d.join("in/done/nightly\nexport.csv").exists()
+    });
+    let results = names(&d.join("in/results"));
+    assert!(results.iter().all(|n| !n.chars().any(char::is_control)), "{results:?}");
+    all_accepted(&d.join("in/results/nightly-export.result.csv"), 2);
+    assert!(
+        results.iter().any(|n| n == "nightly-export.summary.json"),
+        "{results:?}"
+    );
+    assert_eq!(server.accepted(), 2);
+    wait_for(LIMIT, "the done line in the log", || {
+        w.log().contains("nightly\\nexport.csv: done")
+    });
+    let log = w.log();
+    assert!(log.contains("nightly\\nexport.csv: taken"), "{log}");
+    assert!(!log.lines().any(|l| l.starts_with("export.csv")), "{log}");
+}
