@@ -174,6 +174,24 @@ pub fn time_text(t: NaiveTime) -> String {
     String::from_utf8_lossy(&b).into_owned()
 }
 
+/// `text` on one line: control characters (a line break in a file name) shown escaped (`\n`),
+/// so that a log line about a file stays one line.
+pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +217,13 @@ mod tests {
                 assert_eq!(short(text, max), want, "{text:?} {max}");
             }
         }
+    }
+
+    #[test]
+    fn one_line_escapes_control_characters_only() {
+        assert_eq!(one_line("nightly\nexport.csv: taken"), "nightly\\nexport.csv: taken");
+        assert_eq!(one_line("a\tb"), "a\\tb");
+        assert_eq!(one_line("فاتورة 1.csv"), "فاتورة 1.csv");
     }
 
     #[test]

@@ -212,3 +212,37 @@ fn a_configuration_with_an_unknown_key_or_a_seller_mistake_is_refused_before_any
         assert!(!d.join("s").exists(), "nothing was started");
     }
 }
+
+#[test]
+fn a_state_folder_that_is_a_file_is_said_to_be_one_not_a_damaged_ledger() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A typo in a unit file: the environment file given as the state folder.
+    std::fs::write(d.join("env"), "INVOICEDROP_API_URL=https://api.example.com\n").unwrap();
+    std::fs::create_dir_all(d.join("in")).unwrap();
+    xero_export(&d.join("a.csv"), 2);
+    let server = Server::start(SandboxConfig::default());
+    let api = server.env();
+    let none: Vec<(&str, String)> = Vec::new();
+    let cases = [
+        (&none, vec!["run", "a.csv", "--state", "env", "--results", "r"]),
+        (&none, vec!["watch", "in", "--state", "env"]),
+        (&api, vec!["run", "a.csv", "--state", "env/state", "--results", "r"]),
+        (
+            &api,
+            vec!["onboard", "--otp", "123456", "--device-id", "d1", "--state", "env"],
+        ),
+    ];
+    for (env, args) in cases {
+        let o = run(d, env, &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        let e = one_error(&o);
+        assert!(
+            e.contains("env is a file, not a folder: give --state the state folder"),
+            "{args:?}: {e}"
+        );
+        assert!(!e.contains("ledger.sqlite") && !e.contains("backup"), "{e}");
+    }
+    assert!(!d.join("r").exists());
+    assert_eq!(server.accepted(), 0);
+}

@@ -41,6 +41,8 @@ mod device_checks;
 mod elsewhere;
 #[path = "run/exactly_once.rs"]
 mod exactly_once;
+#[path = "run/folder_names.rs"]
+mod folder_names;
 #[path = "run/gave_up.rs"]
 mod gave_up;
 #[path = "run/gone.rs"]

@@ -8,6 +8,8 @@
 mod failed;
 #[path = "watch/gave_up.rs"]
 mod gave_up;
+#[path = "watch/inbox.rs"]
+mod inbox;
 #[path = "watch/set_names.rs"]
 mod set_names;
 #[path = "watch/status.rs"]

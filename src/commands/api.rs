@@ -46,6 +46,7 @@ pub(super) fn api_configured() -> bool {
 /// signed XML; a scheduler that lost its environment file would see success. Nothing is read or
 /// written before this.
 pub(super) fn no_sandbox_for_an_api_state(state: &Path) -> anyhow::Result<()> {
+    super::folder::state_folder(state)?;
     if api_configured() {
         return Ok(());
     }
@@ -70,6 +71,7 @@ pub(super) fn no_sandbox_for_an_api_state(state: &Path) -> anyhow::Result<()> {
 /// The configured API, or the built-in sandbox (never for a state folder that belongs to an
 /// API: [`no_sandbox_for_an_api_state`]).
 pub(super) fn connect(rt: &Runtime, api: &ApiArgs, seller: &Party) -> anyhow::Result<Connection> {
+    super::folder::state_folder(&api.state)?;
     let env = EnvCredentials::from_env()?;
     let mut conn = if env.api_url.is_none() {
         no_sandbox_for_an_api_state(&api.state)?;

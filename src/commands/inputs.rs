@@ -191,6 +191,16 @@ pub(super) fn expand(
                 if name.starts_with('.') || !EXTENSIONS.contains(&ext.as_str()) {
                     continue;
                 }
+                // The names `watch` never takes: Office's lock file `~$book.xlsx`, kept beside a
+                // workbook someone has open, and the temporary names of copies under way.
+                if !crate::watch::is_candidate(&name) {
+                    skipped.push(format!(
+                        "{}: a lock or temporary file (Office's ~$ owner file of an open workbook, or a copy \
+                         under way), not an export",
+                        f.display()
+                    ));
+                    continue;
+                }
                 if name.contains(".result.") || name.ends_with(".documents.csv") {
                     continue;
                 }

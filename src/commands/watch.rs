@@ -16,6 +16,7 @@ use super::json::{self, ErrorDoc, Fatal};
 use super::runner::Runner;
 use crate::cli::*;
 use crate::model::DocumentKind;
+use crate::text::one_line;
 use crate::watch::{
     Inbox, InboxLock, LastFile, Seen, Stability, Tracked, WatchStatus, alert_warnings, overdue, sha256_file,
 };
@@ -201,10 +202,13 @@ impl<'a> Watcher<'a> {
         };
         match &repeat {
             Some(first) => info!(
-                "{name}: taken; the same content as {first}, done before: reported from the ledger, nothing accepted is sent again"
+                "{}",
+                one_line(&format!(
+                    "{name}: taken; the same content as {first}, done before: reported from the ledger, nothing accepted is sent again"
+                ))
             ),
-            None if leftover => info!("{name}: taken again after an interruption"),
-            None => info!("{name}: taken"),
+            None if leftover => info!("{}: taken again after an interruption", one_line(&name)),
+            None => info!("{}: taken", one_line(&name)),
         }
         self.write_status(Some(&name));
         if let Some(note) = crate::results::stale::clean_note(&self.input.results) {
@@ -286,7 +290,10 @@ impl<'a> Watcher<'a> {
         };
         if halted || stopped.is_some() {
             last.outcome = "interrupted".into();
-            warn!("{name}: interrupted ({counts}); left in .processing/, the next start sends the rest");
+            warn!(
+                "{}: interrupted ({counts}); left in .processing/, the next start sends the rest",
+                one_line(&name)
+            );
             if let Some(stop) = stopped {
                 self.fatal = Some(stop);
             }
@@ -294,9 +301,12 @@ impl<'a> Watcher<'a> {
             self.seen.record(&hash, &name)?;
             let to = self.inbox.to_done(&claimed)?;
             info!(
-                "{name}: done ({counts}) -> {} ; results {}",
-                to.display(),
-                summary.result_file.as_deref().unwrap_or("-")
+                "{}",
+                one_line(&format!(
+                    "{name}: done ({counts}) -> {} ; results {}",
+                    to.display(),
+                    summary.result_file.as_deref().unwrap_or("-")
+                ))
             );
             self.file_done(&name, &to);
         }
@@ -320,8 +330,10 @@ impl<'a> Watcher<'a> {
         documents: crate::pipeline::Counts,
         result_file: Option<String>,
     ) -> anyhow::Result<()> {
-        let to = self.inbox.to_failed(claimed, error)?;
-        warn!("{name}: failed: {error} -> {}", to.display());
+        // The error as written in failed/: the file named where it is now, not in .processing/.
+        let (to, error) = self.inbox.to_failed(claimed, error)?;
+        let error = error.as_str();
+        warn!("{}", one_line(&format!("{name}: failed: {error} -> {}", to.display())));
         self.last = Some(LastFile {
             name: name.to_string(),
             finished_at: Utc::now(),
@@ -346,6 +358,11 @@ impl<'a> Watcher<'a> {
     fn scan(&mut self) -> anyhow::Result<bool> {
         // Before a file is taken, and when idle: documents left without an answer, when it is time.
         self.settle();
+        // A symbolic link is never taken: it goes to failed/ at once, so that it is seen.
+        for link in self.inbox.links()? {
+            let why = crate::watch::link_error(&link);
+            self.fail(&link, &name_of(&link), &why)?;
+        }
         let present = self.inbox.scan()?;
         let ready = self.stability.observe(&present, Instant::now());
         let mut took = false;

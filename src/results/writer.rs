@@ -17,11 +17,18 @@ use std::path::{Path, PathBuf};
 /// Input extensions that get a spreadsheet result too.
 pub const SPREADSHEET_EXTENSIONS: [&str; 5] = ["xlsx", "xlsm", "xlsb", "xls", "ods"];
 
-/// The input file's stem (`sales` for `in/sales.xlsx`).
+/// The input file's stem (`sales` for `in/sales.xlsx`): the name of its result set. A control
+/// character in it (a line break in the file name) becomes `-`, as in the artefacts folder's
+/// name, so that no result file's name holds one.
 pub fn input_stem(input: &Path) -> String {
     input
         .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
+        .map(|s| {
+            s.to_string_lossy()
+                .chars()
+                .map(|c| if c.is_control() { '-' } else { c })
+                .collect()
+        })
         .unwrap_or_else(|| "input".into())
 }
 
@@ -539,6 +546,17 @@ mod tests {
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_control_character_in_a_file_name_is_not_in_its_set_name() {
+        assert_eq!(input_stem(Path::new("in/nightly\nexport.csv")), "nightly-export");
+        assert_eq!(input_stem(Path::new("in/a\tb.xlsx")), "a-b");
+        assert_eq!(input_stem(Path::new("in/a:b.csv")), "a:b");
+        assert_eq!(
+            result_path(Path::new("r"), Path::new("x\r\ny.csv")),
+            Path::new("r/x--y.result.csv")
+        );
     }
 
     #[test]

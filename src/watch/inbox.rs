@@ -77,6 +77,22 @@ impl Inbox {
         Ok(found)
     }
 
+    /// The symbolic links directly in the inbox under a candidate name, other than to a folder
+    /// (sorted by name): never taken as exports ([`link_error`] says why), but moved to `failed/`
+    /// so that they are seen. A link to a folder is left alone, as sub-folders are.
+    pub fn links(&self) -> Result<Vec<PathBuf>, WatchError> {
+        let rd = std::fs::read_dir(&self.root).map_err(|e| WatchError::io("cannot list", &self.root, e))?;
+        let mut out: Vec<PathBuf> = rd
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+            .filter(|e| is_candidate(&e.file_name().to_string_lossy()))
+            .map(|e| e.path())
+            .filter(|p| !self.is_table(p) && !std::fs::metadata(p).is_ok_and(|m| m.is_dir()))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
     /// The files a crash left in `.processing/`.
     pub fn leftovers(&self) -> Result<Vec<PathBuf>, WatchError> {
         candidates(&self.processing)
@@ -99,8 +115,16 @@ impl Inbox {
     }
 
     /// Move a file that could not be processed to `failed/`, with `<name>.error.txt` beside it.
-    pub fn to_failed(&self, path: &Path, message: &str) -> Result<PathBuf, WatchError> {
+    /// Returns where it is now and the message written, in which a file moved from
+    /// `.processing/` (where it was read, so the pipeline's errors name it there) is named where
+    /// it is now, in `failed/`.
+    pub fn to_failed(&self, path: &Path, message: &str) -> Result<(PathBuf, String), WatchError> {
         let target = move_into(path, &self.failed)?;
+        let message = if path.starts_with(&self.processing) {
+            message.replace(&path.display().to_string(), &target.display().to_string())
+        } else {
+            message.to_string()
+        };
         let note = self.failed.join(format!("{}.error.txt", file_name(&target)));
         let text = format!(
             "{}\nfailed at {}: {message}\n",
@@ -112,8 +136,29 @@ impl Inbox {
         let tmp = self.failed.join(format!(".{}.error.txt.tmp", file_name(&target)));
         std::fs::write(&tmp, text).map_err(|e| WatchError::io("cannot write", &tmp, e))?;
         std::fs::rename(&tmp, &note).map_err(|e| WatchError::io("cannot write", note, e))?;
-        Ok(target)
+        Ok((target, message))
     }
+}
+
+/// Why the symbolic link `link` in the inbox is not taken, with what to do. Moving the link
+/// (claiming it) would not stop its producer writing the file it points to, and that file, outside
+/// the inbox, is never moved or deleted: only the link goes to `failed/`.
+pub fn link_error(link: &Path) -> String {
+    let name = file_name(link);
+    let target = match std::fs::read_link(link) {
+        Ok(t) => format!(" to {}", t.display()),
+        Err(_) => String::new(),
+    };
+    let dangling = if std::fs::metadata(link).is_err() {
+        ", which does not exist"
+    } else {
+        ""
+    };
+    format!(
+        "{name} is a symbolic link{target}{dangling}: the watcher takes only files put into the inbox itself, not \
+         the file a link points to (that file was left where it is, untouched; only the link goes to failed/); \
+         copy the export into the inbox instead (as {name}.part, then renamed to {name})"
+    )
 }
 
 fn file_name(path: &Path) -> String {
@@ -136,8 +181,10 @@ fn candidates(dir: &Path) -> Result<Vec<PathBuf>, WatchError> {
 
 /// `dir/name`, or, when taken, `dir/<stem>.<UTC timestamp>[-n].<ext>`: never an overwrite.
 pub(crate) fn free_name(dir: &Path, name: &str) -> PathBuf {
+    // A link (even one to nothing) is a name taken too.
+    let taken = |p: &Path| std::fs::symlink_metadata(p).is_ok();
     let first = dir.join(name);
-    if !first.exists() {
+    if !taken(&first) {
         return first;
     }
     let (stem, ext) = match name.rsplit_once('.') {
@@ -150,7 +197,7 @@ pub(crate) fn free_name(dir: &Path, name: &str) -> PathBuf {
             let n = if n == 0 { String::new() } else { format!("-{n}") };
             dir.join(format!("{stem}.{stamp}{n}{ext}"))
         })
-        .find(|p| !p.exists())
+        .find(|p| !taken(p))
         .unwrap_or(first)
 }
 
@@ -261,6 +308,21 @@ mod tests {
             note.starts_with("bad.csv\nfailed at ") && note.ends_with(": no bundled mapping fits\n"),
             "{note}"
         );
+    }
+
+    #[test]
+    fn a_failed_file_read_in_processing_is_named_where_it_is_now() {
+        let dir = tempfile::tempdir().unwrap();
+        let inbox = Inbox::new(dir.path());
+        inbox.create_dirs().unwrap();
+        let p = inbox.processing.join("night.csv");
+        std::fs::write(&p, "").unwrap();
+        let said = format!("{} is empty (the file has 0 bytes)", p.display());
+        let (to, message) = inbox.to_failed(&p, &said).unwrap();
+        assert_eq!(to, inbox.failed.join("night.csv"));
+        assert_eq!(message, format!("{} is empty (the file has 0 bytes)", to.display()));
+        let note = std::fs::read_to_string(inbox.failed.join("night.csv.error.txt")).unwrap();
+        assert!(note.contains(&message) && !note.contains(".processing"), "{note}");
     }
 
     #[test]

@@ -15,7 +15,7 @@ mod seen;
 mod stable;
 mod status;
 
-pub use inbox::{Inbox, InboxLock, is_candidate};
+pub use inbox::{Inbox, InboxLock, is_candidate, link_error};
 pub use seen::{Seen, sha256_file};
 pub use stable::Stability;
 pub use status::{LastFile, Queued, Tracked, Unanswered, WatchStatus, alert_warnings, overdue, why_of};
