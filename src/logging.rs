@@ -9,6 +9,9 @@ use std::io::Write;
 use std::sync::Mutex;
 use tracing_subscriber::EnvFilter;
 
+/// `-q`: notes are not written ([`note`]), only errors.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// The progress line on the terminal, while one is shown.
 static BAR: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
@@ -33,9 +36,11 @@ pub fn line(text: impl std::fmt::Display) {
     let _ = write_stderr(format!("{text}\n").as_bytes());
 }
 
-/// `note: TEXT` on stderr, clear of the progress line.
+/// `note: TEXT` on stderr, clear of the progress line; nothing with `-q` (errors only).
 pub fn note(text: impl std::fmt::Display) {
-    line(format_args!("note: {text}"));
+    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        line(format_args!("note: {text}"));
+    }
 }
 
 /// The logger's writer: stderr, clear of the progress line.
@@ -56,6 +61,7 @@ impl Write for Stderr {
 /// debug with `-vv`. `watch` also logs one line per file taken, done or failed (info) unless
 /// `-q`.
 pub fn init(quiet: bool, verbose: u8, watch: bool) {
+    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
     let level = match (quiet, verbose) {
         (true, _) => "error",
         (false, 0) => "warn",

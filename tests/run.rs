@@ -305,6 +305,20 @@ fn a_server_that_is_down_at_start_is_a_clear_error() {
     );
 }
 
+/// `-q` keeps only errors: not the note that the built-in sandbox is used (`--json` says
+/// `"sandbox": true`), nor any other note.
+#[test]
+fn with_q_the_built_in_sandbox_is_not_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    xero_export(&dir.path().join("a.csv"), 2);
+    let o = run(dir.path(), &[], &["-q", "run", "a.csv"]);
+    let said = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    assert!(!said.contains("note:"), "{said}");
+    let o = run(dir.path(), &[], &["run", "a.csv"]);
+    assert!(text(&o).contains("note: no API configured"), "{}", text(&o));
+}
+
 #[test]
 fn an_unknown_onboard_id_stops_the_run_with_a_configuration_error() {
     let server = Server::start(SandboxConfig::default());

@@ -90,11 +90,11 @@ pub(super) fn connect(rt: &Runtime, api: &ApiArgs, seller: &Party) -> anyhow::Re
         let handle = rt
             .block_on(sandbox::start(config))
             .context("cannot start the built-in sandbox")?;
-        eprintln!(
-            "note: no API configured (INVOICEDROP_API_URL is not set): using the built-in sandbox at {}. \
+        crate::logging::note(format_args!(
+            "no API configured (INVOICEDROP_API_URL is not set): using the built-in sandbox at {}. \
              Nothing is sent to the tax authority; documents are signed by the sandbox's own test key.",
             handle.base_url()
-        );
+        ));
         let mut settings = ApiSettings::new(
             handle.base_url(),
             vat,

@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-use tracing::{info, warn};
+use tracing::{error, info, warn};
 
 mod heartbeat;
 mod settle;
@@ -333,7 +333,8 @@ impl<'a> Watcher<'a> {
         // The error as written in failed/: the file named where it is now, not in .processing/.
         let (to, error) = self.inbox.to_failed(claimed, error)?;
         let error = error.as_str();
-        warn!("{}", one_line(&format!("{name}: failed: {error} -> {}", to.display())));
+        // An error: a journal filtered to errors (`-q`) shows every file that failed.
+        error!("{}", one_line(&format!("{name}: failed: {error} -> {}", to.display())));
         self.last = Some(LastFile {
             name: name.to_string(),
             finished_at: Utc::now(),

@@ -297,3 +297,19 @@ fn the_two_files_of_a_two_file_export_fail_saying_to_run_them_together() {
     );
     drop(w);
 }
+
+/// `-q` keeps only errors: a file moved to `failed/` is one, so a journal filtered to errors
+/// shows it.
+#[test]
+fn with_q_a_file_that_failed_is_still_logged() {
+    let (_server, env, dir) = setup(SandboxConfig::default());
+    let d = dir.path();
+    let w = Watch::start(d, &env, &["-q"]);
+    std::fs::write(d.join("in/broken.csv"), "not an export\n").unwrap();
+    wait_for(LIMIT, "broken.csv in failed/", || {
+        d.join("in/failed/broken.csv.error.txt").exists()
+    });
+    wait_for(LIMIT, "the failure logged under -q", || {
+        w.log().contains("ERROR") && w.log().contains("broken.csv: failed:")
+    });
+}
