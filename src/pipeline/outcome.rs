@@ -65,7 +65,9 @@ impl Outcome {
             .errors
             .iter()
             .any(|e| finding_code(e) == crate::submit::BODY_TOO_LARGE_CODE);
-        let once = v.conflict || too_large;
+        // And a document not sent because its result set lists it as issued elsewhere.
+        let elsewhere = v.codes.iter().any(|c| c == crate::results::ISSUED_ELSEWHERE_CODE);
+        let once = v.conflict || too_large || elsewhere;
         let mut first: Option<Option<u64>> = None;
         for RowOutcome { result: rr, line, .. } in &mut self.rows {
             if rr.status != RowStatus::Valid {

@@ -98,6 +98,24 @@ fn a_note_of_an_invoice_issued_elsewhere_says_it_was_issued_elsewhere_too() {
     let out = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
     let rows = results(&d.join("results/x.result.csv"));
+    // Said once per document, on its first row; its other rows refer to it.
+    let inv = rows
+        .iter()
+        .filter(|r| r["result_document"] == "INV-0101")
+        .collect::<Vec<_>>();
+    assert_eq!(inv.len(), 3);
+    assert!(
+        inv[0]["result_errors"].starts_with("INV-ISSUED-ELSEWHERE"),
+        "{:?}",
+        inv[0]
+    );
+    for r in &inv[1..] {
+        assert_eq!(r["result_status"], "failed");
+        assert_eq!(
+            r["result_errors"], "INV-DOCUMENT: the document has errors on another row (line 2)",
+            "{r:?}"
+        );
+    }
     let note = rows.iter().find(|r| r["result_document"] == "CN-0006").unwrap();
     assert_eq!(note["result_status"], "failed", "{note:?}");
     assert!(
