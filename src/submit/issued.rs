@@ -48,8 +48,9 @@ impl Submitter {
         if items.is_empty() {
             return Ok(Vec::new());
         }
+        // The bodies move here: a look-up reads the ledger by key, never the body.
         let wanted: Vec<(u64, DocumentKind, String, String, Vec<u8>)> = items
-            .iter()
+            .iter_mut()
             .zip(&tags)
             .map(|(i, &tag)| {
                 (
@@ -57,7 +58,7 @@ impl Submitter {
                     i.key.kind,
                     i.key.number.clone(),
                     i.content_hash.clone(),
-                    i.body.clone(),
+                    std::mem::take(&mut i.body),
                 )
             })
             .collect();
