@@ -71,6 +71,8 @@ mod notes;
 mod notes_file_order;
 #[path = "run/original_date.rs"]
 mod original_date;
+#[path = "run/over_credit.rs"]
+mod over_credit;
 #[path = "run/reconcile.rs"]
 mod reconcile;
 #[path = "run/report_totals.rs"]

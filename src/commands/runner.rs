@@ -104,6 +104,14 @@ impl OriginalDates for IssuedInvoices {
             None
         })
     }
+
+    fn invoice_total(&self, number: &str, seller_vat: Option<&str>) -> Option<crate::model::IssuedTotal> {
+        // Without it the note is not compared with its invoice: nothing else changes.
+        self.0.invoice_total(number, seller_vat).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "the ledger could not be read for a credit note's corrected invoice");
+            None
+        })
+    }
 }
 
 /// Why a simplified document is not accepted, for the watch's alert: its verdict's first error

@@ -537,6 +537,16 @@ pub struct Document {
     pub exported_reference: Option<String>,
 }
 
+/// What an issued invoice charged: its total with VAT (BT-112) in its currency, as the ledger
+/// holds it (what a credit note correcting it is compared with).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssuedTotal {
+    /// BT-112, in `currency`.
+    pub amount: Decimal,
+    /// The invoice's currency (BT-5).
+    pub currency: String,
+}
+
 impl Document {
     /// The billing reference text D10 prescribes for a note.
     pub fn billing_reference_for(invoice_number: &str, invoice_date: NaiveDate) -> String {

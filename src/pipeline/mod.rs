@@ -16,6 +16,7 @@ mod notes;
 mod notes_only;
 pub mod open;
 mod outcome;
+mod over_credit;
 mod parts;
 mod record;
 mod sending;

@@ -259,6 +259,11 @@ impl<'a> Settling<'a> {
             let invoice = link.reference.invoice.as_str();
             if let Some(date) = lookup.and_then(|l| l.0.invoice_date(invoice, self.seller_vat)) {
                 settle_date(&mut outcomes[i], &link, date);
+                if link.kind == DocumentKind::CreditNote
+                    && let Some(total) = lookup.and_then(|l| l.0.invoice_total(invoice, self.seller_vat))
+                {
+                    super::over_credit::compare(&mut outcomes[i], &link, &total);
+                }
                 continue;
             }
             let unissued = self.lock();
@@ -520,7 +525,7 @@ impl Outcome {
     }
 
     /// Add a finding to row `at` (and to the document's codes).
-    fn add_finding(&mut self, at: usize, issue: ResultIssue) {
+    pub(super) fn add_finding(&mut self, at: usize, issue: ResultIssue) {
         if let Some(r) = &mut self.record {
             r.add_codes([&issue]);
         }

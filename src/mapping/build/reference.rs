@@ -26,6 +26,12 @@ pub trait OriginalDates: Send + Sync {
     /// The issue date of the invoice `number` of the seller `seller_vat` (any seller of the
     /// ledger when `None`), when it is known to have been issued.
     fn invoice_date(&self, number: &str, seller_vat: Option<&str>) -> Option<NaiveDate>;
+
+    /// What that invoice charged (its total with VAT, in its currency), when it is known to have
+    /// been issued: what a credit note correcting it is compared with. Unknown unless given.
+    fn invoice_total(&self, _number: &str, _seller_vat: Option<&str>) -> Option<crate::model::IssuedTotal> {
+        None
+    }
 }
 
 impl<F> OriginalDates for F

@@ -488,6 +488,23 @@ impl Ledger {
         }
     }
 
+    /// The total with VAT and the currency of the invoice [`Ledger::invoice_date`] finds: what a
+    /// credit note correcting it is compared with. `None` when no such invoice is accepted.
+    /// Blocks briefly.
+    pub fn invoice_total(
+        &self,
+        number: &str,
+        seller_vat: Option<&str>,
+    ) -> Result<Option<crate::model::IssuedTotal>, LedgerError> {
+        match self.ask_blocking(Request::InvoiceTotal {
+            number: number.to_string(),
+            seller_vat: seller_vat.map(str::to_string),
+        })? {
+            Answer::Total(t) => Ok(t),
+            _ => Err(LedgerError::Closed),
+        }
+    }
+
     fn meta(&self, key: &str) -> Result<Option<String>, LedgerError> {
         match self.ask_blocking(Request::GetMeta(key.to_string()))? {
             Answer::Meta(v) => Ok(v),

@@ -256,3 +256,60 @@ async fn an_invoice_date_is_that_of_an_accepted_invoice_of_the_seller_through_an
     assert_eq!(date("CN-1", Some(SELLER)), None, "a credit note");
     assert_eq!(date("INV-9", Some(SELLER)), None);
 }
+
+#[tokio::test]
+async fn an_invoice_total_is_read_exactly_from_the_accepted_invoice_with_its_currency() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::open(dir.path()).unwrap();
+    ledger.remember_device(&device("ours", SELLER)).unwrap();
+    let body = |total: &str, currency: &str| {
+        format!(
+            r#"{{"issue_date":"2026-07-14","doc_currency_code":"{currency}","supplier_info":{{"vat_number":"{SELLER}"}},"legal_monitory_total":{{"tax_inclusive_amount":{total}}}}}"#
+        )
+    };
+    // Digits a floating-point number would lose, and an amount written as a string.
+    let exact = "12345678901234.567891";
+    leave(
+        &ledger,
+        "ours",
+        "INV-1",
+        body(exact, "SAR").as_bytes(),
+        LedgerState::Accepted,
+    )
+    .await;
+    leave(
+        &ledger,
+        "ours",
+        "INV-2",
+        body("\"115.50\"", "USD").as_bytes(),
+        LedgerState::Accepted,
+    )
+    .await;
+    leave(
+        &ledger,
+        "ours",
+        "INV-3",
+        body("99", "SAR").as_bytes(),
+        LedgerState::Rejected,
+    )
+    .await;
+    leave(&ledger, "ours", "INV-4", b"not json", LedgerState::Accepted).await;
+
+    let total = |number: &str| ledger.invoice_total(number, Some(SELLER)).unwrap();
+    let of = |amount: &str, currency: &str| {
+        Some(crate::model::IssuedTotal {
+            amount: amount.parse().unwrap(),
+            currency: currency.to_string(),
+        })
+    };
+    assert_eq!(total("INV-1"), of(exact, "SAR"));
+    assert_eq!(total("INV-2"), of("115.50", "USD"));
+    assert_eq!(total("INV-3"), None, "rejected");
+    assert_eq!(total("INV-4"), None, "a body without a total");
+    assert_eq!(total("INV-9"), None);
+    assert_eq!(
+        ledger.invoice_total("INV-1", Some("311111111100003")).unwrap(),
+        None,
+        "another seller's"
+    );
+}
