@@ -31,7 +31,7 @@ pub const NOT_ISSUED_CODE: &str = "INV-REFERENCE-NOT-ISSUED";
 
 /// The code of a billing reference whose form or date is not as it should be (the checks' rule,
 /// said again when the date becomes the issued one).
-const FORM_CODE: &str = "INV-BILLING-REFERENCE-FORM";
+pub(super) const FORM_CODE: &str = "INV-BILLING-REFERENCE-FORM";
 
 /// The code of a note whose export gives its invoice another date than the one it was issued
 /// with (a warning: the issued date is the one referenced).

@@ -1,6 +1,7 @@
 //! One unit's outcome (a document's rows, record and brief, or a row that makes no document),
 //! and what a dispatch verdict does to it.
 
+use super::notes::FORM_CODE as REFERENCE_FORM_CODE;
 use super::*;
 
 /// One input row's part of an [`Outcome`].
@@ -53,12 +54,18 @@ impl Outcome {
         }
         // The authority's answer repeats what the local check already said (BR-KSA-98...), on
         // whichever row of the document said it: keep one finding per rule code and document.
-        let said: Vec<String> = self
+        let mut said: Vec<String> = self
             .rows
             .iter()
             .flat_map(|r| r.result.errors.iter().chain(&r.result.warnings))
             .map(|f| finding_code(f).to_string())
             .collect();
+        // A note's billing reference without its invoice's date: the authority's warning of its
+        // form (on its field, `billing_reference`) repeats what the mapping said on the note's
+        // reference cell, and why (`INV-MAP-REFERENCE`), as the local rules' warning does.
+        if said.iter().any(|c| c == crate::mapping::REFERENCE_CODE) {
+            said.push(REFERENCE_FORM_CODE.to_string());
+        }
         // A conflict is said on the document's first row; its other rows refer to that row. So is
         // a body the API refused as too large (the whole document's, not a row's).
         let too_large = v
@@ -126,6 +133,9 @@ impl Outcome {
             }
             for w in &v.warnings {
                 let code = finding_code(w).to_string();
+                if code == REFERENCE_FORM_CODE && said.iter().any(|c| c == crate::mapping::REFERENCE_CODE) {
+                    continue;
+                }
                 if !r.warnings.contains(&code) {
                     r.warnings.push(code);
                 }

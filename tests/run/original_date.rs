@@ -138,3 +138,35 @@ fn check_finds_the_date_in_a_file_checked_before_and_otherwise_says_how_to_give_
         "{w}"
     );
 }
+
+#[test]
+fn a_note_whose_invoices_date_is_unknown_is_told_so_once_on_its_reference_cell_not_in_the_apis_words() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    onboard(dir.path(), &env);
+    // A credit note of two lines whose invoice (INV-404) was never issued nor exported.
+    xero(dir.path(), "n.csv", "CN-2", "INV-404", today(), "Sales Credit Note");
+    let one = std::fs::read_to_string(dir.path().join("n.csv")).unwrap();
+    // The export's document totals, of both lines, on each.
+    let both = one.replace(",115.00,15.00,115.00,0.00,", ",230.00,30.00,230.00,0.00,");
+    let line = both.lines().nth(1).unwrap().replace("PEN-1,Pen", "PEN-2,Pencil");
+    std::fs::write(dir.path().join("n.csv"), format!("{both}{line}\n")).unwrap();
+    let o = run(dir.path(), &env, &["run", "n.csv", "--results", "r"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let rows = results(&dir.path().join("r/n.result.csv"));
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r["result_status"] == "accepted"), "{rows:?}");
+    assert!(
+        rows[0]["result_warnings"].starts_with("INV-MAP-REFERENCE Reference \"INV-404\": the issue date"),
+        "{rows:?}"
+    );
+    // The authority's warning of the reference's form says the same, on its field: not repeated.
+    assert!(
+        rows.iter()
+            .all(|r| !r["result_warnings"].contains("INV-BILLING-REFERENCE-FORM")),
+        "{rows:?}"
+    );
+    let docs = std::fs::read_to_string(dir.path().join("r/n.documents.csv")).unwrap();
+    assert!(!docs.contains("INV-BILLING-REFERENCE-FORM"), "{docs}");
+}
