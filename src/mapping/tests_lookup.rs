@@ -36,6 +36,15 @@ fn a_buyer_missing_from_the_lookup_table_is_a_warning() {
             .starts_with("INV-MAP-LOOKUP Customer \"Stranger\": not found in customers.csv"),
         "{w}"
     );
+    // What follows, and what to do about it.
+    assert!(
+        w.message.contains("so this document is issued as simplified (B2C)")
+            && w.message.contains(
+                "correct the buyer's name in the export or add a row for \"Stranger\" to customers.csv (with its VAT \
+                 number and address) before the document is issued"
+            ),
+        "{w}"
+    );
 }
 
 #[test]

@@ -72,12 +72,22 @@ pub(super) fn buyer_miss_issue(bound: &Bound, f: FieldId, miss: LookupMiss, by_v
     } else {
         miss.reason()
     };
+    let outcome = if by_vat_number {
+        "so this document is issued as simplified (B2C)"
+    } else {
+        "(the document's type is the mapping's)"
+    };
+    let file = &miss.file;
     Issue::warning(
         "INV-MAP-LOOKUP",
         column,
-        Some(miss.key),
+        Some(miss.key.clone()),
         format!(
-            "{message}: the buyer has no VAT number or address from it (a simplified document unless the mapping says otherwise)"
+            "{message}: the buyer has no VAT number or address from it, {outcome}. For a walk-in buyer nothing \
+             is to be done; for a VAT-registered one, correct the buyer's name in the export or add a row for \
+             {:?} to {file} (with its VAT number and address) before the document is issued: once issued, \
+             only a credit note and a new invoice correct it",
+            miss.key
         ),
     )
 }
