@@ -6,6 +6,8 @@ mod commands;
 mod date_order;
 #[path = "check/encodings.rs"]
 mod encodings;
+#[path = "check/erp_lines.rs"]
+mod erp_lines;
 #[path = "check/findings.rs"]
 mod findings;
 #[path = "check/input_edges.rs"]

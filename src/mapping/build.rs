@@ -367,9 +367,13 @@ pub fn build_with<'a>(
             row_err(&mut cx.issues, "INV-MAP-MISSING", fields, msg.into());
             continue;
         };
-        erp.line_net.push(erp_net);
-        erp.line_vat.push(l.tax_amount);
-        erp.line_gross.push(erp_gross);
+        // A line with a value unread (a quantity "abc" read as the default 1) is not computed
+        // from the export's values: its own figures are not compared (that would only repeat
+        // the error). Another line's are.
+        let own = |v: Option<Decimal>| v.filter(|_| !l.unreadable);
+        erp.line_net.push(own(erp_net));
+        erp.line_vat.push(own(l.tax_amount));
+        erp.line_gross.push(own(erp_gross));
         lines.push(Line {
             id: l.id.take().unwrap_or_else(|| (n + 1).to_string()),
             unit_code: l.unit_code.clone(),
@@ -394,10 +398,10 @@ pub fn build_with<'a>(
             inclusive_amount,
         });
     }
-    // With a value of a line unread (a quantity "abc" read as the default 1), the computed
-    // amounts are not the export's, and comparing them would only repeat that error.
+    // With a value of a line unread, the computed document amounts are not the export's, and
+    // comparing them would only repeat that error.
     if any_unreadable {
-        erp = ErpFigures::default();
+        (erp.tax_exclusive, erp.tax_total, erp.tax_inclusive) = (None, None, None);
     }
 
     // Parties. A buyer missing from the lookup table is worth a word: it loses its VAT number
@@ -533,6 +537,11 @@ pub fn build_with<'a>(
             (AllowanceCharges::default(), true)
         }
     };
+    // A discount on the whole document is spread over the lines of its category in comparing
+    // a line's VAT: with a line unread, no line's share is the export's.
+    if any_unreadable && allowance_charge.0.iter().any(|ac| !ac.charge_indicator) {
+        erp = ErpFigures::default();
+    }
     erp.document_discount = bound.maps(fid!("discount_amount")) || bound.maps(fid!("discount_percent"));
     let amounts_unread = any_unreadable || lines.len() < line_rows || (mixed_signs && turned) || refused;
     let document = Document {

@@ -310,6 +310,22 @@ fn a_line_value_that_cannot_be_read_leaves_the_exports_totals_uncompared() {
 }
 
 #[test]
+fn a_line_value_that_cannot_be_read_leaves_the_other_lines_own_figures_compared() {
+    // Line 1's quantity is unread; line 2, whose values are all read, keeps its own net to be
+    // compared (its mistake is said in the same run), the document's total does not.
+    let text = "No,Date,Customer,Item,Qty,Price,Net,Tax,Total\n\
+                A1,05/11/2026,X,Pen,QTY,10,20,15%,46.00\n\
+                A1,05/11/2026,X,Cup,2,10,30,15%,46.00\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    let b = bound(WITH_TOTALS, &h);
+    let units = group_all(&b, rows);
+    let built = build(docs(&units)[0], &b, &seller());
+    assert_eq!(built.erp.line_net, [None, Some(dec!(30))]);
+    assert_eq!(built.erp.tax_inclusive, None);
+    assert!(built.amounts_unread);
+}
+
+#[test]
 fn negative_documents_become_credit_notes_with_positive_amounts() {
     let m = SIMPLE.replace(
         "[taxes]",

@@ -418,3 +418,76 @@ fn a_figure_that_differs_says_what_discount_the_document_has_or_how_to_map_one()
         x.message
     );
 }
+
+/// Three lines of 1 × 100.00 at 15 %, no discount on the whole document; the export says the
+/// first line's net is 150.00 and gives its totals.
+fn hundreds() -> (crate::model::Document, ErpFigures) {
+    let mut d = standard();
+    d.allowance_charge.0.clear();
+    d.invoice_lines = (1..=3)
+        .map(|i| {
+            let cat = crate::model::TaxCategory::new("S", dec!(15));
+            crate::model::example::line(i, "Item", dec!(1), dec!(100.00), cat)
+        })
+        .collect();
+    recompute(&mut d);
+    let erp = ErpFigures {
+        line_net: vec![Some(dec!(150.00)), Some(dec!(100.00)), Some(dec!(100.00))],
+        line_vat: vec![Some(dec!(15.00)); 3],
+        line_gross: vec![Some(dec!(115.00)); 3],
+        tax_exclusive: Some(dec!(300.00)),
+        tax_total: Some(dec!(45.00)),
+        tax_inclusive: Some(dec!(345.00)),
+        document_discount: false,
+    };
+    (d, erp)
+}
+
+#[test]
+fn another_lines_mistake_leaves_a_lines_own_figures_compared() {
+    type Change = fn(&mut crate::model::Line);
+    let mistakes: [(&str, Change); 3] = [
+        ("BR-KSA-F-04", |l| l.quantity = dec!(-1)),
+        ("BR-KSA-84", |l| l.item.classified_tax_category.percent = dec!(12)),
+        ("INV-ZERO-QUANTITY", |l| l.quantity = dec!(0)),
+    ];
+    for (code, change) in mistakes {
+        let (mut d, erp) = hundreds();
+        change(&mut d.invoice_lines[2]);
+        recompute(&mut d);
+        let f = validate(&d, &with(erp.clone()));
+        let cause = assert_has(&f, code, Severity::Error);
+        assert!(cause.path.starts_with("invoice_lines[2]."), "{code}: {cause:?}");
+        // The first line's own net, which the third line does not touch, is said now.
+        let net = assert_has(&f, "INV-ERP-LINE-NET", Severity::Error);
+        assert_eq!(net.path, "invoice_lines[0].amount", "{code}");
+        assert_eq!(of(&f, "INV-ERP-LINE-NET").len(), 1, "{code}: {f:#?}");
+        // Nothing on the line with the mistake, nor the document's figures it throws off.
+        let erp_paths: Vec<&str> = f
+            .iter()
+            .filter(|f| f.code.starts_with("INV-ERP-"))
+            .map(|f| f.path.as_str())
+            .collect();
+        assert_eq!(erp_paths, ["invoice_lines[0].amount"], "{code}: {f:#?}");
+        // Its net right, the first line passes.
+        let right = ErpFigures {
+            line_net: vec![Some(dec!(100.00)); 3],
+            ..erp
+        };
+        let f = validate(&d, &with(right));
+        assert!(f.iter().all(|f| !f.code.starts_with("INV-ERP-")), "{code}: {f:#?}");
+    }
+}
+
+#[test]
+fn with_a_discount_on_the_whole_document_another_lines_mistake_leaves_no_figure_compared() {
+    // The discount is spread over the lines of its category in comparing a line's VAT: the
+    // negative line changes every line's share.
+    let (mut d, erp) = hundreds();
+    d.allowance_charge = crate::model::example::standard_invoice("X").allowance_charge;
+    d.invoice_lines[2].quantity = dec!(-1);
+    recompute(&mut d);
+    let f = validate(&d, &with(erp));
+    assert_has(&f, "BR-KSA-F-04", Severity::Error);
+    assert!(f.iter().all(|f| !f.code.starts_with("INV-ERP-")), "{f:#?}");
+}

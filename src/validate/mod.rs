@@ -176,49 +176,81 @@ pub fn validate_computed(
     erp::check(doc, ctx, &computed, &mut out);
     size::check(doc, &mut out);
     drop_repeated(&mut out);
-    drop_derived_negatives(&mut out);
-    drop_derived_categories(&mut out);
-    drop_derived_from_zero_quantities(&mut out);
+    drop_derived_negatives(doc, &mut out);
+    drop_derived_categories(doc, &mut out);
+    drop_derived_from_zero_quantities(doc, &mut out);
     out
 }
 
 /// A line with a quantity of 0 (`INV-ZERO-QUANTITY`) adds nothing to the VAT breakdown: what
 /// the breakdown and totals then lack (`BR-CO-18` no breakdown, `BR-S-01` no S entry) and the
-/// export's own figures (`INV-ERP-*`) that differ by that line are its consequences.
-fn drop_derived_from_zero_quantities(out: &mut Vec<Finding>) {
-    if !out.iter().any(|f| f.code == rules::INV_ZERO_QUANTITY.code) {
+/// export's figures (`INV-ERP-*`) that differ by that line are its consequences.
+fn drop_derived_from_zero_quantities(doc: &Document, out: &mut Vec<Finding>) {
+    let zero = |f: &Finding| f.code == rules::INV_ZERO_QUANTITY.code;
+    if !out.iter().any(zero) {
         return;
     }
     let total = |f: &Finding| f.path.starts_with("tax_total") || f.path.starts_with("legal_monitory_total");
-    out.retain(|f| !(total(f) || f.code.starts_with("INV-ERP-")));
+    out.retain(|f| !total(f));
+    drop_erp_derived(doc, out, zero);
 }
 
 /// A line's VAT category or rate that a rule refuses (a standard rate of 12 %, BR-KSA-84) is
 /// said on the line only: the VAT breakdown made from that line repeats it under the same code,
-/// and the export's own figures (`INV-ERP-*`), taken at another rate, differ because of it.
-fn drop_derived_categories(out: &mut Vec<Finding>) {
+/// and the export's figures (`INV-ERP-*`), taken at another rate, differ because of it.
+fn drop_derived_categories(doc: &Document, out: &mut Vec<Finding>) {
     let on_line = |f: &Finding| f.path.starts_with("invoice_lines[") && f.path.contains(".classified_tax_category");
     let codes: Vec<String> = out.iter().filter(|f| on_line(f)).map(|f| f.code.to_string()).collect();
     if codes.is_empty() {
         return;
     }
-    out.retain(|f| {
-        let repeated = f.path.starts_with("tax_total") && codes.iter().any(|c| *c == *f.code);
-        !(repeated || f.code.starts_with("INV-ERP-"))
-    });
+    out.retain(|f| !(f.path.starts_with("tax_total") && codes.iter().any(|c| *c == *f.code)));
+    drop_erp_derived(doc, out, on_line);
 }
 
 /// A negative breakdown or total that follows from a negative line, discount or charge (itself
 /// a BR-KSA-F-04 finding) is not said again: one negative price, one finding. Nor are the
-/// export's own figures compared (`INV-ERP-*`): they differ from the computed ones by that sign.
-fn drop_derived_negatives(out: &mut Vec<Finding>) {
+/// export's figures compared (`INV-ERP-*`) that differ from the computed ones by that sign.
+fn drop_derived_negatives(doc: &Document, out: &mut Vec<Finding>) {
     let negative = |f: &Finding| f.code == rules::BR_KSA_F_04.code;
     let given = |f: &Finding| f.path.starts_with("invoice_lines[") || f.path.starts_with("allowance_charge");
     if !out.iter().any(|f| negative(f) && given(f)) {
         return;
     }
     let total = |f: &Finding| f.path.starts_with("tax_total") || f.path.starts_with("legal_monitory_total");
-    out.retain(|f| !((negative(f) && total(f)) || f.code.starts_with("INV-ERP-")));
+    out.retain(|f| !(negative(f) && total(f)));
+    drop_erp_derived(doc, out, |f| negative(f) && given(f));
+}
+
+/// The line a finding is on: 3 for `invoice_lines[3].quantity`; None for the document's fields.
+fn line_of(path: &str) -> Option<usize> {
+    let rest = path.strip_prefix("invoice_lines[")?;
+    rest.get(..rest.find(']')?)?.parse().ok()
+}
+
+/// Drops the export's figures (`INV-ERP-*`) that a mistake (`cause`, findings already made)
+/// throws off: the document's (its totals, its VAT total), which add up every line, and those of
+/// the lines that have the mistake. Another line's own figures (its net, VAT, amount with VAT)
+/// do not depend on it and are still compared, so that line's own mistake is said in the same
+/// run; unless a cause is not on a line (a negative discount on the whole document), or the
+/// document has a discount on the whole document, which the comparison of a line's VAT spreads
+/// over the lines of its category (each line's share then depends on the others).
+fn drop_erp_derived(doc: &Document, out: &mut Vec<Finding>, cause: impl Fn(&Finding) -> bool) {
+    let erp = |f: &Finding| f.code.starts_with("INV-ERP-");
+    if !out.iter().any(erp) {
+        return;
+    }
+    let spread = doc.allowance_charge.0.iter().any(|ac| !ac.charge_indicator);
+    let caused = |line: Option<usize>, out: &[Finding]| {
+        spread
+            || line.is_none()
+            || out
+                .iter()
+                .any(|c| cause(c) && line_of(&c.path).is_none_or(|l| Some(l) == line))
+    };
+    let drop: Vec<bool> = out.iter().map(|f| erp(f) && caused(line_of(&f.path), out)).collect();
+    let mut drop = drop.into_iter();
+    out.retain(|_| !drop.next().unwrap_or(false));
 }
 
 /// The same finding (code, path and value) found by two rules is reported once, where it was

@@ -5,7 +5,7 @@ use super::{NOW, result_rows, run, samples};
 use std::path::Path;
 
 /// `sample` from `samples/` with some cells replaced: (line in the file, column, new text).
-fn edited(dir: &Path, sample: &str, name: &str, edits: &[(usize, &str, &str)]) {
+pub(super) fn edited(dir: &Path, sample: &str, name: &str, edits: &[(usize, &str, &str)]) {
     let text = std::fs::read_to_string(samples().join(sample)).unwrap();
     let text = text.trim_start_matches('\u{feff}');
     let mut rdr = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
