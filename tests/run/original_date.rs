@@ -10,13 +10,6 @@ use chrono::{Duration, FixedOffset, NaiveDate, Utc};
 use invoicedrop::sandbox::SandboxConfig;
 use std::path::{Path, PathBuf};
 
-/// Xero's header (the bundled mapping's columns).
-const HEADER: &str = "ContactName,EmailAddress,POAddressLine1,POAddressLine2,POAddressLine3,POAddressLine4,POCity,\
-PORegion,POPostalCode,POCountry,SAAddressLine1,SAAddressLine2,SAAddressLine3,SAAddressLine4,SACity,SARegion,\
-SAPostalCode,SACountry,InvoiceNumber,Reference,InvoiceDate,DueDate,PlannedDate,Total,TaxTotal,InvoiceAmountPaid,\
-InvoiceAmountDue,InventoryItemCode,Description,Quantity,UnitAmount,Discount,LineAmount,AccountCode,TaxType,TaxAmount,\
-TrackingName1,TrackingOption1,TrackingName2,TrackingOption2,Currency,Type,Sent,Status\n";
-
 /// Today in Riyadh.
 fn today() -> NaiveDate {
     Utc::now()
@@ -41,7 +34,7 @@ fn xero(dir: &Path, name: &str, number: &str, reference: &str, date: NaiveDate, 
          {reference},{date},{date},,115.00,15.00,115.00,0.00,PEN-1,Pen,1,100.00,,100.00,200,15% Output VAT,15.00,,,,,\
          SAR,{kind},Sent,Paid\n"
     );
-    std::fs::write(dir.join(name), format!("{HEADER}{row}")).unwrap();
+    std::fs::write(dir.join(name), format!("{XERO_HEADER}{row}")).unwrap();
 }
 
 fn invoice(dir: &Path) {

@@ -7,13 +7,6 @@ use chrono::{Duration, FixedOffset, NaiveDate, Utc};
 use invoicedrop::sandbox::SandboxConfig;
 use std::path::Path;
 
-/// Xero's header (the bundled mapping's columns).
-const HEADER: &str = "ContactName,EmailAddress,POAddressLine1,POAddressLine2,POAddressLine3,POAddressLine4,POCity,\
-PORegion,POPostalCode,POCountry,SAAddressLine1,SAAddressLine2,SAAddressLine3,SAAddressLine4,SACity,SARegion,\
-SAPostalCode,SACountry,InvoiceNumber,Reference,InvoiceDate,DueDate,PlannedDate,Total,TaxTotal,InvoiceAmountPaid,\
-InvoiceAmountDue,InventoryItemCode,Description,Quantity,UnitAmount,Discount,LineAmount,AccountCode,TaxType,TaxAmount,\
-TrackingName1,TrackingOption1,TrackingName2,TrackingOption2,Currency,Type,Sent,Status\n";
-
 /// Today in Riyadh, less `days`.
 fn day(days: i64) -> NaiveDate {
     Utc::now()
@@ -45,7 +38,7 @@ fn credit(number: &str, invoice: &str, quantity: u32) -> String {
 fn export(dir: &Path, name: &str, rows: &[String]) {
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
     std::fs::copy(samples.join("customers.csv"), dir.join("customers.csv")).unwrap();
-    std::fs::write(dir.join(name), format!("{HEADER}{}", rows.concat())).unwrap();
+    std::fs::write(dir.join(name), format!("{XERO_HEADER}{}", rows.concat())).unwrap();
 }
 
 #[test]

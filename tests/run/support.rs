@@ -137,6 +137,13 @@ pub fn exited(child: &mut std::process::Child) -> bool {
 /// A customers table of its header line alone (the columns every bundled mapping reads): what a
 /// seller whose buyers have no VAT number gives. Without a table, no document whose type the
 /// buyer's VAT number decides is issued (`INV-MAP-LOOKUP-FILE`).
+/// Xero's header (the bundled mapping's columns), line end included.
+pub const XERO_HEADER: &str = "ContactName,EmailAddress,POAddressLine1,POAddressLine2,POAddressLine3,POAddressLine4,POCity,\
+PORegion,POPostalCode,POCountry,SAAddressLine1,SAAddressLine2,SAAddressLine3,SAAddressLine4,SACity,SARegion,\
+SAPostalCode,SACountry,InvoiceNumber,Reference,InvoiceDate,DueDate,PlannedDate,Total,TaxTotal,InvoiceAmountPaid,\
+InvoiceAmountDue,InventoryItemCode,Description,Quantity,UnitAmount,Discount,LineAmount,AccountCode,TaxType,TaxAmount,\
+TrackingName1,TrackingOption1,TrackingName2,TrackingOption2,Currency,Type,Sent,Status\n";
+
 pub const WALK_IN_CUSTOMERS: &str =
     "name,account,vat_number,id_scheme,id,street,building_number,plot,district,city,postal_zone,country\n";
 
