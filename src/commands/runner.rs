@@ -214,7 +214,7 @@ impl Dispatch for RunDispatch<'_> {
             self.stopped_verdicts(&docs, &reason)
         } else if self.halt.is_some_and(|h| h.load(Ordering::SeqCst)) {
             self.halted = true;
-            docs.iter().map(|_| halted_verdict(self.halted_by)).collect()
+            self.halted_verdicts(&docs)
         } else {
             self.send_unless_elsewhere(docs)
         };

@@ -61,3 +61,64 @@ fn an_interrupted_run_writes_its_results_and_json_and_the_next_run_sends_the_res
     assert_eq!(server.accepted(), 60);
     assert_eq!(device_count(&server.stats_json(), "rekeyed_replays"), 0);
 }
+
+#[cfg(unix)]
+#[test]
+fn the_documents_an_interrupted_run_did_not_reach_are_reported_as_the_ledger_holds_them() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    onboard(d, &env);
+    // b.csv issued whole in an earlier run.
+    xero_export(&d.join("b.csv"), 10);
+    let b = std::fs::read_to_string(d.join("b.csv"))
+        .unwrap()
+        .replace(",T-0", ",B-0");
+    std::fs::write(d.join("b.csv"), b).unwrap();
+    let o = run(d, &env, &["run", "b.csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(server.accepted(), 10);
+    // Tonight's a.csv, then b.csv again, into a new results folder: interrupted while a.csv is
+    // being sent, before b.csv is reached.
+    xero_export(&d.join("a.csv"), 40);
+    let child = command(
+        d,
+        &env,
+        &["--json", "run", "a.csv", "b.csv", "--rate", "2", "--results", "again"],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    wait_for(Duration::from_secs(60), "3 documents of a.csv accepted", || {
+        server.accepted() >= 13
+    });
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    // b.csv's documents are issued (by the earlier run): said so, with their UUIDs, not "not sent".
+    let rows = results(&d.join("again/b.result.csv"));
+    assert_eq!(rows.len(), 10);
+    assert!(
+        rows.iter()
+            .all(|r| r["result_status"] == "accepted" && !r["result_uuid"].is_empty() && r["result_errors"].is_empty()),
+        "{rows:?}"
+    );
+    let docs = std::fs::read_to_string(d.join("again/b.documents.csv")).unwrap();
+    assert!(!docs.contains("INV-RUN-INTERRUPTED"), "{docs}");
+    // a.csv's documents not reached are not sent, and say so.
+    let rows = results(&d.join("again/a.result.csv"));
+    assert!(
+        rows.iter()
+            .any(|r| r["result_errors"].starts_with("INV-RUN-INTERRUPTED: not sent")),
+        "{rows:?}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {said}"));
+    assert_eq!(json["error"]["kind"], "interrupted", "{json}");
+}

@@ -6,11 +6,24 @@ use super::*;
 
 impl RunDispatch<'_> {
     /// The verdicts of a batch not sent, or not wholly sent, because the run stopped (`reason`):
-    /// `INV-RUN-STOPPED` for each document but those the ledger holds, which are what it says
-    /// (accepted before the stop, by this run or an earlier one; sent without an answer). When
+    /// `INV-RUN-STOPPED` for each document but those the ledger holds ([`Self::held_or`]). When
     /// the ledger cannot be read, every one stopped.
     pub(super) fn stopped_verdicts(&mut self, docs: &[Document], reason: &str) -> Vec<Verdict> {
-        let mut verdicts: Vec<Verdict> = docs.iter().map(|_| stopped_verdict(reason)).collect();
+        self.held_or(docs, &stopped_verdict(reason))
+    }
+
+    /// The verdicts of a batch not sent because the run (or the watch) was interrupted by a
+    /// signal: `INV-RUN-INTERRUPTED` (`INV-WATCH-STOPPED`) for each document but those the
+    /// ledger holds, which are what it says (accepted by an earlier run: issued before; sent
+    /// without an answer). When the ledger cannot be read, every one not sent.
+    pub(super) fn halted_verdicts(&mut self, docs: &[Document]) -> Vec<Verdict> {
+        self.held_or(docs, &halted_verdict(self.halted_by))
+    }
+
+    /// What the ledger holds of each document not sent, as its verdict (accepted, by this run or
+    /// an earlier one; sent without an answer), else `otherwise`.
+    fn held_or(&mut self, docs: &[Document], otherwise: &Verdict) -> Vec<Verdict> {
+        let mut verdicts: Vec<Verdict> = docs.iter().map(|_| otherwise.clone()).collect();
         let asked: Vec<(Outgoing, bool)> = docs
             .iter()
             .enumerate()
