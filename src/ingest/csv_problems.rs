@@ -115,3 +115,184 @@ pub(super) fn extra_cells(row: &Row, line: u64, width: usize, format: FileFormat
         ),
     })
 }
+
+/// The separators an export may use, in the order they are tried.
+const SEPARATORS: [char; 4] = [';', ',', '\t', '|'];
+
+/// A line saved with another separator than the file's (one Xero line written with `;`): its
+/// cells split at that separator, back to back, with where each ends, and the problem to report.
+#[derive(Debug)]
+pub(super) struct OtherSeparator {
+    pub text: String,
+    pub ends: Vec<usize>,
+    pub problem: ReadProblem,
+}
+
+/// Splits `line` at `sep` outside quotes (a quote opens a quoted cell only at its start, and
+/// `""` inside one is a quote), as a CSV reader would: the cells back to back, and their ends.
+fn split_at(line: &str, sep: char) -> (String, Vec<usize>) {
+    let mut text = String::with_capacity(line.len());
+    let mut ends = Vec::new();
+    let mut chars = line.chars().peekable();
+    let mut at_start = true;
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        if quoted {
+            if c == '"' {
+                if chars.peek() == Some(&'"') {
+                    chars.next();
+                    text.push('"');
+                } else {
+                    quoted = false;
+                }
+            } else {
+                text.push(c);
+            }
+        } else if c == sep {
+            ends.push(text.len());
+            at_start = true;
+            continue;
+        } else if c == '"' && at_start {
+            quoted = true;
+        } else {
+            text.push(c);
+        }
+        at_start = false;
+    }
+    ends.push(text.len());
+    (text, ends)
+}
+
+/// The line on `line` (its fields `text`, `ends`, `gap`, as [`Record::text`] gives them), read
+/// with the file's `delimiter` into far fewer cells than the header's `width` (at most half), when
+/// another usual separator splits it into about `width` cells (a fifth more or less, trailing
+/// empty cells not counted): the line was saved with that separator. Only a short line is looked
+/// at, so a whole line pays nothing.
+///
+/// [`Record::text`]: super::records::Record::text
+pub(super) fn other_separator(
+    text: &str,
+    ends: &[usize],
+    gap: usize,
+    line: u64,
+    width: usize,
+    delimiter: char,
+) -> Option<OtherSeparator> {
+    let read = ends.len();
+    if width < 3 || read * 2 > width {
+        return None;
+    }
+    // The line as written (near enough: a quote around a cell is gone).
+    let written: String = match gap {
+        0 => (0..read)
+            .map(|i| field_of(text, ends, 0, i))
+            .collect::<Vec<_>>()
+            .join(&delimiter.to_string()),
+        _ => text.to_string(),
+    };
+    let near = (width / 5).max(1);
+    let (sep, (cells, cell_ends), count) = SEPARATORS
+        .iter()
+        .filter(|&&s| s != delimiter)
+        .map(|&s| {
+            let split = split_at(&written, s);
+            // Trailing empty cells do not count.
+            let mut count = split.1.len();
+            while count > 1 && split.1[count - 1] == split.1[count - 2] {
+                count -= 1;
+            }
+            (s, split, count)
+        })
+        .filter(|(_, _, count)| *count > read && count.abs_diff(width) <= near)
+        .min_by_key(|(_, _, count)| count.abs_diff(width))?;
+    let name = |c: char| match c {
+        '\t' => "a tab".to_string(),
+        c => format!("\"{c}\""),
+    };
+    let problem = ReadProblem {
+        code: "INV-ROW-SEPARATOR",
+        column: None,
+        value: Some(shortened(&written)),
+        message: format!(
+            "line {line} is separated by {}, not by {} like the rest of the file: read with {} it has \
+             {read} cell(s) where the header has {width} columns, so it is not checked and its document \
+             is not issued (split at {} it gives {count} cells, which place it in its document); save \
+             that line again with {} between its cells (or export the file again) and check it again",
+            name(sep),
+            name(delimiter),
+            name(delimiter),
+            name(sep),
+            name(delimiter),
+        ),
+    };
+    Some(OtherSeparator {
+        text: cells,
+        ends: cell_ends,
+        problem,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cells of a split, as strings.
+    fn cells(o: &OtherSeparator) -> Vec<&str> {
+        (0..o.ends.len()).map(|i| field_of(&o.text, &o.ends, 0, i)).collect()
+    }
+
+    #[test]
+    fn a_line_saved_with_another_separator_is_split_at_it() {
+        // A `;` line in a `,` file of 6 columns: one field, back to back (gap 0).
+        let line = "INV-1;\"Al Nada; Riyadh\";2026-11-02;;5;\"say \"\"hi\"\"\"";
+        let o = other_separator(line, &[line.len()], 0, 10, 6, ',').expect("a ; line");
+        assert_eq!(
+            cells(&o),
+            ["INV-1", "Al Nada; Riyadh", "2026-11-02", "", "5", "say \"hi\""]
+        );
+        assert_eq!(o.problem.code, "INV-ROW-SEPARATOR");
+        assert!(
+            o.problem.message.starts_with(
+                "line 10 is separated by \";\", not by \",\" like the rest of the file: read with \",\" it \
+                 has 1 cell(s) where the header has 6 columns"
+            ),
+            "{}",
+            o.problem.message
+        );
+        assert!(
+            o.problem
+                .message
+                .contains("save that line again with \",\" between its cells")
+        );
+        // A `,` line in a `;` file, its decimal commas unquoted (a cell or two more), and its
+        // trailing empty cells not counted.
+        let line = "F-1,Invoice,15/11/2026,x,,19,47,149,27,,";
+        let o = other_separator(line, &[line.len()], 0, 7, 8, ';').expect("a , line");
+        assert_eq!(o.ends.len(), 11);
+        assert!(
+            o.problem.message.contains("split at \",\" it gives 9 cells"),
+            "{}",
+            o.problem.message
+        );
+        // A tab, said as such; in a line as written (gap 1) of two fields.
+        let line = "a,b\tc\td\te\tf";
+        let o = other_separator(line, &[1, 10], 1, 3, 5, ',').expect("a tab line");
+        assert_eq!(cells(&o), ["a,b", "c", "d", "e", "f"]);
+        assert!(o.problem.message.contains("separated by a tab, not by \",\""));
+    }
+
+    #[test]
+    fn a_short_line_is_not_taken_for_another_separator() {
+        // Cut by a line break inside a value: its cells hold no other separator.
+        assert!(other_separator("INV-1", &[5], 0, 2, 6, ',').is_none());
+        // More than half of its cells: a short line, not another separator.
+        let text = "a;b;c;d;e;f";
+        assert!(other_separator(text, &[1, 3, 5, 7], 0, 2, 6, ',').is_none());
+        // Too few cells with the other separator (an address written with `|`).
+        let line = "King Fahd Road | طريق الملك فهد";
+        assert!(other_separator(line, &[line.len()], 0, 2, 21, ';').is_none());
+        // Too many.
+        let line = "1;2;3;4;5;6;7;8;9;10;11;12";
+        assert!(other_separator(line, &[line.len()], 0, 2, 6, ',').is_none());
+    }
+}

@@ -6,7 +6,7 @@
 //! end. A plain `,`-separated record keeps its line as the result file writes it
 //! ([`Row::joined`]); other records keep their fields back to back.
 
-use super::csv_problems::{cut_short, extra_cells, misplaced_quote, shortened, unclosed_quote};
+use super::csv_problems::{cut_short, extra_cells, misplaced_quote, other_separator, shortened, unclosed_quote};
 use super::cut::LastLine;
 use super::encoding::{self, TextEncoding};
 use super::error::IngestError;
@@ -530,23 +530,38 @@ impl CsvSource {
             }
             let unclosed = self.rec.unclosed();
             if unclosed || (ends.len() != self.width && self.width > 0) {
-                // Only such a record can be a last line cut short: nothing more is looked at for
-                // the others.
-                let ran_out = self.records.ran_out();
-                if !ran_out && ends.len() < self.width {
-                    self.ragged = true;
-                }
-                // In a file that leaves out trailing empty cells, a short last line is like its
-                // other lines: only a quote never closed says it was cut.
-                let ran_out = ran_out && !self.ragged;
-                if let Some(cut) = cut_short(text, ends.len(), self.width, line, ran_out, unclosed) {
-                    self.last_line.set(cut);
-                }
-                problem = if unclosed {
-                    Some(unclosed_quote(text, ends, gap, line))
-                } else {
-                    problem.or_else(|| misplaced_quote(text, ends, gap, line, self.width))
+                // Only such a record can be a last line cut short, or saved with another
+                // separator: nothing more is looked at for the others.
+                // A line far shorter than the header that another separator splits into about a
+                // cell per header was saved with that separator: its cells are read so, to find
+                // its document, and it is an error (not a short line, nor a last line cut).
+                let other = match self.format {
+                    FileFormat::Csv { delimiter, .. } if !unclosed && problem.is_none() && ends.len() < self.width => {
+                        other_separator(text, ends, gap, line, self.width, char::from(delimiter))
+                    }
+                    _ => None,
                 };
+                if let Some(other) = other {
+                    // Unchanged (its cells read with the file's separator) if it cannot be.
+                    let _ = row.set_text(&other.text, &other.ends, self.width, 0);
+                    problem = Some(other.problem);
+                } else {
+                    let ran_out = self.records.ran_out();
+                    if !ran_out && ends.len() < self.width {
+                        self.ragged = true;
+                    }
+                    // In a file that leaves out trailing empty cells, a short last line is like its
+                    // other lines: only a quote never closed says it was cut.
+                    let ran_out = ran_out && !self.ragged;
+                    if let Some(cut) = cut_short(text, ends.len(), self.width, line, ran_out, unclosed) {
+                        self.last_line.set(cut);
+                    }
+                    problem = if unclosed {
+                        Some(unclosed_quote(text, ends, gap, line))
+                    } else {
+                        problem.or_else(|| misplaced_quote(text, ends, gap, line, self.width))
+                    };
+                }
             }
             if let Some(p) = problem.or_else(|| extra_cells(row, line, self.width, self.format)) {
                 row.set_problem(p);

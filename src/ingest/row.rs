@@ -166,8 +166,10 @@ impl<'a> CellRef<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadProblem {
     /// `INV-ROW-READ` (a cell's bytes), `INV-ROW-QUOTE` (a quote that took in the lines after
-    /// it) or `INV-ROW-CELLS` (more cells than headers). With the last two the row's cells may
-    /// be shifted, so what the rules say about them is not repeated.
+    /// it), `INV-ROW-CELLS` (more cells than headers) or `INV-ROW-SEPARATOR` (a line saved with
+    /// another separator than the file's, its cells read with that one only to find its
+    /// document). With the last three the row's cells may be shifted, so what the rules say
+    /// about them is not repeated.
     pub code: &'static str,
     /// The column (0-based) of the cell at fault, when one is.
     pub column: Option<usize>,
@@ -179,9 +181,10 @@ pub struct ReadProblem {
 
 impl ReadProblem {
     /// True for a problem that makes every cell of the row doubtful (`INV-ROW-CELLS`,
-    /// `INV-ROW-QUOTE`): the row is never the one its document's fields are read from.
+    /// `INV-ROW-QUOTE`, `INV-ROW-SEPARATOR`): the row is never the one its document's fields are
+    /// read from.
     pub fn shifts_cells(&self) -> bool {
-        matches!(self.code, "INV-ROW-CELLS" | "INV-ROW-QUOTE")
+        matches!(self.code, "INV-ROW-CELLS" | "INV-ROW-QUOTE" | "INV-ROW-SEPARATOR")
     }
 }
 

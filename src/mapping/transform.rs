@@ -289,6 +289,25 @@ pub(crate) fn ascii_digits(text: &str) -> String {
         .collect()
 }
 
+/// `text` with the Arabic decimal separator (U+066B, `٦٤٫٩`) and thousands separator (U+066C)
+/// written as `style` writes its own: they are unambiguous, so they are read in every style (a
+/// decimal comma's too).
+fn arabic_separators<'a>(text: &'a str, style: &NumberStyle) -> std::borrow::Cow<'a, str> {
+    if !text.contains(['\u{066B}', '\u{066C}']) {
+        return text.into();
+    }
+    let (dec, thousands) = if style.decimal_comma { (',', '.') } else { ('.', ',') };
+    let thousands = style.thousands.unwrap_or(thousands);
+    text.chars()
+        .map(|c| match c {
+            '\u{066B}' => dec,
+            '\u{066C}' => thousands,
+            c => c,
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// True when `s` is digits grouped by `sep` in threes (`1,234,567`).
 fn grouped(s: &str, sep: char) -> bool {
     let mut parts = s.split(sep);
@@ -402,7 +421,7 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
             return Ok(if negative { -v } else { v });
         }
     }
-    let t = ascii_digits(text.trimmed());
+    let t = ascii_digits(&arabic_separators(text.trimmed(), style));
     let mut s: String = t
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '\u{a0}' && *c != '\u{202f}')
@@ -440,8 +459,10 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
         return Err("not a number (more than one sign: write one minus sign, or the amount in brackets)".into());
     }
     let (dec_sep, default_thousands) = if style.decimal_comma { (',', '.') } else { ('.', ',') };
-    // A number written with the other decimal separator (`3.450,00` read with a decimal point)
-    // is not a number here, and the message says which setting reads it.
+    // A number written with the other decimal separator (`675,50` read with a decimal point)
+    // is not a number here. Most often it is one cell typed so (the file's other numbers read
+    // well, and would not with the other setting), so the message says first how to write it
+    // (`675.50`), and only then which setting reads an export that writes every number so.
     let other_style = |why: String| -> String {
         let other = if style.decimal_comma { '.' } else { ',' };
         match s.rsplit_once(other) {
@@ -451,12 +472,21 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
                     && !int.is_empty()
                     && int.bytes().all(|b| b.is_ascii_digit() || char::from(b) == dec_sep) =>
             {
+                let sign = if negative { "-" } else { "" };
+                let digits: String = int.chars().filter(|&c| c != dec_sep).collect();
+                let written = format!("{sign}{digits}{dec_sep}{frac}");
                 if style.decimal_comma {
-                    "not a number (written with a decimal point; the mapping sets decimal_comma = true for this column)"
-                        .into()
+                    format!(
+                        "not a number (written with a decimal point: write it as {written}, with a decimal comma, \
+                         as this column is read; only if the export writes every number with a decimal point, \
+                         set decimal_comma = false in the mapping's [defaults] or on this field)"
+                    )
                 } else {
-                    "not a number (written with a decimal comma? set decimal_comma = true in the mapping's [defaults] or on this field)"
-                        .into()
+                    format!(
+                        "not a number (written with a decimal comma: write it as {written}, with a decimal point, \
+                         as this column is read; only if the export writes every number with a decimal comma, \
+                         set decimal_comma = true in the mapping's [defaults] or on this field)"
+                    )
                 }
             }
             _ => why,
@@ -509,7 +539,11 @@ pub fn parse_percent(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
         return Ok(n);
     }
     let t = text.trimmed();
-    let t: std::borrow::Cow<'_, str> = if t.is_ascii() { t.into() } else { ascii_digits(t).into() };
+    let t: std::borrow::Cow<'_, str> = if t.is_ascii() {
+        t.into()
+    } else {
+        ascii_digits(&arabic_separators(t, style)).into()
+    };
     let Some(number) = super::rate::just_rate(&t) else {
         return Err("not a percentage (like 15%)".to_string());
     };

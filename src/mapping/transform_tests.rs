@@ -82,7 +82,8 @@ fn a_number_with_the_other_decimal_separator_says_which_setting_reads_it() {
     };
     for text in ["3.450,00", "3 450,00", "12,5", "SAR 1.234,50"] {
         let e = parse_decimal(CellRef::Empty, text, &point).unwrap_err();
-        assert!(e.contains("decimal comma? set decimal_comma = true"), "{text}: {e}");
+        assert!(e.contains("written with a decimal comma: write it as "), "{text}: {e}");
+        assert!(e.contains("only if the export writes every number with a decimal comma, set decimal_comma = true"));
         assert!(parse_decimal(CellRef::Empty, text, &comma).is_ok(), "{text}");
     }
     for text in ["1,234.50", "3.5"] {
@@ -275,8 +276,9 @@ fn percentages() {
     assert_eq!(
         p("12,5%"),
         Err(
-            "not a percentage (like 15%; written with a decimal comma? set decimal_comma = true in the mapping's \
-             [defaults] or on this field)"
+            "not a percentage (like 15%; written with a decimal comma: write it as 12.5, with a decimal point, as \
+             this column is read; only if the export writes every number with a decimal comma, set decimal_comma = \
+             true in the mapping's [defaults] or on this field)"
                 .into()
         )
     );
@@ -288,8 +290,9 @@ fn percentages() {
     assert_eq!(
         parse_percent(CellRef::Text("5.5%"), "5.5%", &eu),
         Err(
-            "not a percentage (like 15%; written with a decimal point; the mapping sets decimal_comma = true for \
-             this column)"
+            "not a percentage (like 15%; written with a decimal point: write it as 5,5, with a decimal comma, as \
+             this column is read; only if the export writes every number with a decimal point, set decimal_comma = \
+             false in the mapping's [defaults] or on this field)"
                 .into()
         )
     );
@@ -311,4 +314,74 @@ fn booleans() {
     assert_eq!(parse_bool(CellRef::Empty, "no"), Ok(false));
     assert_eq!(parse_bool(CellRef::Bool(true), ""), Ok(true));
     assert!(parse_bool(CellRef::Empty, "maybe").is_err());
+}
+
+/// One cell typed with the other decimal separator (a QuickBooks `ItemRate "675,50"` among
+/// numbers written `675.50`) is told first how to write it, in the column's style; the setting
+/// comes after, for an export that writes every number so.
+#[test]
+fn a_number_with_the_other_decimal_separator_is_told_how_to_write_it() {
+    let point = NumberStyle::default();
+    let comma = NumberStyle {
+        decimal_comma: true,
+        ..NumberStyle::default()
+    };
+    let e = |text: &str, style: &NumberStyle| parse_decimal(CellRef::Empty, text, style).unwrap_err();
+    assert_eq!(
+        e("675,50", &point),
+        "not a number (written with a decimal comma: write it as 675.50, with a decimal point, as this column is \
+         read; only if the export writes every number with a decimal comma, set decimal_comma = true in the \
+         mapping's [defaults] or on this field)"
+    );
+    // A Zoho exchange rate, a Tally amount with thousands, negatives.
+    for (text, written) in [
+        ("3,75", "3.75"),
+        ("1.234,50", "1234.50"),
+        ("-1.234,5", "-1234.5"),
+        ("(12,50)", "-12.50"),
+    ] {
+        assert!(
+            e(text, &point).starts_with(&format!(
+                "not a number (written with a decimal comma: write it as {written}, with a decimal point"
+            )),
+            "{text}: {}",
+            e(text, &point)
+        );
+    }
+    assert_eq!(
+        e("1,234.50", &comma),
+        "not a number (written with a decimal point: write it as 1234,50, with a decimal comma, as this column is \
+         read; only if the export writes every number with a decimal point, set decimal_comma = false in the \
+         mapping's [defaults] or on this field)"
+    );
+}
+
+/// The Arabic decimal separator (U+066B) and thousands separator (U+066C) are unambiguous: read
+/// in every style, a decimal comma's (the legacy Arabic ERP) as a decimal point's (Xero).
+#[test]
+fn the_arabic_separators_are_read_in_every_style() {
+    let point = NumberStyle::default();
+    let comma = NumberStyle {
+        decimal_comma: true,
+        ..NumberStyle::default()
+    };
+    let spaced = NumberStyle {
+        decimal_comma: true,
+        thousands: Some(' '),
+    };
+    for style in [&point, &comma, &spaced] {
+        let p = |s: &str| parse_decimal(CellRef::Text(s), s, style);
+        assert_eq!(p("٦٤٫٩"), Ok(dec!(64.9)), "{style:?}");
+        assert_eq!(p("١٢٠٫٠٠"), Ok(dec!(120.00)), "{style:?}");
+        assert_eq!(p("١٬٢٣٤٫٥٠"), Ok(dec!(1234.50)), "{style:?}");
+        assert_eq!(p("-١٬٢٣٤"), Ok(dec!(-1234)), "{style:?}");
+        assert_eq!(
+            parse_percent(CellRef::Text("١٥٫٥٪"), "١٥٫٥٪", style),
+            Ok(dec!(15.5)),
+            "{style:?}"
+        );
+    }
+    // The ASCII separators keep their style's meaning beside Arabic-Indic digits.
+    assert_eq!(parse_decimal(CellRef::Empty, "٦٤,٩", &comma), Ok(dec!(64.9)));
+    assert!(parse_decimal(CellRef::Empty, "٦٤,٩", &point).is_err());
 }

@@ -90,7 +90,8 @@ fn locate_with<'b>(f: &Finding, built: &'b Built) -> (Option<usize>, Issue, Loca
 /// value as missing; or an earlier finding on the same cell gives the same value and message
 /// (two rules over one code list: BR-KSA-CL-01 and BR-CL-04 on a currency that is not ISO 4217).
 /// A row whose cells may be shifted (`INV-ROW-CELLS`: more cells than headers; `INV-ROW-QUOTE`:
-/// a quote that took in the lines after it) has every rule finding on it said by that error.
+/// a quote that took in the lines after it; `INV-ROW-SEPARATOR`: a line saved with another
+/// separator) has every rule finding on it said by that error.
 fn repeats(issues: &[(Option<usize>, Issue)], read: usize, row: Option<usize>, issue: &Issue) -> bool {
     issues.iter().enumerate().any(|(k, (at, said))| {
         *at == row
@@ -121,9 +122,12 @@ fn same_table(said: &Issue, issue: &Issue) -> bool {
 }
 
 /// True for a reading error that makes every cell of its row doubtful: more cells than
-/// headers, or a quote that took in the lines after it.
+/// headers, a quote that took in the lines after it, or a line saved with another separator.
 fn shifts_cells(issue: &Issue) -> bool {
-    matches!(issue.code.as_str(), "INV-ROW-CELLS" | "INV-ROW-QUOTE")
+    matches!(
+        issue.code.as_str(),
+        "INV-ROW-CELLS" | "INV-ROW-QUOTE" | "INV-ROW-SEPARATOR"
+    )
 }
 
 /// What reading said twice: on a row whose cells may be shifted ([`shifts_cells`]), what

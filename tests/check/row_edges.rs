@@ -76,3 +76,65 @@ fn a_repeated_header_line_is_no_row_of_the_document_around_it() {
     assert_eq!(rows[1][status], "valid");
     assert!(rows[9][warnings].contains("INV-SKIP"), "{:?}", rows[9]);
 }
+
+/// A line saved with another separator than the file's (one Xero line written with `;`) is one
+/// error on that line, which says so; split at that separator, its number keeps it in its
+/// document (not a row without a number, nor a document split in two), which is not issued.
+#[test]
+fn a_line_saved_with_another_separator_is_said_on_that_line_in_its_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = xero_lines();
+    // Lines 9-12 are INV-0105's; its second line, and the file's last data line, with `;`.
+    assert!(lines[9].contains(",INV-0105,"));
+    lines[9] = lines[9].replace(',', ";");
+    let last = lines.iter().rposition(|l| !l.trim_matches(',').is_empty()).unwrap();
+    lines.truncate(last + 1);
+    let number = |l: &str| l.split(',').nth(18).unwrap().to_string();
+    let last_number = number(&lines[last]);
+    lines[last] = lines[last].replace(',', ";");
+    std::fs::write(dir.path().join("x.csv"), lines.join("\r\n")).unwrap();
+    let (_, _, stderr) = check_json(dir.path(), &["--mapping", "xero", "x.csv"]);
+    let rows = result_rows(&dir.path().join("results/x.result.csv"));
+    let at = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+    let (status, document, errors) = (at("result_status"), at("result_document"), at("result_errors"));
+    let row = |line: usize| &rows[line - 1];
+    let expected = "INV-ROW-SEPARATOR \"Gulf Medical Supplies LLC;accounts@example.sa;Prince Mohamme…\": line 10 \
+                    is separated by \";\", not by \",\" like the rest of the file: read with \",\" it has 1 cell(s) \
+                    where the header has 44 columns, so it is not checked and its document is not issued (split \
+                    at \";\" it gives 44 cells, which place it in its document); save that line again with \",\" \
+                    between its cells (or export the file again) and check it again";
+    assert_eq!(row(10)[errors], expected, "{stderr}");
+    assert_eq!(row(10)[document], "INV-0105");
+    for line in [9, 11, 12] {
+        assert_eq!(row(line)[status], "invalid", "{:?}", row(line));
+        assert_eq!(row(line)[document], "INV-0105");
+        assert_eq!(
+            row(line)[errors],
+            "INV-DOCUMENT: the document has errors on another row (line 10)",
+            "no INV-MAP-SPLIT: {:?}",
+            row(line)
+        );
+    }
+    // The last line so is not a line cut short: its document is its number's.
+    let end = rows.len();
+    assert_eq!(row(end)[document], last_number);
+    assert!(
+        row(end)[errors].starts_with("INV-ROW-SEPARATOR \"") && !row(end)[errors].contains(" | "),
+        "{:?}",
+        row(end)
+    );
+    let warnings = at("result_warnings");
+    let all: String = rows
+        .iter()
+        .flat_map(|r| [r[errors].as_str(), r[warnings].as_str()])
+        .collect();
+    for code in [
+        "INV-MAP-NUMBER",
+        "INV-MAP-SPLIT",
+        "INV-MAP-ORPHAN",
+        "INV-FILE-CUT",
+        "INV-ROW-SHORT",
+    ] {
+        assert!(!all.contains(code), "{code}: {all}");
+    }
+}
