@@ -117,6 +117,7 @@ pub(super) fn verdict(outcome: Outcome, export: Option<Export<'_>>) -> Verdict {
             issued,
             attempts,
             accepted_at,
+            from_ledger,
             ..
         } => {
             let code = crate::submit::CONFLICT_CODE;
@@ -157,7 +158,9 @@ pub(super) fn verdict(outcome: Outcome, export: Option<Export<'_>>) -> Verdict {
             v.codes.insert(0, code.to_string());
             v.issued = issued;
             v.conflict = true;
-            v.issued_before = true;
+            // Issued before this run, unless its repeat of a request left without an answer is
+            // what issued it (sent by this run: counted accepted, not issued before).
+            v.issued_before = from_ledger;
             v
         }
         // Maybe issued (sent, `INV-SUBMIT-UNKNOWN`), or certainly not (nothing of it reached the
@@ -419,6 +422,7 @@ mod tests {
             issued: Some(issued.clone()),
             attempts: 1,
             accepted_at: None,
+            from_ledger: true,
         };
         let failing = [format!("{} on line 2", crate::mapping::TABLE_MISSING_CODE)];
         let v = held_verdict(conflict, None, &failing);
@@ -444,6 +448,7 @@ mod tests {
             issued: None,
             attempts: 1,
             accepted_at: None,
+            from_ledger: true,
         };
         let v = held_verdict(conflict, None, &failing);
         assert_eq!(v.status, Some(RowStatus::Accepted));
@@ -485,9 +490,27 @@ mod tests {
             issued: None,
             attempts: 1,
             accepted_at: None,
+            from_ledger: true,
         };
         let v = held_verdict(conflict, None, &[]);
         assert_eq!((v.status, v.conflict), (Some(RowStatus::Accepted), true));
+        assert!(v.issued_before);
+        // A conflict this run's repeat of an unanswered request issued: sent by this run.
+        let repeated = Outcome::Conflict {
+            tag: 0,
+            message: "invoice T-2 is issued".into(),
+            response: SubmissionResponse::from_value(&serde_json::Value::Null),
+            raw: Vec::new(),
+            issued: None,
+            attempts: 2,
+            accepted_at: None,
+            from_ledger: false,
+        };
+        let v = verdict(repeated, None);
+        assert_eq!(
+            (v.status, v.conflict, v.issued_before),
+            (Some(RowStatus::Accepted), true, false)
+        );
         assert_eq!(v.errors, vec!["INV-LEDGER-CONFLICT: invoice T-2 is issued"]);
         let failed = Outcome::Failed {
             tag: 0,

@@ -143,6 +143,7 @@ fn standing(asked: Asked<'_>, e: LedgerEntry, own: &str, resumed: bool, later: L
                 issued: issued_document(&e.body),
                 attempts: e.attempts,
                 accepted_at: Some(e.updated_at.clone()),
+                from_ledger: true,
             }
         }
         _ if other_device.is_some() => Outcome::Failed {

@@ -83,6 +83,9 @@ pub enum Outcome {
         /// When the issued content's acceptance was recorded in the ledger (RFC 3339, UTC): the
         /// `result_time` of its rows, the same in every run.
         accepted_at: Option<String>,
+        /// Issued before this run (the ledger's answer); false when this run's request (the
+        /// repeat of one an earlier run left without an answer) is what issued it.
+        from_ledger: bool,
     },
     /// No final answer in this run: the outcome is still unknown (`sent`), or the document was
     /// not sent at all. The ledger keeps it; the next run repeats it with the same idempotency key

@@ -197,6 +197,8 @@ impl<'a> Run<'a> {
                     issued: issued_document(&e.body),
                     attempts: e.attempts,
                     accepted_at: Some(e.updated_at.clone()),
+                    // Issued earlier, unless this run's resume is what sent it.
+                    from_ledger: !self.shared.resumed_here(job.kind, &job.number),
                 }
             }
             // Maybe issued through the other device.
@@ -431,6 +433,7 @@ impl<'a> Run<'a> {
                             issued: issued_document(&body),
                             attempts,
                             accepted_at: Some(accepted_at),
+                            from_ledger: false,
                         };
                     }
                     return Outcome::Accepted {

@@ -166,6 +166,7 @@ fn standing(w: &Withdrawn, e: LedgerEntry, own: &str, later: Later) -> Outcome {
                 issued: issued_document(&e.body),
                 attempts: e.attempts,
                 accepted_at: Some(e.updated_at.clone()),
+                from_ledger: true,
             }
         }
         LedgerState::Accepted => {
@@ -185,6 +186,7 @@ fn standing(w: &Withdrawn, e: LedgerEntry, own: &str, later: Later) -> Outcome {
                 issued: issued_document(&e.body),
                 attempts: e.attempts,
                 accepted_at: Some(e.updated_at.clone()),
+                from_ledger: true,
             }
         }
         // Maybe issued: settled as any document sent without a final answer (through this device

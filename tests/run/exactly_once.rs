@@ -276,3 +276,46 @@ fn documents_a_rerun_repeats_are_not_counted_as_issued_before() {
         "{said}"
     );
 }
+
+/// The same when the export changed a repeated document meanwhile (edited in the ERP after a
+/// run was killed): issued by the repeat, with the earlier content (a conflict), it was sent by
+/// this run: accepted, not issued before (QA14a #2).
+#[test]
+fn a_document_a_rerun_repeats_and_finds_changed_is_a_conflict_sent_by_this_run() {
+    let server = Server::start(SandboxConfig::default());
+    let env = server.env();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    onboard(d, &env);
+    xero_export(&d.join("a.csv"), 3);
+    let o = run(d, &env, &["run", "a.csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    lose_answer(&d.join(".invoicedrop"), "T-00002");
+    let edited = std::fs::read_to_string(d.join("a.csv"))
+        .unwrap()
+        .replace("Walk-in customer 2,", "Walk-in customer 2 (edited),");
+    std::fs::write(d.join("a.csv"), edited).unwrap();
+    let o = run(d, &env, &["--json", "run", "a.csv", "--list-all"]);
+    assert_eq!(o.status.code(), Some(1), "a conflict: {}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    let f = &v["files"][0];
+    assert_eq!(
+        (
+            f["documents"]["accepted"].as_u64(),
+            f["documents"]["issued_before"].as_u64()
+        ),
+        (Some(3), Some(2)),
+        "{f:#}"
+    );
+    let t2 = f["document_list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["number"] == "T-00002")
+        .unwrap();
+    assert_eq!(
+        (&t2["conflict"], &t2["issued_before"]),
+        (&serde_json::json!(true), &serde_json::json!(false)),
+        "{t2}"
+    );
+}
