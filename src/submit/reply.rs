@@ -87,6 +87,16 @@ pub(crate) fn classify(status: u16, retry_after: Option<Duration>, raw: Vec<u8>)
     }
 }
 
+/// What a `DUPLICATE-DOCUMENT` rejection means for the document, and what to do: the number is
+/// issued (with the content first accepted), though this state folder's ledger does not hold it.
+const DUPLICATE_ADVICE: &str = ". The number is issued, with the content the API accepted first, but this state \
+    folder's ledger does not hold it (it was issued through another state folder or tool): run with the state folder \
+    that issued it to have its UUID, signed XML and QR in the results; to change it, issue a credit or debit note \
+    against it; a new document needs a new number";
+
+/// The words of [`DUPLICATE_ADVICE`] that show it is said already.
+const DUPLICATE_ADVICE_MARK: &str = "this state folder's ledger does not hold it";
+
 /// Make sure a rejection says what is wrong: a 409 carries `DUPLICATE-DOCUMENT`, and an answer
 /// without any error gets one from its message or status.
 fn with_errors(status: u16, mut response: SubmissionResponse, raw: &[u8]) -> SubmissionResponse {
@@ -102,8 +112,7 @@ fn with_errors(status: u16, mut response: SubmissionResponse, raw: &[u8]) -> Sub
             Message::error(
                 DUPLICATE_CODE,
                 "API",
-                "the API already accepted this document number with different content: issue a credit or debit \
-                 note against the accepted document, or give this document a new number",
+                "the API already accepted this document number with different content",
             ),
         );
     }
@@ -125,6 +134,9 @@ fn with_errors(status: u16, mut response: SubmissionResponse, raw: &[u8]) -> Sub
     for m in &mut response.errors.0 {
         if m.code.as_deref() == Some(BODY_TOO_LARGE_CODE) {
             m.message = too_large(status, &m.message);
+        }
+        if m.code.as_deref() == Some(DUPLICATE_CODE) && !m.message.contains(DUPLICATE_ADVICE_MARK) {
+            m.message = format!("{}{DUPLICATE_ADVICE}", m.message.trim_end_matches(['.', ' ']));
         }
     }
     if response.errors.is_empty() {
@@ -175,5 +187,35 @@ pub(crate) fn failure_text(status: u16, raw: &[u8]) -> String {
         format!("HTTP {status} with an empty answer")
     } else {
         parts.join("; ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rejection(raw: &[u8]) -> SubmissionResponse {
+        match classify(409, None, raw.to_vec()) {
+            Reply::Rejected { response, .. } => response,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_duplicate_says_the_number_is_issued_and_what_to_do_once() {
+        let api = br#"{"status":"Failure","errors":[{"type":"ERROR","code":"DUPLICATE-DOCUMENT","message":"invoice INV-23 was already accepted with different content."}]}"#;
+        let r = rejection(api);
+        let m = &r.errors.0[0].message;
+        assert!(
+            m.starts_with("invoice INV-23 was already accepted with different content. The number is issued")
+                && m.contains("run with the state folder that issued it")
+                && m.contains("issue a credit or debit note against it"),
+            "{m}"
+        );
+        assert_eq!(m.matches(DUPLICATE_ADVICE_MARK).count(), 1);
+        // A 409 without the code gets it, said the same way.
+        let r = rejection(br#"{"status":"Failure"}"#);
+        assert_eq!(r.errors.0[0].code.as_deref(), Some(DUPLICATE_CODE));
+        assert!(r.errors.0[0].message.contains(DUPLICATE_ADVICE_MARK), "{:?}", r.errors);
     }
 }
