@@ -307,3 +307,17 @@ fn watch_with_json_prints_one_document_when_it_stops() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(v["error"]["message"].as_str().unwrap().contains(&port), "{v:#}");
 }
+
+/// A second `run` on a state folder the first holds, with the built-in sandbox: refused as busy
+/// before it starts a sandbox on the state the first one's sandbox is writing (QA14a).
+#[test]
+fn a_busy_state_folder_is_refused_before_a_built_in_sandbox_starts_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    xero_export(&d.join("a.csv"), 1);
+    let _held = invoicedrop::submit::Ledger::open(&d.join(".invoicedrop/sandbox/client")).unwrap();
+    let o = run(d, &[], &["--json", "run", "a.csv"]);
+    failed(&o, "busy", 2);
+    assert!(!stderr(&o).contains("built-in sandbox at"), "{}", stderr(&o));
+    assert!(!d.join(".invoicedrop/sandbox/server").exists(), "no sandbox state made");
+}

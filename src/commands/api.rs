@@ -18,6 +18,10 @@ pub(super) struct Connection {
     pub settings: ApiSettings,
     /// The folder of the ledger (and the remembered onboard_id).
     pub ledger_dir: PathBuf,
+    /// The ledger, opened (and its folder locked) before anything else starts: a second
+    /// `invoicedrop` on the same state folder is refused before it starts a built-in sandbox on
+    /// the sandbox's state the first one is writing.
+    pub ledger: Ledger,
     /// `INVOICEDROP_ONBOARD_ID`, when set.
     pub onboard_id: Option<String>,
     /// The built-in sandbox, when no API is configured.
@@ -76,6 +80,7 @@ pub(super) fn connect(rt: &Runtime, api: &ApiArgs, seller: &Party) -> anyhow::Re
     let mut conn = if env.api_url.is_none() {
         no_sandbox_for_an_api_state(&api.state)?;
         let dir = api.state.join("sandbox");
+        let ledger = Ledger::open(&dir.join("client"))?;
         let vat = seller
             .vat_number
             .clone()
@@ -106,6 +111,7 @@ pub(super) fn connect(rt: &Runtime, api: &ApiArgs, seller: &Party) -> anyhow::Re
         Connection {
             settings,
             ledger_dir: dir.join("client"),
+            ledger,
             onboard_id: None,
             sandbox: Some(handle),
         }
@@ -114,6 +120,7 @@ pub(super) fn connect(rt: &Runtime, api: &ApiArgs, seller: &Party) -> anyhow::Re
         let settings = env.into_settings()?;
         Connection {
             settings,
+            ledger: Ledger::open(&api.state)?,
             ledger_dir: api.state.clone(),
             onboard_id,
             sandbox: None,
@@ -299,7 +306,7 @@ mod tests {
     use crate::submit::OnboardedDevice;
 
     /// A connection to a configured API (nothing is sent by these tests), with the override.
-    fn conn(state: &std::path::Path, onboard_id: Option<&str>) -> Connection {
+    fn conn(state: &std::path::Path, onboard_id: Option<&str>, ledger: Ledger) -> Connection {
         Connection {
             settings: ApiSettings::new(
                 "http://127.0.0.1:9",
@@ -308,6 +315,7 @@ mod tests {
                 Secret::new("not-used"),
             ),
             ledger_dir: state.to_path_buf(),
+            ledger,
             onboard_id: onboard_id.map(str::to_string),
             sandbox: None,
         }
@@ -316,7 +324,12 @@ mod tests {
     fn resolve(state: &std::path::Path, onboard_id: Option<&str>) -> anyhow::Result<Device> {
         let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
         let ledger = Ledger::open(state).unwrap();
-        device(&rt, &conn(state, onboard_id), &ledger, &crate::model::example::seller())
+        device(
+            &rt,
+            &conn(state, onboard_id, ledger.clone()),
+            &ledger,
+            &crate::model::example::seller(),
+        )
     }
 
     fn standard_only() -> OnboardedDevice {

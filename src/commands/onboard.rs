@@ -9,7 +9,7 @@ use super::out::outln;
 use crate::cli::*;
 use crate::config::Config;
 use crate::model::DeviceType;
-use crate::submit::{self, ENV_API_URL, ENV_VAT_NUMBER, Ledger, OnboardedDevice};
+use crate::submit::{self, ENV_API_URL, ENV_VAT_NUMBER, OnboardedDevice};
 use anyhow::Context as _;
 
 /// Run `invoicedrop onboard`.
@@ -48,7 +48,7 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
             conn.settings.vat_number
         );
     }
-    let ledger = Ledger::open(&conn.ledger_dir)?;
+    let ledger = conn.ledger.clone();
     let earlier = ledger.remembered_device()?.map(|d| d.onboard_id().to_string());
     let earlier_vat = match &earlier {
         Some(id) => ledger.device(id)?.map(|d| d.vat_number),
