@@ -153,3 +153,51 @@ fn results_are_the_same_whatever_the_number_of_threads() {
         }
     }
 }
+
+/// A dispatcher that answers nothing and remembers what it was told, in order.
+#[derive(Default)]
+struct Recording(Vec<String>);
+
+impl Dispatch for Recording {
+    fn dispatch(&mut self, docs: Vec<Document>) -> Vec<Verdict> {
+        self.0.push("dispatch".into());
+        vec![Verdict::default(); docs.len()]
+    }
+
+    fn writing(&mut self, file: &str) {
+        self.0.push(format!("writing {file}"));
+    }
+}
+
+/// `run`'s progress line says when every batch of a file is answered and its results are being
+/// written (a busy disk can make that long): the dispatcher is told once, after the last batch.
+#[test]
+fn the_dispatcher_is_told_once_every_batch_is_sent_that_the_results_are_being_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = export(dir.path());
+    let mapping = Arc::new(bundled::get("xero").unwrap().unwrap());
+    let prepared = pipeline::prepare(&input, mapping, &Config::default()).unwrap();
+    let mut opts = CheckOptions::new(chrono::Utc::now(), invoicedrop::model::example::seller());
+    opts.batch = 100;
+    let headers = prepared.bound.headers.names();
+    let mut writer = ResultWriter::create(&dir.path().join("r"), &input, &headers).unwrap();
+    let mut summary = FileSummary::default();
+    let mut recording = Recording::default();
+    pipeline::check_stream(
+        prepared.input,
+        prepared.bound,
+        &opts,
+        &mut writer,
+        &mut summary,
+        Some(&mut recording),
+    )
+    .unwrap();
+    let told = &recording.0;
+    assert!(told.iter().filter(|t| *t == "dispatch").count() > 1, "{told:?}");
+    assert_eq!(
+        told.last().unwrap(),
+        &format!("writing {}", input.display()),
+        "{told:?}"
+    );
+    assert_eq!(told.iter().filter(|t| t.starts_with("writing")).count(), 1, "{told:?}");
+}

@@ -245,6 +245,14 @@ impl Dispatch for RunDispatch<'_> {
         self.progress.count_rows_of(files);
     }
 
+    fn writing(&mut self, file: &str) {
+        // The line would otherwise say "0s left" while the results are written.
+        self.progress.bar.set_message(format!(
+            "{}; writing the results of {file} (signed XML, QR images, result files)",
+            self.tally.message()
+        ));
+    }
+
     fn originals(&self) -> Option<Originals> {
         Some(Originals(std::sync::Arc::new(IssuedInvoices(
             self.submitter.ledger().clone(),

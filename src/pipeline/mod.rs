@@ -429,6 +429,7 @@ pub fn check_stream(
             }
         }
         drop(done_tx);
+        d.writing(file);
         let written = finisher.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         // On a write error, the evaluator's next send fails, then the reader's: both stop. A
         // panic in either thread is passed on, never turned into a short result file.

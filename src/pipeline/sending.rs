@@ -115,6 +115,11 @@ pub trait Dispatch {
     /// before it is written again), for the export's batches: `run` does not send one of them
     /// that its ledger does not hold (issued through another state folder). Nothing by default.
     fn accepted_before(&mut self, _before: crate::results::AcceptedBefore) {}
+
+    /// Every batch of `file` is answered; what is left is writing its results (the signed XML
+    /// and QR images of its accepted documents, then its result files), which a busy disk may
+    /// make long. Nothing by default.
+    fn writing(&mut self, _file: &str) {}
 }
 
 /// A document a skip rule keeps from being issued, kept (by `run`) to ask whether its number
