@@ -60,8 +60,38 @@ pub(super) fn check(doc: &Document, ctx: &Context, computed: &Result<Totals, Com
     let Ok(t) = computed else {
         return;
     };
+    let before = out.len();
     lines(doc, erp, t, out);
-    document(doc, erp, t, out);
+    let said = LinesSaid::of(&out[before..]);
+    document(doc, erp, t, said, out);
+}
+
+/// Which of the export's line figures were found to differ (a finding on the line each).
+#[derive(Clone, Copy, Default)]
+struct LinesSaid {
+    net: bool,
+    vat: bool,
+    gross: bool,
+}
+
+impl LinesSaid {
+    fn of(findings: &[Finding]) -> LinesSaid {
+        let has = |code: &str| findings.iter().any(|f| f.code == code);
+        LinesSaid {
+            net: has(INV_ERP_LINE_NET.code),
+            vat: has(INV_ERP_LINE_VAT.code),
+            gross: has(INV_ERP_LINE_GROSS.code),
+        }
+    }
+}
+
+/// True when the export's document figure `v` is its own line figures added up (every line
+/// gives one): a difference from the computed figure is then the lines' own, which are said on
+/// their lines, and the document figure would only say it again (one mistake, one finding).
+fn adds_up(v: Decimal, lines: &[Option<Decimal>]) -> bool {
+    !lines.is_empty()
+        && lines.iter().all(Option::is_some)
+        && sum(lines.iter().flatten().copied()).is_some_and(|s| near(v, s))
 }
 
 /// The net unit price rounded to 2 decimals when the quantity times it gives `export_net` (an
@@ -93,6 +123,7 @@ fn lines(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
             v.zip(want).is_some_and(|(v, w)| near(v, w))
         };
         // Each cause is spelled out only for a figure that differs (most agree).
+        let said_before = out.len();
         if let Some(Some(v)) = erp.line_net.get(i).filter(|v| !v.is_some_and(|v| near(v, net))) {
             let cause = if with_rate(net, rate).is_some_and(|g| near(*v, g)) && !rate.is_zero() {
                 format!(
@@ -167,7 +198,21 @@ fn lines(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
                 &cause,
             );
         }
-        if let Some(Some(v)) = erp.line_gross.get(i).filter(|v| !agrees_discounted(v, true)) {
+        // The export's amount with VAT is its own net plus its own VAT, one of which is said to
+        // differ on this line: the same mistake, not said again.
+        let export_sum = erp
+            .line_net
+            .get(i)
+            .copied()
+            .flatten()
+            .zip(erp.line_vat.get(i).copied().flatten())
+            .and_then(|(n, v)| n.checked_add(v));
+        let repeats = |g: Decimal| out.len() > said_before && export_sum.is_some_and(|s| near(g, s));
+        if let Some(Some(v)) = erp
+            .line_gross
+            .get(i)
+            .filter(|v| !agrees_discounted(v, true) && !v.is_some_and(repeats))
+        {
             let cause = "The amount with VAT is the net plus the VAT: check the price and VAT columns, and whether \
                          the export rounds prices that include VAT.";
             let path = line_path(i, "tax_total.rounding_amount");
@@ -184,8 +229,30 @@ fn lines(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
     }
 }
 
-fn document(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
-    if let Some(v) = erp.tax_exclusive.filter(|v| !near(*v, t.tax_exclusive)) {
+fn document(doc: &Document, erp: &ErpFigures, t: &Totals, said: LinesSaid, out: &mut Vec<Finding>) {
+    // Without a discount or charge on the whole document, the document's figures are its lines'
+    // added up; one the lines' findings already explain is not said again.
+    let whole = t.allowance_total.is_zero() && t.charge_total.is_zero();
+    let explained = |v: Decimal, said: bool, lines: &[Option<Decimal>]| whole && said && adds_up(v, lines);
+    let gross_of_lines: Vec<Option<Decimal>> = if said.net || said.vat || said.gross {
+        (0..doc.invoice_lines.len())
+            .map(|i| match erp.line_gross.get(i).copied().flatten() {
+                Some(g) => Some(g),
+                None => erp
+                    .line_net
+                    .get(i)
+                    .copied()
+                    .flatten()?
+                    .checked_add(erp.line_vat.get(i).copied().flatten()?),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if let Some(v) = erp
+        .tax_exclusive
+        .filter(|v| !near(*v, t.tax_exclusive) && !explained(*v, said.net, &erp.line_net))
+    {
         let cause = if near(v, t.tax_inclusive) {
             "The export's total without VAT equals the computed total with VAT: its prices seem to include VAT; map \
              them as tax-inclusive."
@@ -228,7 +295,10 @@ fn document(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>
             )
         }
     };
-    if let Some(v) = erp.tax_total.filter(|v| !near(*v, t.tax_total)) {
+    if let Some(v) = erp
+        .tax_total
+        .filter(|v| !near(*v, t.tax_total) && !explained(*v, said.vat, &erp.line_vat))
+    {
         let path = "tax_total.tax_amount".to_string();
         if let Some(d) = vat_rounding(doc, t, v) {
             out.push(INV_ERP_TAX_TOTAL_ROUNDING.at(
@@ -265,7 +335,7 @@ fn document(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>
     let path = "legal_monitory_total.tax_inclusive_amount".to_string();
     // Within the tolerance the document is issued as computed, and nothing is said (as for
     // every figure), rounding or not.
-    if near(v, t.tax_inclusive) {
+    if near(v, t.tax_inclusive) || explained(v, said.net || said.vat || said.gross, &gross_of_lines) {
         return;
     }
     if let Some(d) = total_rounding(doc, t, v) {

@@ -491,3 +491,29 @@ fn with_a_discount_on_the_whole_document_another_lines_mistake_leaves_no_figure_
     assert_has(&f, "BR-KSA-F-04", Severity::Error);
     assert!(f.iter().all(|f| !f.code.starts_with("INV-ERP-")), "{f:#?}");
 }
+
+/// One line's VAT at another rate than its category's, the export's totals its lines' own added
+/// up: said once, on the line; the document's VAT total and total with VAT, thrown off by the
+/// same line, are not said again (QA14b: one mistake, one finding). A document total that its
+/// lines do not add up to is still said.
+#[test]
+fn a_document_figure_its_lines_add_up_to_is_not_said_again_beside_a_lines_own() {
+    let (d, mut erp) = hundreds();
+    erp.line_net = vec![Some(dec!(100.00)); 3];
+    erp.tax_exclusive = Some(dec!(300.00));
+    // The first line's VAT at 5 %: 5.00, and the export's totals with it.
+    erp.line_vat[0] = Some(dec!(5.00));
+    erp.line_gross[0] = Some(dec!(105.00));
+    erp.tax_total = Some(dec!(35.00));
+    erp.tax_inclusive = Some(dec!(335.00));
+    let f = validate(&d, &with(erp.clone()));
+    let codes: Vec<&str> = f.iter().map(|f| f.code.as_str()).collect();
+    assert_eq!(codes, ["INV-ERP-LINE-VAT"], "{f:#?}");
+    assert_eq!(f[0].path, "invoice_lines[0].tax_total.tax_amount");
+    // Totals that are not the lines' added up: said.
+    erp.tax_total = Some(dec!(36.00));
+    erp.tax_inclusive = Some(dec!(336.00));
+    let f = validate(&d, &with(erp));
+    assert_has(&f, "INV-ERP-TAX-TOTAL", Severity::Error);
+    assert_has(&f, "INV-ERP-TOTAL", Severity::Error);
+}
