@@ -68,7 +68,7 @@ pub use error::IngestError;
 pub use error_cells::{FORMULA_FIX, FORMULA_WHY, formula_named, formula_without_value, no_value_message};
 pub use late_notes::LateNotes;
 pub use reader::RowReader;
-pub use row::{Cell, CellRef, ReadProblem, Row, SourceRef, Text};
+pub use row::{Cell, CellRef, NotData, ReadProblem, Row, SourceRef, Text};
 pub use stamp::FileStamp;
 
 use std::fmt;
@@ -90,6 +90,12 @@ pub struct ReadOptions {
     /// How many header rows (SAP Business One DTW files have 2: property names, then database
     /// names); 0 is treated as 1. Blank rows between them are skipped.
     pub header_rows: usize,
+    /// Give every row of the export, in order, so that the result file keeps each on its line:
+    /// the rows above the header, the header rows after the first and the blank lines between
+    /// data rows come out as rows marked [`Row::not_data`] (the rows above the header and the
+    /// extra header rows first, before the first data row). Blank rows after the last data row
+    /// are only counted in a note. Off: those rows are skipped (blank ones counted in the note).
+    pub every_row: bool,
 }
 
 /// What kind of file was read.
