@@ -21,8 +21,10 @@
 //!   files that end lines with a lone `\r` are read correctly but all their rows say line 1).
 //! - Cells are [`CellRef::Text`] exactly as written (spaces kept; trimming is the mapping's
 //!   business), or [`CellRef::Empty`] for an empty field: a CSV row holds its record's text, and
-//!   [`Row::get`] borrows a cell from it. Rows of only blank fields are skipped (counted in a note
-//!   at the end: [`RowReader::late_notes`]).
+//!   [`Row::get`] borrows a cell from it. Rows of only blank fields and empty lines are skipped
+//!   (counted in a note at the end: [`RowReader::late_notes`]), unless every row is asked for
+//!   ([`ReadOptions::every_row`]: those between data rows, the rows above the header and the
+//!   extra header rows then come out as rows of no data, [`Row::not_data`]).
 //! - A binary file (NUL bytes without a UTF-16 byte-order mark, or a workbook signature under
 //!   a text name) is a whole-file error, not garbage rows.
 //!
