@@ -65,7 +65,9 @@ fn passes(layout: &str, ext: &str, rows: u64) -> (Value, Value) {
     let f = &r["files"][0];
     assert_eq!(code, 0, "{layout} {ext}: {r:#}");
     assert_eq!(f["mapping"], layout, "{layout} {ext}: detected {}", f["mapping"]);
-    assert_eq!(f["rows"], rows, "{layout} {ext}: every row checked");
+    // SAP Business One's second header row is a row of the result file too (skipped).
+    let header_rows = u64::from(layout == "sap-b1-dtw");
+    assert_eq!(f["rows"], rows + header_rows, "{layout} {ext}: every row checked");
     assert_eq!(r["documents"]["invalid"], 0, "{layout} {ext}: {:#}", f["problems"]);
     assert_eq!(f["rows_invalid"], 0, "{layout} {ext}");
     let docs = g["documents"].as_u64().unwrap();

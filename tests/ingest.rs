@@ -2,7 +2,7 @@
 //! ERPs produce, spreadsheets written by rust_xlsxwriter, fixtures made by
 //! `tests/fixtures/make_fixtures.py`, and files that must fail cleanly.
 
-use invoicedrop::ingest::{Cell, CellRef, FileFormat, IngestError, ReadOptions, Row, RowReader, peek_headers};
+use invoicedrop::ingest::{Cell, CellRef, FileFormat, IngestError, NotData, ReadOptions, Row, RowReader, peek_headers};
 use rust_decimal::Decimal;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -300,6 +300,87 @@ fn blank_lines_and_blank_records_are_skipped() {
         texts(&mut r),
         vec![(5, strings(&["1", "2"])), (9, strings(&["3", "4"]))]
     );
+    // Empty lines are counted with the records of only blank fields (lines 4, 6-8 and 10).
+    assert!(
+        r.notes().contains(
+            &"5 row(s) hold only empty cells (the first at line 4): no data, so not in the result file".into()
+        ),
+        "{:?}",
+        r.notes()
+    );
+}
+
+/// Rows as (line, what they are when they hold no data, texts).
+fn every(reader: &mut RowReader) -> Vec<(u64, Option<NotData>, Vec<String>)> {
+    rows(reader)
+        .into_iter()
+        .map(|r| {
+            (
+                r.source.line,
+                r.not_data(),
+                r.to_cells().iter().map(Cell::to_text).collect(),
+            )
+        })
+        .collect()
+}
+
+/// Asked for every row, a reader gives the rows above the header, the header rows after the
+/// first and the blank lines between data rows (empty, or of only empty fields) as rows of no
+/// data, each on its line, so that the result file keeps every line of the export on its line;
+/// the blank lines at the end are only counted in the note.
+#[test]
+fn every_row_gives_the_rows_of_no_data_on_their_lines() {
+    let content = "Sales, March\n\nNo,Total\nNumber,Sum\nA,1\n\n,\nB,2\n,\n\n";
+    let (_d, p) = write("e.csv", content.as_bytes());
+    let opts = ReadOptions {
+        header_row: Some(3),
+        header_rows: 2,
+        every_row: true,
+        ..Default::default()
+    };
+    let mut r = open(&p, &opts);
+    assert_eq!(r.headers(), strings(&["No", "Total"]));
+    let (above, header, blank) = (Some(NotData::AboveHeader), Some(NotData::Header), Some(NotData::Blank));
+    assert_eq!(
+        every(&mut r),
+        vec![
+            (1, above, strings(&["Sales", " March"])),
+            (2, above, vec![]),
+            (4, header, strings(&["Number", "Sum"])),
+            (5, None, strings(&["A", "1"])),
+            (6, blank, vec![]),
+            (7, blank, vec![]),
+            (8, None, strings(&["B", "2"])),
+        ]
+    );
+    let note = "2 row(s) hold only empty cells (the first at line 9): no data, so not in the result file";
+    assert!(r.notes().contains(&note.into()), "{:?}", r.notes());
+    // Not asked: the data rows only, every blank line after the header counted.
+    let mut r = open(
+        &p,
+        &ReadOptions {
+            every_row: false,
+            ..opts
+        },
+    );
+    assert_eq!(
+        every(&mut r),
+        vec![(5, None, strings(&["A", "1"])), (8, None, strings(&["B", "2"]))]
+    );
+    let note = "4 row(s) hold only empty cells (the first at line 6): no data, so not in the result file";
+    assert!(r.notes().contains(&note.into()), "{:?}", r.notes());
+    // A file whose last line, of only commas, has no line end: counted all the same.
+    let (_d, p) = write("f.csv", b"No,Total\nA,1\n\n,");
+    let mut r = open(
+        &p,
+        &ReadOptions {
+            every_row: true,
+            ..Default::default()
+        },
+    );
+    assert_eq!(every(&mut r), vec![(2, None, strings(&["A", "1"]))]);
+    let note = "2 row(s) hold only empty cells (the first at line 3): no data, so not in the result file";
+    assert!(r.notes().contains(&note.into()), "{:?}", r.notes());
 }
 
 #[test]

@@ -11,11 +11,12 @@ use super::cut::LastLine;
 use super::encoding::{self, TextEncoding};
 use super::error::IngestError;
 use super::records::{MAX_RECORD_BYTES, MAX_RECORD_FIELDS, Outcome, Record, RecordReader};
-use super::row::{ReadProblem, Row, SourceRef};
+use super::row::{Cell, NotData, ReadProblem, Row, SourceRef};
 use super::{FileFormat, ReadOptions, sniff};
 use encoding_rs::{Encoding, WINDOWS_1256};
 use encoding_rs_io::DecodeReaderBytesBuilder;
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -53,9 +54,24 @@ pub(crate) struct CsvSource {
     format: FileFormat,
     width: usize,
     replaced_rows: u64,
-    /// Records of only empty fields after the header, skipped, and the line of the first.
+    /// Blank lines (empty, or of only empty fields) after the header that are no rows of the
+    /// result file, and the line of the first.
     blank_rows: u64,
     first_blank_line: u64,
+    /// Give every row ([`ReadOptions::every_row`]).
+    every_row: bool,
+    /// The rows of the export before the first data row that are not its (first) header, given
+    /// first when every row is given.
+    before: VecDeque<Row>,
+    /// The line the last record given as a row (or the header) ended on: the lines after it,
+    /// up to the next one, are blank.
+    last_end: u64,
+    /// The line of the last record of only empty fields (it may end the file without a line end).
+    last_blank_line: u64,
+    /// Blank lines to give before the record held: the next one's line, and the held record's.
+    fill: (u64, u64),
+    /// A record read, given once the blank lines before it are ([`CsvSource::fill`]).
+    held: Option<Outcome>,
     first_replaced_line: u64,
     finished: bool,
     notes: Vec<String>,
@@ -205,6 +221,12 @@ pub(crate) fn open(
         replaced_rows: 0,
         blank_rows: 0,
         first_blank_line: 0,
+        every_row: opts.every_row,
+        before: VecDeque::new(),
+        last_end: 0,
+        last_blank_line: 0,
+        fill: (0, 0),
+        held: None,
         first_replaced_line: 0,
         finished: false,
         notes: Vec::new(),
@@ -214,6 +236,7 @@ pub(crate) fn open(
     };
     let count = opts.header_rows.max(1);
     let header_rows = source.read_headers(header_line, count, opts.header_row.is_some())?;
+    source.last_end = source.records.lines_seen();
     notes.append(&mut source.notes);
     Ok(OpenedCsv {
         source,
@@ -304,6 +327,14 @@ fn is_blank(text: &str, gap: usize) -> bool {
     }
 }
 
+/// A field as a cell: empty, or its text.
+fn text_cell(text: &str) -> Cell {
+    match text {
+        "" => Cell::Empty,
+        t => Cell::Text(t.into()),
+    }
+}
+
 /// The record's text when it is its fields joined by `,` ([`Record::joined`]), as UTF-8, with
 /// one field per header (`width`): the text the result CSV writes for its cells.
 fn joined_text(rec: &Record, mode: Mode, width: usize) -> Option<&str> {
@@ -360,11 +391,30 @@ impl CsvSource {
     ) -> Result<Vec<Vec<String>>, IngestError> {
         let mut rows: Vec<Vec<String>> = Vec::with_capacity(count);
         while rows.len() < count {
+            let before = self.records.lines_seen();
             let outcome = self.records.read(&mut self.rec);
             let outcome = outcome.map_err(|e| self.read_error(e))?;
             let line = self.rec.line();
+            let kind = if rows.is_empty() {
+                NotData::AboveHeader
+            } else {
+                NotData::Header
+            };
+            if self.every_row && outcome != Outcome::End {
+                // The empty lines before the record.
+                for empty in before + 1..line {
+                    self.before
+                        .push_back(Row::not_data_row(self.at(empty), Vec::new(), kind));
+                }
+            }
             match outcome {
-                Outcome::Record if line < header_line => continue,
+                Outcome::Record if line < header_line => {
+                    if self.every_row {
+                        let cells = self.record_cells();
+                        self.before.push_back(Row::not_data_row(self.at(line), cells, kind));
+                    }
+                    continue;
+                }
                 Outcome::Record => {}
                 Outcome::TooLong => {
                     return Err(IngestError::Header {
@@ -391,6 +441,10 @@ impl CsvSource {
                 });
             }
             if is_blank(text, gap) {
+                if self.every_row {
+                    self.before
+                        .push_back(Row::not_data_row(self.at(line), Vec::new(), kind));
+                }
                 continue;
             }
             if rows.is_empty() {
@@ -415,9 +469,42 @@ impl CsvSource {
             while names.last().is_some_and(String::is_empty) {
                 names.pop();
             }
+            if self.every_row && !rows.is_empty() {
+                let cells = names.iter().map(|n| text_cell(n)).collect();
+                self.before
+                    .push_back(Row::not_data_row(self.at(line), cells, NotData::Header));
+            }
             rows.push(names);
         }
         Ok(rows)
+    }
+
+    /// The current record's fields as cells (a row above the header, given as written).
+    fn record_cells(&mut self) -> Vec<Cell> {
+        let mut problem = None;
+        let (text, ends, gap) = record_text(
+            &self.rec,
+            &mut self.mode,
+            &mut self.scratch,
+            &mut self.scratch_ends,
+            &mut self.notes,
+            &mut self.format,
+            &mut problem,
+        );
+        let mut start = 0;
+        let mut cells = Vec::with_capacity(ends.len());
+        for (i, &end) in ends.iter().enumerate() {
+            let end = end + i * gap;
+            let field = text
+                .get(start..end)
+                .map_or_else(|| String::from_utf8_lossy(&text.as_bytes()[start..end]), Cow::Borrowed);
+            start = end + gap;
+            cells.push(text_cell(&field));
+        }
+        while cells.last() == Some(&Cell::Empty) {
+            cells.pop();
+        }
+        cells
     }
 
     fn missing_headers(&self, rows: &[Vec<String>], header_line: u64, count: usize) -> IngestError {
@@ -456,13 +543,32 @@ impl CsvSource {
         if self.finished {
             return Ok(false);
         }
+        if self.every_row && self.give_not_data(row) {
+            return Ok(true);
+        }
         loop {
-            let outcome = self.records.read(&mut self.rec);
-            let outcome = outcome.map_err(|e| self.read_error(e))?;
+            let outcome = match self.held.take() {
+                Some(held) => held,
+                None => self.records.read(&mut self.rec).map_err(|e| self.read_error(e))?,
+            };
             let line = self.rec.line();
+            if outcome != Outcome::End && line > self.last_end + 1 && !self.blank_record(outcome) {
+                // Blank lines before this record: given as rows first (or counted).
+                if self.every_row {
+                    self.fill = (self.last_end + 1, line);
+                    self.held = Some(outcome);
+                    self.last_end = line - 1;
+                    if self.give_not_data(row) {
+                        return Ok(true);
+                    }
+                } else {
+                    self.count_blank(line - self.last_end - 1);
+                }
+            }
             match outcome {
                 Outcome::Record => {}
                 Outcome::TooLong => {
+                    self.last_end = self.records.lines_seen();
                     return Err(IngestError::Record {
                         at: self.at(line),
                         detail: self.too_long(line),
@@ -470,6 +576,9 @@ impl CsvSource {
                 }
                 Outcome::End => {
                     self.finished = true;
+                    // Blank lines after the last row: counted, given as no row.
+                    let end = self.records.lines_seen().max(self.last_blank_line);
+                    self.count_blank(end.saturating_sub(self.last_end));
                     self.notes.extend(super::blank_rows_note(
                         self.blank_rows,
                         &format!("line {}", self.first_blank_line),
@@ -507,12 +616,11 @@ impl CsvSource {
                 ),
             };
             if is_blank(text, gap) {
-                if self.blank_rows == 0 {
-                    self.first_blank_line = line;
-                }
-                self.blank_rows += 1;
+                // Counted (or given) with the blank lines around it, once the next record is read.
+                self.last_blank_line = line;
                 continue;
             }
+            self.last_end = self.records.lines_seen();
             if self.mode == Mode::Decoded && text.contains('\u{FFFD}') {
                 if self.replaced_rows == 0 {
                     self.first_replaced_line = line;
@@ -573,6 +681,42 @@ impl CsvSource {
             row.source.line = line;
             return Ok(true);
         }
+    }
+
+    /// True when `outcome` is a record of only empty fields (read again as text only when it
+    /// follows blank lines, never for an ordinary row).
+    fn blank_record(&mut self, outcome: Outcome) -> bool {
+        if outcome != Outcome::Record || !self.rec.is_blank() {
+            return false;
+        }
+        // `Record::is_blank` looks at the bytes: a legacy encoding's field may decode to
+        // white space only where its bytes are ASCII white space too.
+        self.last_blank_line = self.rec.line();
+        true
+    }
+
+    /// Count `n` blank lines (no rows of the result file) after `last_end`.
+    fn count_blank(&mut self, n: u64) {
+        if n > 0 && self.blank_rows == 0 {
+            self.first_blank_line = self.last_end + 1;
+        }
+        self.blank_rows += n;
+    }
+
+    /// Gives the next row of no data into `row`: the rows before the first data row, then the
+    /// blank lines before the record held. False when there is none.
+    fn give_not_data(&mut self, row: &mut Row) -> bool {
+        if let Some(r) = self.before.pop_front() {
+            *row = r;
+            return true;
+        }
+        let (next, to) = self.fill;
+        if next >= to {
+            return false;
+        }
+        self.fill.0 += 1;
+        *row = Row::not_data_row(self.at(next), Vec::new(), NotData::Blank);
+        true
     }
 
     fn encoding_name(&self) -> &'static str {

@@ -21,8 +21,10 @@
 //!   files that end lines with a lone `\r` are read correctly but all their rows say line 1).
 //! - Cells are [`CellRef::Text`] exactly as written (spaces kept; trimming is the mapping's
 //!   business), or [`CellRef::Empty`] for an empty field: a CSV row holds its record's text, and
-//!   [`Row::get`] borrows a cell from it. Rows of only blank fields are skipped (counted in a note
-//!   at the end: [`RowReader::late_notes`]).
+//!   [`Row::get`] borrows a cell from it. Rows of only blank fields and empty lines are skipped
+//!   (counted in a note at the end: [`RowReader::late_notes`]), unless every row is asked for
+//!   ([`ReadOptions::every_row`]: those between data rows, the rows above the header and the
+//!   extra header rows then come out as rows of no data, [`Row::not_data`]).
 //! - A binary file (NUL bytes without a UTF-16 byte-order mark, or a workbook signature under
 //!   a text name) is a whole-file error, not garbage rows.
 //!
@@ -68,7 +70,7 @@ pub use error::IngestError;
 pub use error_cells::{FORMULA_FIX, FORMULA_WHY, formula_named, formula_without_value, no_value_message};
 pub use late_notes::LateNotes;
 pub use reader::RowReader;
-pub use row::{Cell, CellRef, ReadProblem, Row, SourceRef, Text};
+pub use row::{Cell, CellRef, NotData, ReadProblem, Row, SourceRef, Text};
 pub use stamp::FileStamp;
 
 use std::fmt;
@@ -90,6 +92,12 @@ pub struct ReadOptions {
     /// How many header rows (SAP Business One DTW files have 2: property names, then database
     /// names); 0 is treated as 1. Blank rows between them are skipped.
     pub header_rows: usize,
+    /// Give every row of the export, in order, so that the result file keeps each on its line:
+    /// the rows above the header, the header rows after the first and the blank lines between
+    /// data rows come out as rows marked [`Row::not_data`] (the rows above the header and the
+    /// extra header rows first, before the first data row). Blank rows after the last data row
+    /// are only counted in a note. Off: those rows are skipped (blank ones counted in the note).
+    pub every_row: bool,
 }
 
 /// What kind of file was read.

@@ -188,6 +188,19 @@ impl ReadProblem {
     }
 }
 
+/// A row of the export that holds no data, given (by a reader asked for every row) so that the
+/// result file keeps each of the export's rows on its line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotData {
+    /// A row above the header (a title, a company name, a blank line).
+    AboveHeader,
+    /// A header row after the first (SAP Business One DTW's field descriptions), or a blank line
+    /// between header rows.
+    Header,
+    /// A blank line (empty, or only empty cells) after the header, with a data row after it.
+    Blank,
+}
+
 /// One data row: cells in header order (a short row is padded with empty cells, extra cells
 /// beyond the headers are kept at the end), and where it came from.
 #[derive(Debug, Clone)]
@@ -198,6 +211,8 @@ pub struct Row {
     problem: Option<Box<ReadProblem>>,
     /// Hidden in the workbook ([`Row::hidden`]).
     hidden: bool,
+    /// A row of the export that holds no data ([`Row::not_data`]).
+    not_data: Option<NotData>,
     /// A spreadsheet's typed cells (empty when `text` is set).
     cells: Vec<Cell>,
     /// A CSV record: its text and where each field ends in it. The reader makes no cell of its
@@ -255,9 +270,18 @@ impl Row {
             source,
             problem: None,
             hidden: false,
+            not_data: None,
             cells,
             text: None,
         }
+    }
+
+    /// A row of the export that holds no data ([`NotData`]), with its cells as written (none
+    /// for an empty line).
+    pub(crate) fn not_data_row(source: SourceRef, cells: Vec<Cell>, kind: NotData) -> Row {
+        let mut row = Row::new(source, cells);
+        row.not_data = Some(kind);
+        row
     }
 
     /// A row of a record's text, whose field `i` ends at `ends[i]` plus `gap` bytes per field
@@ -330,6 +354,7 @@ impl Row {
         self.text = Some(cells);
         self.problem = None;
         self.hidden = false;
+        self.not_data = None;
         Some(())
     }
 
@@ -353,6 +378,13 @@ impl Row {
     /// `<row hidden="1">`). It is read as any other row.
     pub fn hidden(&self) -> bool {
         self.hidden
+    }
+
+    /// What the row is when it holds no data: a row above the header, a header row after the
+    /// first, a blank line between data rows. Only a reader asked for every row
+    /// ([`ReadOptions::every_row`](super::ReadOptions::every_row)) gives such rows.
+    pub fn not_data(&self) -> Option<NotData> {
+        self.not_data
     }
 
     /// Say whether the row is hidden (after its cells are set: setting them clears it).
@@ -421,6 +453,7 @@ impl Row {
         self.text = None;
         self.problem = None;
         self.hidden = false;
+        self.not_data = None;
         &mut self.cells
     }
 

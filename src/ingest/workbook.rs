@@ -8,11 +8,12 @@
 //! ...) their text plus a note.
 
 use super::error::IngestError;
-use super::row::{Cell, Row};
+use super::row::{Cell, NotData, Row, SourceRef};
 use super::sheet_cells::{Problem, RawCell, column_name, convert_raw, header_text};
 use super::xlsx_stream::{READER_FAILED, XlsxStream};
 use super::{FileFormat, ReadOptions};
 use calamine::{Data, Ods, Range, Reader, SheetType, SheetVisible, Sheets, Xls, Xlsb, Xlsx, open_workbook};
+use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::Arc;
@@ -68,6 +69,16 @@ struct SheetRow {
     hidden: bool,
 }
 
+/// A row's cells as the sheet holds them, from column A (a row of no data, given as written).
+fn row_cells(row: SheetRow) -> Vec<Cell> {
+    let lead = std::iter::repeat_n(Cell::Empty, row.lead as usize);
+    let mut cells: Vec<Cell> = lead.chain(row.cells.into_iter().map(|c| convert_raw(c).0)).collect();
+    while cells.last() == Some(&Cell::Empty) {
+        cells.pop();
+    }
+    cells
+}
+
 /// Rows of one sheet.
 pub(crate) struct SheetSource {
     file: Arc<str>,
@@ -78,9 +89,24 @@ pub(crate) struct SheetSource {
     last_row: u64,
     width: usize,
     error_cells: u64,
-    /// Rows of only blank cells after the header, skipped, and the number of the first.
+    /// Blank rows after the header (of only blank cells, or not in the sheet at all) that are no
+    /// rows of the result file, and the number of the first.
     blank_rows: u64,
     first_blank_row: u64,
+    /// Give every row ([`ReadOptions::every_row`]).
+    every_row: bool,
+    /// The rows before the first data row that are not the (first) header, given first when
+    /// every row is given.
+    before: VecDeque<Row>,
+    /// The number of the last row given (or of the last header row): the rows after it, up to
+    /// the next one, are blank.
+    last_end: u64,
+    /// The number of the last row of only blank cells.
+    last_blank_row: u64,
+    /// Blank rows to give before the row held: the next one's number, and the held row's.
+    fill: (u64, u64),
+    /// A row read, given once the blank rows before it are.
+    held: Option<SheetRow>,
     first_error: String,
     odd_numbers: u64,
     first_odd_number: String,
@@ -241,6 +267,12 @@ pub(crate) fn open(
         error_cells: 0,
         blank_rows: 0,
         first_blank_row: 0,
+        every_row: opts.every_row,
+        before: VecDeque::new(),
+        last_end: 0,
+        last_blank_row: 0,
+        fill: (0, 0),
+        held: None,
         first_error: String::new(),
         odd_numbers: 0,
         first_odd_number: String::new(),
@@ -257,6 +289,7 @@ pub(crate) fn open(
         }
         Err(e) => return Err(e),
     };
+    source.last_end = source.last_row;
     notes.append(&mut source.notes);
     Ok(OpenedSheet {
         source,
@@ -394,10 +427,27 @@ impl SheetSource {
         let wanted = header_row.map_or(1, |n| n.max(1) as u64);
         let mut rows: Vec<Vec<String>> = Vec::with_capacity(count);
         while rows.len() < count {
+            let before = self.last_row;
             let Some(row) = self.next_raw()? else {
                 return Err(self.missing_headers(&rows, wanted, count));
             };
+            let kind = if rows.is_empty() {
+                NotData::AboveHeader
+            } else {
+                NotData::Header
+            };
+            if self.every_row {
+                // The rows not in the sheet before this one.
+                for empty in before + 1..row.number {
+                    self.before
+                        .push_back(Row::not_data_row(self.at(empty), Vec::new(), kind));
+                }
+            }
             if row.number < wanted || row.cells.iter().all(RawCell::is_blank) {
+                if self.every_row {
+                    let at = self.at(row.number);
+                    self.before.push_back(Row::not_data_row(at, row_cells(row), kind));
+                }
                 continue;
             }
             if rows.is_empty() {
@@ -414,6 +464,11 @@ impl SheetSource {
             let mut names: Vec<String> = lead.chain(row.cells.iter().map(RawCell::header_text)).collect();
             while names.last().is_some_and(String::is_empty) {
                 names.pop();
+            }
+            if self.every_row && !rows.is_empty() {
+                let at = self.at(row.number);
+                self.before
+                    .push_back(Row::not_data_row(at, row_cells(row), NotData::Header));
             }
             rows.push(names);
         }
@@ -452,14 +507,38 @@ impl SheetSource {
 
     /// Moves the next non-blank row into `row`. `Ok(false)` at the end.
     pub(crate) fn next_row(&mut self, row: &mut Row) -> Result<bool, IngestError> {
-        while let Some(raw) = self.next_raw()? {
-            if raw.cells.iter().all(RawCell::is_blank) {
-                if self.blank_rows == 0 {
-                    self.first_blank_row = raw.number;
-                }
-                self.blank_rows += 1;
+        if self.every_row && self.give_not_data(row) {
+            return Ok(true);
+        }
+        loop {
+            let raw = match self.held.take() {
+                Some(raw) => raw,
+                None => match self.next_raw()? {
+                    Some(raw) => raw,
+                    None => break,
+                },
+            };
+            let blank = raw.cells.iter().all(RawCell::is_blank);
+            if blank {
+                // Counted (or given) with the blank rows around it, once the next row is read.
+                self.last_blank_row = raw.number;
                 continue;
             }
+            if raw.number > self.last_end + 1 {
+                // Blank rows before this one: given as rows first (or counted).
+                let gap = raw.number - self.last_end - 1;
+                if self.every_row {
+                    self.fill = (self.last_end + 1, raw.number);
+                    self.last_end = raw.number - 1;
+                    self.held = Some(raw);
+                    if self.give_not_data(row) {
+                        return Ok(true);
+                    }
+                    continue;
+                }
+                self.count_blank(gap);
+            }
+            self.last_end = raw.number;
             let number = raw.number;
             let first_col = raw.lead;
             let cells = row.cells_mut();
@@ -513,9 +592,44 @@ impl SheetSource {
         }
         if !self.finished {
             self.finished = true;
+            // Blank rows after the last row: counted, given as no row.
+            let end = self.last_blank_row.max(self.last_end);
+            self.count_blank(end - self.last_end);
             self.finish_notes();
         }
         Ok(false)
+    }
+
+    fn at(&self, line: u64) -> SourceRef {
+        SourceRef {
+            file: self.file.clone(),
+            sheet: Some(self.sheet.clone()),
+            line,
+        }
+    }
+
+    /// Count `n` blank rows (no rows of the result file) after `last_end`.
+    fn count_blank(&mut self, n: u64) {
+        if n > 0 && self.blank_rows == 0 {
+            self.first_blank_row = self.last_end + 1;
+        }
+        self.blank_rows += n;
+    }
+
+    /// Gives the next row of no data into `row`: the rows before the first data row, then the
+    /// blank rows before the row held. False when there is none.
+    fn give_not_data(&mut self, row: &mut Row) -> bool {
+        if let Some(r) = self.before.pop_front() {
+            *row = r;
+            return true;
+        }
+        let (next, to) = self.fill;
+        if next >= to {
+            return false;
+        }
+        self.fill.0 += 1;
+        *row = Row::not_data_row(self.at(next), Vec::new(), NotData::Blank);
+        true
     }
 
     fn finish_notes(&mut self) {

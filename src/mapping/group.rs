@@ -38,6 +38,9 @@ use std::sync::Arc;
 pub enum RowNote {
     /// The header line repeated inside the data (concatenated exports): skipped.
     HeaderRepeat,
+    /// A row of the export that holds no data ([`ingest::NotData`]: above the header, a header
+    /// row after the first, a blank line between data rows): skipped, kept on its line.
+    NoData,
     /// The record could not be read (or belongs nowhere): the row is invalid.
     Broken,
 }
@@ -66,6 +69,13 @@ impl DraftRow {
     /// True when the row is a line of its document.
     pub fn is_line(&self) -> bool {
         self.note.is_none() && self.row.is_some()
+    }
+
+    /// True when the row is no row of any document, even among a document's rows (the header
+    /// line repeated, a row of no data): `skipped`, with no `result_document`, and not counted
+    /// in its document's rows or findings.
+    pub fn outside_document(&self) -> bool {
+        matches!(self.note, Some(RowNote::HeaderRepeat | RowNote::NoData))
     }
 }
 
@@ -129,6 +139,19 @@ pub enum Unit {
     Document(DocDraft),
     /// A row outside any document.
     Stray(DraftRow),
+}
+
+/// The code (a warning) of a blank line between the export's data rows.
+pub const BLANK_CODE: &str = "INV-ROW-BLANK";
+
+/// The finding on a row of no data: what it is (the export's rows are kept on their lines).
+fn no_data_issue(kind: ingest::NotData) -> Issue {
+    let (code, message) = match kind {
+        ingest::NotData::AboveHeader => ("INV-ROW-HEADER", "a row above the export's header: not a document"),
+        ingest::NotData::Header => ("INV-ROW-HEADER", "a header row of the export: not a document"),
+        ingest::NotData::Blank => (BLANK_CODE, "a blank line between the export's rows: no data"),
+    };
+    Issue::warning(code, None, None, message)
 }
 
 /// The code of a document whose rows are in more than one block of the file.
@@ -434,6 +457,19 @@ impl Grouper {
     /// Feed one row; returns the units it completes (zero, one or two), in order.
     pub fn push(&mut self, row: Row) -> Vec<Unit> {
         let mut out = Vec::new();
+        if let Some(kind) = row.not_data() {
+            let dr = DraftRow {
+                source: None,
+                row: Some(row),
+                issues: vec![no_data_issue(kind)],
+                note: Some(RowNote::NoData),
+            };
+            match &mut self.open {
+                Some(doc) => doc.rows.push(dr),
+                None => out.push(Unit::Stray(dr)),
+            }
+            return out;
+        }
         if self.bound.headers.is_header_repeat(&row, &mut self.repeat_memo) {
             let dr = DraftRow {
                 source: None,

@@ -323,7 +323,21 @@ fn evaluate_document(
         .document
         .as_ref()
         .map_or_else(|| draft.number(bound), |d| d.number.clone());
-    let mut codes: Vec<String> = issues.iter().map(|(_, i)| i.code.clone()).collect();
+    // The findings of rows that are no rows of the document (a header line repeated among its
+    // rows, a blank line) are theirs, not the document's.
+    let of_document: Vec<bool> = issues
+        .iter()
+        .map(|(at, _)| {
+            !at.and_then(|a| draft.rows.get(a))
+                .is_some_and(DraftRow::outside_document)
+        })
+        .collect();
+    let mut codes: Vec<String> = issues
+        .iter()
+        .zip(&of_document)
+        .filter(|(_, own)| **own)
+        .map(|((_, i), _)| i.code.clone())
+        .collect();
     codes.sort();
     codes.dedup();
     // Each issue rendered once, and the lines of the document's errors, for every row.
@@ -357,25 +371,23 @@ fn evaluate_document(
     // read to group them), else under every kind.
     let by_number = (built.document.is_none() || built.kind_unread) && !draft.split && !draft.key.trim().is_empty();
     let grouped_kind = draft.kind;
-    let row_count = draft.rows.len() as u64;
+    let row_count = draft.rows.iter().filter(|r| !r.outside_document()).count() as u64;
     let rows = draft
         .rows
         .into_iter()
         .enumerate()
         .map(|(i, r)| {
-            let row_status = if r.note == Some(RowNote::HeaderRepeat) {
-                RowStatus::Skipped
-            } else {
-                status
-            };
+            // A header line repeated inside the document's rows, or a row of no data, is no row
+            // of it.
+            let outside = r.outside_document();
+            let row_status = if outside { RowStatus::Skipped } else { status };
             let mut rr = ResultRow::new(row_status, time);
-            // A header line repeated inside the document's rows is no row of it.
-            if r.note != Some(RowNote::HeaderRepeat) {
+            if !outside {
                 rr.document = number.as_str().into();
             }
             for (((at, _), issue), text) in issues.iter().zip(&found).zip(&rendered) {
                 let mine = *at == Some(i);
-                let doc_level = at.is_none() && r.note != Some(RowNote::HeaderRepeat);
+                let doc_level = at.is_none() && !outside;
                 if mine || doc_level {
                     rr.push_rendered(issue.clone(), text.clone());
                 }
@@ -424,7 +436,7 @@ fn evaluate_document(
     }
     record.first_line = Some(first_line);
     record.rows = row_count;
-    record.add_codes(&found);
+    record.add_codes(found.iter().zip(&of_document).filter(|(_, own)| **own).map(|(f, _)| f));
     let unsent = built
         .document
         .as_ref()
@@ -552,9 +564,9 @@ pub(super) fn evaluate(
     match unit {
         Unit::Document(d) => evaluate_document(d, bound, opts, time, keep, side),
         Unit::Stray(r) => {
-            let status = match r.note {
-                Some(RowNote::HeaderRepeat) => RowStatus::Skipped,
-                _ => RowStatus::Invalid,
+            let status = match r.outside_document() {
+                true => RowStatus::Skipped,
+                false => RowStatus::Invalid,
             };
             let mut rr = ResultRow::new(status, time);
             for i in &r.issues {

@@ -42,7 +42,7 @@ use unjoined::record_unjoined;
 
 use crate::compute::compute_document_totals;
 use crate::ingest::{Row, SourceRef};
-use crate::mapping::{Bound, Built, DocDraft, DraftRow, Issue, RowNote, Unit, build, build_with};
+use crate::mapping::{Bound, Built, DocDraft, DraftRow, Issue, Unit, build, build_with};
 use crate::model::{Document, Party};
 use crate::results::{
     ArtefactContent, ArtefactPaths, DocumentRecord, ResultIssue, ResultRow, ResultWriter, RowStatus, Summary,

@@ -56,6 +56,7 @@ pub fn read_options(m: &Mapping) -> ReadOptions {
         sheet: m.input.sheet.clone(),
         header_row: m.input.header_row,
         header_rows: m.input.header_rows.unwrap_or(1),
+        every_row: false,
     }
 }
 
@@ -150,7 +151,14 @@ pub fn prepare_looking(
     let opts = read_options(&mapping);
     // Before the file is opened: a change between the two is seen at the end, never missed.
     let opened = super::FileStamp::of(path).ok();
-    let reader = RowReader::open(path, &opts)?;
+    // Every row of the export, so that each is on its line of the result file.
+    let reader = RowReader::open(
+        path,
+        &ReadOptions {
+            every_row: true,
+            ..opts.clone()
+        },
+    )?;
     let header_rows = reader.header_rows().to_vec();
     let mut notes: Vec<String> = reader.notes().to_vec();
     let join = match &mapping.join {

@@ -40,14 +40,15 @@ pub(super) fn skipped(draft: DocDraft, bound: &Bound, opts: &CheckOptions, time:
     };
     let issue = ResultIssue::from(&Issue::warning("INV-SKIP", Some(column), Some(value), reason));
     let text = issue.render();
-    let row_count = draft.rows.len() as u64;
+    let row_count = draft.rows.iter().filter(|r| !r.outside_document()).count() as u64;
     let rows = draft
         .rows
         .into_iter()
         .map(|r| {
             let mut rr = ResultRow::new(RowStatus::Skipped, time);
-            if r.note == Some(RowNote::HeaderRepeat) {
-                // A header line repeated inside the document's rows is no row of it.
+            if r.outside_document() {
+                // A header line repeated inside the document's rows (or a row of no data) is no
+                // row of it.
                 for i in &r.issues {
                     rr.push_issue(ResultIssue::from(i));
                 }

@@ -1,7 +1,7 @@
 //! SAP Business One's two files (a lines file joined to its header file): every document of
 //! either file is in the results, named by its DocNum.
 
-use super::{check_json, result_rows};
+use super::{check_json, result_rows, samples};
 use std::path::Path;
 
 const LINES_HEADER: &str = "ParentKey\tLineNum\tItemCode\tItemDescription\tQuantity\tPrice\tCurrency\tDiscountPercent\tTaxCode\tLineTotal\r\n\
@@ -47,7 +47,7 @@ fn a_document_whose_header_fields_fail_is_named_by_its_docnum() {
     );
     assert_eq!(code, 1, "{r:#}\n{err}");
     let rows = result_rows(&dir.path().join("r/OINV_Document_Lines.result.csv"));
-    let last = &rows[2];
+    let last = &rows[3];
     assert_eq!(cell(&rows, last, "ParentKey"), "4");
     assert_eq!(cell(&rows, last, "result_status"), "invalid");
     assert_eq!(cell(&rows, last, "result_document"), "600204", "{last:?}");
@@ -94,8 +94,8 @@ fn a_header_record_without_lines_is_an_invalid_document_counted_everywhere() {
                    the header file if it is not to be issued, and check it again";
     // A row of its own, after the lines file's rows: its key in ParentKey, the rest blank.
     let rows = result_rows(&dir.path().join("r/OINV_Document_Lines.result.csv"));
-    assert_eq!(rows.len(), 4, "{rows:?}");
-    let row = &rows[3];
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    let row = &rows[4];
     assert_eq!(cell(&rows, row, "ParentKey"), "3");
     assert!(
         ["LineNum", "ItemCode", "Quantity", "TaxCode"]
@@ -105,7 +105,7 @@ fn a_header_record_without_lines_is_an_invalid_document_counted_everywhere() {
     assert_eq!(cell(&rows, row, "result_status"), "invalid");
     assert_eq!(cell(&rows, row, "result_document"), "600203");
     assert_eq!(cell(&rows, row, "result_errors"), finding);
-    assert!(rows[1..3].iter().all(|r| cell(&rows, r, "result_status") == "valid"));
+    assert!(rows[2..4].iter().all(|r| cell(&rows, r, "result_status") == "valid"));
     // X.documents.csv, the summary file and --json count it.
     let docs = std::fs::read_to_string(dir.path().join("r/OINV_Document_Lines.documents.csv")).unwrap();
     assert!(
@@ -116,7 +116,9 @@ fn a_header_record_without_lines_is_an_invalid_document_counted_everywhere() {
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("r/OINV_Document_Lines.summary.json")).unwrap())
             .unwrap();
-    assert_eq!(summary["rows"], 3, "{summary:#}");
+    // The lines file's second header row is a row too (skipped), on its line.
+    assert_eq!(summary["rows"], 4, "{summary:#}");
+    assert_eq!(summary["rows_by_status"]["skipped"], 1, "{summary:#}");
     assert_eq!(summary["rows_by_status"]["invalid"], 1, "{summary:#}");
     assert_eq!(summary["by_status"]["invalid"]["documents"], 1, "{summary:#}");
     assert!(summary.to_string().contains("INV-MAP-NO-LINES"), "{summary:#}");
@@ -124,7 +126,7 @@ fn a_header_record_without_lines_is_an_invalid_document_counted_everywhere() {
     assert_eq!(r["documents"]["valid"], 1, "{r:#}");
     let f = &r["files"][0];
     assert_eq!(f["codes"]["INV-MAP-NO-LINES"], 1, "{f:#}");
-    assert_eq!(f["rows"], 3);
+    assert_eq!(f["rows"], 4);
     assert!(
         f["document_list"]
             .as_array()
@@ -156,9 +158,10 @@ fn a_header_record_without_lines_is_an_invalid_document_counted_everywhere() {
         (0, &serde_json::json!(2)),
         "{r:#}\n{err}"
     );
+    // The header, the second header row (skipped), the two lines.
     assert_eq!(
         result_rows(&dir.path().join("r/OINV_Document_Lines.result.csv")).len(),
-        3
+        4
     );
 }
 
@@ -188,8 +191,8 @@ fn header_records_with_a_shared_or_blank_record_key_are_invalid_documents_counte
                   that number in ParentKey in the lines file), or take out the record exported twice if they are \
                   one document, and check it again";
     let rows = result_rows(&dir.path().join("r/OINV_Document_Lines.result.csv"));
-    assert_eq!(rows.len(), 6, "{rows:?}");
-    let said: Vec<(&str, &str, &str)> = rows[1..]
+    assert_eq!(rows.len(), 7, "{rows:?}");
+    let said: Vec<(&str, &str, &str)> = rows[2..]
         .iter()
         .map(|r| {
             (
@@ -210,21 +213,21 @@ fn header_records_with_a_shared_or_blank_record_key_are_invalid_documents_counte
         ]
     );
     assert_eq!(
-        cell(&rows, &rows[2], "result_errors"),
+        cell(&rows, &rows[3], "result_errors"),
         format!("INV-MAP-KEY-DUPLICATE ParentKey \"2\": {shared}")
     );
     assert_eq!(
-        cell(&rows, &rows[4], "result_errors"),
+        cell(&rows, &rows[5], "result_errors"),
         format!("INV-MAP-KEY-DUPLICATE OINV_Documents.txt RecordKey \"2\": {shared}")
     );
     assert!(
-        cell(&rows, &rows[5], "result_errors").starts_with(
+        cell(&rows, &rows[6], "result_errors").starts_with(
             "INV-MAP-KEY-BLANK OINV_Documents.txt RecordKey \"\": document 600204 (line 6 of the header file) has \
              no RecordKey, so no row of the lines file can refer to it and it is not issued: give it its RecordKey \
              in the DTW header file"
         ),
         "{:?}",
-        rows[5]
+        rows[6]
     );
     let docs = std::fs::read_to_string(dir.path().join("r/OINV_Document_Lines.documents.csv")).unwrap();
     for (number, code) in [
@@ -277,7 +280,7 @@ fn header_records_sharing_a_key_no_line_has_each_say_both() {
     );
     assert_eq!(code, 1, "{r:#}\n{err}");
     let rows = result_rows(&dir.path().join("r/OINV_Document_Lines.result.csv"));
-    let own: Vec<(&str, &str)> = rows[2..]
+    let own: Vec<(&str, &str)> = rows[3..]
         .iter()
         .map(|r| (cell(&rows, r, "result_document"), cell(&rows, r, "result_errors")))
         .collect();
@@ -490,7 +493,7 @@ fn a_docnum_on_two_records_of_one_export_is_an_error_on_the_later_one() {
     let (code, r, err) = check_json(dir.path(), &["OINV_Document_Lines.txt", "--results", "r"]);
     assert_eq!(code, 1, "{r:#}\n{err}");
     let rows = result_rows(&dir.path().join("r/OINV_Document_Lines.result.csv"));
-    let status: Vec<(&str, &str)> = rows[1..]
+    let status: Vec<(&str, &str)> = rows[2..]
         .iter()
         .map(|row| (cell(&rows, row, "result_document"), cell(&rows, row, "result_status")))
         .collect();
@@ -499,10 +502,58 @@ fn a_docnum_on_two_records_of_one_export_is_an_error_on_the_later_one() {
         [("600201", "valid"), ("600202", "valid"), ("600201", "invalid")]
     );
     assert_eq!(
-        cell(&rows, &rows[3], "result_errors"),
+        cell(&rows, &rows[4], "result_errors"),
         "INV-NUMBER-USED OINV_Documents.txt DocNum \"600201\": this number is already used by the document at \
          line 3 of this file, under another ParentKey (this one's is \"3\"): a number is issued once; if this is \
          the same document exported twice, remove one of the two (its header record and its lines), else give \
          this one a number of its own"
     );
+}
+
+/// The lines file's second header row (the field descriptions) is a row of the result file,
+/// `skipped`, with no document, on line 2: line N of every message is line N of the result file
+/// (QA 14b #2: the bad row was on line 5 while the messages said line 6).
+#[test]
+fn the_second_header_row_keeps_every_line_of_the_result_file_on_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["customers.csv", "SAP_B1_OINV_Documents.txt"] {
+        std::fs::copy(samples().join(name), dir.path().join(name)).unwrap();
+    }
+    let lines = std::fs::read_to_string(samples().join("SAP_B1_OINV_Document_Lines.txt")).unwrap();
+    let from = "2\t1\tF-010\tLate payment finance charge\t1\t";
+    assert!(lines.contains(from));
+    let lines = lines.replacen(from, "2\t1\tF-010\tLate payment finance charge\t-1\t", 1);
+    std::fs::write(dir.path().join("SAP_B1_OINV_Document_Lines.txt"), &lines).unwrap();
+    let (code, r, err) = check_json(dir.path(), &["SAP_B1_OINV_Document_Lines.txt", "--results", "r"]);
+    assert_eq!(code, 1, "{r:#}\n{err}");
+    let rows = result_rows(&dir.path().join("r/SAP_B1_OINV_Document_Lines.result.csv"));
+    let second = &rows[1];
+    assert_eq!(cell(&rows, second, "ParentKey"), "DocNum");
+    assert_eq!(cell(&rows, second, "Quantity"), "Quantity");
+    assert_eq!(cell(&rows, second, "result_status"), "skipped");
+    assert_eq!(cell(&rows, second, "result_document"), "");
+    assert_eq!(
+        cell(&rows, second, "result_warnings"),
+        "INV-ROW-HEADER: a header row of the export: not a document"
+    );
+    // Line 6 of the export, its negative quantity, is line 6 of the result file.
+    let bad = &rows[5];
+    assert_eq!(cell(&rows, bad, "Quantity"), "-1");
+    assert!(
+        cell(&rows, bad, "result_errors").starts_with("BR-KSA-F-04 Quantity \"-1\""),
+        "{bad:?}"
+    );
+    for n in [5, 7] {
+        assert_eq!(
+            cell(&rows, &rows[n - 1], "result_errors"),
+            "INV-DOCUMENT: the document has errors on another row (line 6)",
+            "line {n}"
+        );
+    }
+    // Every line of the export is on its line of the result file.
+    let export: Vec<&str> = lines.lines().collect();
+    assert_eq!(rows.len(), export.len());
+    for (n, line) in export.iter().enumerate().skip(1) {
+        assert_eq!(rows[n][..10].join("\t"), *line, "line {}", n + 1);
+    }
 }

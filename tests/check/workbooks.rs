@@ -426,3 +426,104 @@ fn a_tally_register_numbering_each_voucher_type_from_1_has_a_document_per_type_a
         }
     }
 }
+
+/// A workbook whose header is below title rows (`header_row = 4`, QA 14b #2): the rows above the
+/// header and a blank row between data rows are rows of the Results sheet (`skipped`, no
+/// document), so that row N of the Errors sheet and of every message is row N of the Results
+/// sheet (and line N of the result CSV).
+#[test]
+fn title_rows_and_blank_rows_keep_every_row_of_the_results_sheet_on_its_row() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(samples().join("customers.csv"), dir.path().join("customers.csv")).unwrap();
+    let mapping = std::fs::read_to_string(samples().join("../mappings/tally.toml")).unwrap();
+    let mapping = mapping.replacen("name = \"tally\"", "name = \"tally-titled\"", 1) + "\n[input]\nheader_row = 4\n";
+    std::fs::write(dir.path().join("titled.toml"), mapping).unwrap();
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet().set_name("Sales").unwrap();
+    // Rows 1 and 2 titles, row 3 not in the sheet, row 4 the header, rows 5-6 TS/101 (row 6 with
+    // a negative quantity), row 7 not in the sheet, row 8 TS/102.
+    sheet.write_string(0, 0, "ACME Trading - Sales Register").unwrap();
+    sheet.write_string(1, 0, "1-Nov-2026 to 30-Nov-2026").unwrap();
+    put(sheet, 3);
+    let mut second = ROW;
+    second[4] = "Safety gloves";
+    second[5] = "-25";
+    let mut third = ROW;
+    third[1] = "TS/102";
+    for (at, cells) in [(5, second), (7, third)] {
+        for (c, v) in cells.iter().enumerate() {
+            sheet.write_string(at, c as u16, *v).unwrap();
+        }
+    }
+    save(&mut book, dir.path(), "titled.xlsx");
+    let (code, report, stderr) = check_json(dir.path(), &["titled.xlsx", "--mapping", "titled.toml"]);
+    assert_eq!(code, 1, "{report:#}\n{stderr}");
+    let xlsx = dir.path().join("results/titled.result.xlsx");
+    let mut results: calamine::Xlsx<_> = calamine::open_workbook(&xlsx).unwrap();
+    use calamine::Reader;
+    let text = |d: &calamine::Data| d.to_string();
+    let rows: Vec<Vec<String>> = results
+        .worksheet_range("Results")
+        .unwrap()
+        .rows()
+        .map(|r| r.iter().map(text).collect())
+        .collect();
+    let at = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+    let (status, document, warnings) = (at("result_status"), at("result_document"), at("result_warnings"));
+    assert_eq!(rows.len(), 8, "{rows:?}");
+    for (n, first, warning) in [
+        (
+            2,
+            "ACME Trading - Sales Register",
+            "INV-ROW-HEADER: a row above the export's header: not a document",
+        ),
+        (
+            3,
+            "1-Nov-2026 to 30-Nov-2026",
+            "INV-ROW-HEADER: a row above the export's header: not a document",
+        ),
+        (4, "", "INV-ROW-HEADER: a row above the export's header: not a document"),
+        (7, "", "INV-ROW-BLANK: a blank line between the export's rows: no data"),
+    ] {
+        let row = &rows[n - 1];
+        assert_eq!(
+            (row[0].as_str(), row[status].as_str(), row[document].as_str()),
+            (first, "skipped", ""),
+            "row {n}"
+        );
+        assert_eq!(row[warnings], warning, "row {n}");
+    }
+    for (n, number, quantity) in [(5, "TS/101", "25"), (6, "TS/101", "-25"), (8, "TS/102", "25")] {
+        let row = &rows[n - 1];
+        assert_eq!(
+            (row[1].as_str(), row[5].as_str(), row[document].as_str()),
+            (number, quantity, number),
+            "row {n}"
+        );
+    }
+    // The Errors sheet's row of the negative quantity is the Results sheet's row 6.
+    let errors: Vec<Vec<String>> = results
+        .worksheet_range("Errors")
+        .unwrap()
+        .rows()
+        .map(|r| r.iter().map(text).collect())
+        .collect();
+    let negative = errors
+        .iter()
+        .find(|r| r[4] == "BR-KSA-F-04")
+        .expect("the negative quantity is listed");
+    assert_eq!(
+        (negative[0].as_str(), negative[3].as_str()),
+        ("6", "-25"),
+        "{negative:?}"
+    );
+    assert!(
+        rows[4][at("result_errors")].ends_with("errors on another row (line 6)"),
+        "{:?}",
+        rows[4]
+    );
+    // The result CSV has the same rows on the same lines.
+    let csv = super::result_rows(&dir.path().join("results/titled.result.csv"));
+    assert_eq!(csv.len(), rows.len());
+    assert_eq!(csv[5][5], "-25");
+}

@@ -117,6 +117,52 @@ fn xlsx_typed_cells_read_back_exactly() {
     assert!(notes.contains("\"Invoices\""), "{notes}");
 }
 
+/// Asked for every row, a sheet's rows above the header and its blank rows between data rows
+/// (rows not in the sheet at all, or of only blank cells) are rows of no data, each on its row;
+/// the blank rows after the last data row are only counted in the note.
+#[test]
+fn every_row_gives_the_sheets_rows_of_no_data_on_their_rows() {
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet();
+    sheet.write_string(0, 0, "Sales register").unwrap();
+    sheet.write_string(2, 0, "No").unwrap();
+    sheet.write_string(2, 1, "Total").unwrap();
+    sheet.write_string(3, 0, "A").unwrap();
+    sheet.write_string(4, 1, "").unwrap();
+    sheet.write_string(5, 0, "B").unwrap();
+    sheet.write_blank(7, 0, &Format::new().set_bold()).unwrap();
+    let (_d, p) = write("every.xlsx", &book.save_to_buffer().unwrap());
+    let opts = ReadOptions {
+        header_row: Some(3),
+        every_row: true,
+        ..Default::default()
+    };
+    let mut r = open(&p, &opts);
+    let got: Vec<(u64, Option<NotData>, Vec<String>)> = rows(&mut r)
+        .into_iter()
+        .map(|r| {
+            (
+                r.source.line,
+                r.not_data(),
+                r.to_cells().iter().map(Cell::to_text).collect(),
+            )
+        })
+        .collect();
+    let (above, blank) = (Some(NotData::AboveHeader), Some(NotData::Blank));
+    assert_eq!(
+        got,
+        vec![
+            (1, above, strings(&["Sales register"])),
+            (2, above, vec![]),
+            (4, None, strings(&["A", ""])),
+            (5, blank, vec![]),
+            (6, None, strings(&["B", ""])),
+        ]
+    );
+    let note = "2 row(s) hold only empty cells (the first at row 7): no data, so not in the result file";
+    assert!(r.notes().contains(&note.into()), "{:?}", r.notes());
+}
+
 #[test]
 fn explicit_header_row_and_sheet_by_name() {
     let (_d, p) = write("book.xlsx", &sample_xlsx());

@@ -141,6 +141,8 @@ fn header_records_with_a_shared_or_blank_record_key_are_never_sent() {
     assert_eq!(
         said,
         [
+            // The lines file's second header row, on its line.
+            ("", "skipped", true, ""),
             ("600201", "accepted", false, ""),
             ("600202", "invalid", true, "INV-MAP-KEY-DUPLICATE"),
             ("600202", "invalid", true, "INV-DOCUMENT:"),
@@ -225,6 +227,8 @@ fn a_docnum_on_two_records_is_sent_once_and_the_later_one_stays_invalid_when_run
         assert_eq!(
             said,
             [
+                // The lines file's second header row, on its line.
+                ("skipped".to_string(), String::new()),
                 ("accepted".to_string(), String::new()),
                 ("invalid".to_string(), "INV-NUMBER-USED".to_string())
             ],
