@@ -1,5 +1,5 @@
 //! Tests of `csv_source.rs`.
-use super::*;
+use super::open::only_bom;
 
 #[test]
 fn a_byte_order_mark_alone_is_said_as_such() {
