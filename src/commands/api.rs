@@ -18,14 +18,26 @@ pub(super) struct Connection {
     pub settings: ApiSettings,
     /// The folder of the ledger (and the remembered onboard_id).
     pub ledger_dir: PathBuf,
-    /// The ledger, opened (and its folder locked) before anything else starts: a second
-    /// `invoicedrop` on the same state folder is refused before it starts a built-in sandbox on
-    /// the sandbox's state the first one is writing.
-    pub ledger: Ledger,
+    /// With the built-in sandbox, the ledger, opened (and its folder locked) before the sandbox
+    /// starts: a second `invoicedrop` on the same state folder is refused before it starts a
+    /// sandbox on the state the first one's sandbox is writing. With an API, opened by
+    /// [`Connection::ledger`] once the command's own checks pass (a refused command makes no
+    /// state folder).
+    ledger: Option<Ledger>,
     /// `INVOICEDROP_ONBOARD_ID`, when set.
     pub onboard_id: Option<String>,
     /// The built-in sandbox, when no API is configured.
     pub sandbox: Option<SandboxHandle>,
+}
+
+impl Connection {
+    /// The ledger of the state folder, locked for the life of this process.
+    pub(super) fn ledger(&self) -> Result<Ledger, crate::submit::LedgerError> {
+        match &self.ledger {
+            Some(l) => Ok(l.clone()),
+            None => Ledger::open(&self.ledger_dir),
+        }
+    }
 }
 
 /// A tokio runtime for the commands that talk to the API.
@@ -80,7 +92,7 @@ pub(super) fn connect(rt: &Runtime, api: &ApiArgs, seller: &Party) -> anyhow::Re
     let mut conn = if env.api_url.is_none() {
         no_sandbox_for_an_api_state(&api.state)?;
         let dir = api.state.join("sandbox");
-        let ledger = Ledger::open(&dir.join("client"))?;
+        let ledger = Some(Ledger::open(&dir.join("client"))?);
         let vat = seller
             .vat_number
             .clone()
@@ -120,7 +132,7 @@ pub(super) fn connect(rt: &Runtime, api: &ApiArgs, seller: &Party) -> anyhow::Re
         let settings = env.into_settings()?;
         Connection {
             settings,
-            ledger: Ledger::open(&api.state)?,
+            ledger: None,
             ledger_dir: api.state.clone(),
             onboard_id,
             sandbox: None,
@@ -306,7 +318,7 @@ mod tests {
     use crate::submit::OnboardedDevice;
 
     /// A connection to a configured API (nothing is sent by these tests), with the override.
-    fn conn(state: &std::path::Path, onboard_id: Option<&str>, ledger: Ledger) -> Connection {
+    fn conn(state: &std::path::Path, onboard_id: Option<&str>, ledger: Option<Ledger>) -> Connection {
         Connection {
             settings: ApiSettings::new(
                 "http://127.0.0.1:9",
@@ -326,7 +338,7 @@ mod tests {
         let ledger = Ledger::open(state).unwrap();
         device(
             &rt,
-            &conn(state, onboard_id, ledger.clone()),
+            &conn(state, onboard_id, Some(ledger.clone())),
             &ledger,
             &crate::model::example::seller(),
         )

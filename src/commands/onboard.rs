@@ -48,7 +48,7 @@ pub fn onboard(args: OnboardArgs, cli: &Cli) -> anyhow::Result<Status> {
             conn.settings.vat_number
         );
     }
-    let ledger = conn.ledger.clone();
+    let ledger = conn.ledger()?;
     let earlier = ledger.remembered_device()?.map(|d| d.onboard_id().to_string());
     let earlier_vat = match &earlier {
         Some(id) => ledger.device(id)?.map(|d| d.vat_number),

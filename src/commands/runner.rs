@@ -377,7 +377,7 @@ impl Runner {
         let (seller, _) = config.seller();
         let rt = api::runtime()?;
         let conn = api::connect(&rt, api_args, &seller)?;
-        let ledger = conn.ledger.clone();
+        let ledger = conn.ledger()?;
         let state = conn.ledger_dir.clone();
         let device = api::device(&rt, &conn, &ledger, &seller)?;
         let submitter = rt
