@@ -10,13 +10,13 @@ use super::csv_problems::{cut_short, extra_cells, misplaced_quote, other_separat
 use super::cut::LastLine;
 use super::encoding::{self, TextEncoding};
 use super::error::IngestError;
+use super::gaps::Gaps;
 use super::records::{MAX_RECORD_BYTES, MAX_RECORD_FIELDS, Outcome, Record, RecordReader};
 use super::row::{Cell, NotData, ReadProblem, Row, SourceRef};
 use super::{FileFormat, ReadOptions, sniff};
 use encoding_rs::{Encoding, WINDOWS_1256};
 use encoding_rs_io::DecodeReaderBytesBuilder;
 use std::borrow::Cow;
-use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -57,23 +57,11 @@ pub(crate) struct CsvSource {
     format: FileFormat,
     width: usize,
     replaced_rows: u64,
-    /// Blank lines (empty, or of only empty fields) after the header that are no rows of the
-    /// result file, and the line of the first.
-    blank_rows: u64,
-    first_blank_line: u64,
-    /// Give every row ([`ReadOptions::every_row`]).
-    every_row: bool,
-    /// The rows of the export before the first data row that are not its (first) header, given
-    /// first when every row is given.
-    before: VecDeque<Row>,
-    /// The line the last record given as a row (or the header) ended on: the lines after it,
-    /// up to the next one, are blank.
-    last_end: u64,
+    /// The lines between the rows given (blank, above the header, header rows after the first).
+    gaps: Gaps,
     /// The line of the last record of only empty fields (it may end the file without a line end).
     last_blank_line: u64,
-    /// Blank lines to give before the record held: the next one's line, and the held record's.
-    fill: (u64, u64),
-    /// A record read, given once the blank lines before it are ([`CsvSource::fill`]).
+    /// A record read, given once the blank lines before it are.
     held: Option<Outcome>,
     first_replaced_line: u64,
     finished: bool,
@@ -177,6 +165,20 @@ fn is_blank(text: &str, gap: usize) -> bool {
 }
 
 /// A field as a cell: empty, or its text.
+/// The fields of a record's text (its fields' end offsets and the gap between fields, as
+/// [`record_text`] gives them), each as text (lossy where a field ends inside a character).
+fn fields<'t>(text: &'t str, ends: &'t [usize], gap: usize) -> impl Iterator<Item = Cow<'t, str>> + 't {
+    let mut start = 0;
+    ends.iter().enumerate().map(move |(i, &end)| {
+        let end = end + i * gap;
+        let field = text
+            .get(start..end)
+            .map_or_else(|| String::from_utf8_lossy(&text.as_bytes()[start..end]), Cow::Borrowed);
+        start = end + gap;
+        field
+    })
+}
+
 fn text_cell(text: &str) -> Cell {
     match text {
         "" => Cell::Empty,
@@ -249,18 +251,17 @@ impl CsvSource {
             } else {
                 NotData::Header
             };
-            if self.every_row && outcome != Outcome::End {
+            if self.gaps.every_row() && outcome != Outcome::End {
                 // The empty lines before the record.
                 for empty in before + 1..line {
-                    self.before
-                        .push_back(Row::not_data_row(self.at(empty), Vec::new(), kind));
+                    self.gaps.before(self.at(empty), Vec::new(), kind);
                 }
             }
             match outcome {
                 Outcome::Record if line < header_line => {
-                    if self.every_row {
+                    if self.gaps.every_row() {
                         let cells = self.record_cells();
-                        self.before.push_back(Row::not_data_row(self.at(line), cells, kind));
+                        self.gaps.before(self.at(line), cells, kind);
                     }
                     continue;
                 }
@@ -290,10 +291,7 @@ impl CsvSource {
                 });
             }
             if is_blank(text, gap) {
-                if self.every_row {
-                    self.before
-                        .push_back(Row::not_data_row(self.at(line), Vec::new(), kind));
-                }
+                self.gaps.before(self.at(line), Vec::new(), kind);
                 continue;
             }
             if rows.is_empty() {
@@ -304,24 +302,16 @@ impl CsvSource {
                     "header: line {header_line} is blank; the header was taken from line {line}"
                 ));
             }
-            let mut start = 0;
-            let mut names = Vec::with_capacity(ends.len());
-            for (i, &end) in ends.iter().enumerate() {
-                let end = end + i * gap;
-                let name = text
-                    .get(start..end)
-                    .map_or_else(|| String::from_utf8_lossy(&text.as_bytes()[start..end]), Cow::Borrowed);
-                start = end + gap;
-                names.push(name.trim_start_matches('\u{feff}').trim().to_owned());
-            }
+            let mut names: Vec<String> = fields(text, ends, gap)
+                .map(|name| name.trim_start_matches('\u{feff}').trim().to_owned())
+                .collect();
             // A trailing delimiter on the header line names no column.
             while names.last().is_some_and(String::is_empty) {
                 names.pop();
             }
-            if self.every_row && !rows.is_empty() {
+            if self.gaps.every_row() && !rows.is_empty() {
                 let cells = names.iter().map(|n| text_cell(n)).collect();
-                self.before
-                    .push_back(Row::not_data_row(self.at(line), cells, NotData::Header));
+                self.gaps.before(self.at(line), cells, NotData::Header);
             }
             rows.push(names);
         }
@@ -340,16 +330,7 @@ impl CsvSource {
             &mut self.format,
             &mut problem,
         );
-        let mut start = 0;
-        let mut cells = Vec::with_capacity(ends.len());
-        for (i, &end) in ends.iter().enumerate() {
-            let end = end + i * gap;
-            let field = text
-                .get(start..end)
-                .map_or_else(|| String::from_utf8_lossy(&text.as_bytes()[start..end]), Cow::Borrowed);
-            start = end + gap;
-            cells.push(text_cell(&field));
-        }
+        let mut cells: Vec<Cell> = fields(text, ends, gap).map(|f| text_cell(&f)).collect();
         while cells.last() == Some(&Cell::Empty) {
             cells.pop();
         }
@@ -392,7 +373,7 @@ impl CsvSource {
         if self.finished {
             return Ok(false);
         }
-        if self.every_row && self.give_not_data(row) {
+        if self.gaps.every_row() && self.give_not_data(row) {
             return Ok(true);
         }
         loop {
@@ -401,23 +382,21 @@ impl CsvSource {
                 None => self.records.read(&mut self.rec).map_err(|e| self.read_error(e))?,
             };
             let line = self.rec.line();
-            if outcome != Outcome::End && line > self.last_end + 1 && !self.blank_record(outcome) {
-                // Blank lines before this record: given as rows first (or counted).
-                if self.every_row {
-                    self.fill = (self.last_end + 1, line);
-                    self.held = Some(outcome);
-                    self.last_end = line - 1;
-                    if self.give_not_data(row) {
-                        return Ok(true);
-                    }
-                } else {
-                    self.count_blank(line - self.last_end - 1);
+            if outcome != Outcome::End
+                && line > self.gaps.last_end + 1
+                && !self.blank_record(outcome)
+                && self.gaps.ahead_of(line)
+            {
+                // Blank lines before this record: given as rows first.
+                self.held = Some(outcome);
+                if self.give_not_data(row) {
+                    return Ok(true);
                 }
             }
             match outcome {
                 Outcome::Record => {}
                 Outcome::TooLong => {
-                    self.last_end = self.records.lines_seen();
+                    self.gaps.last_end = self.records.lines_seen();
                     return Err(IngestError::Record {
                         at: self.at(line),
                         detail: self.too_long(line),
@@ -427,11 +406,8 @@ impl CsvSource {
                     self.finished = true;
                     // Blank lines after the last row: counted, given as no row.
                     let end = self.records.lines_seen().max(self.last_blank_line);
-                    self.count_blank(end.saturating_sub(self.last_end));
-                    self.notes.extend(super::blank_rows_note(
-                        self.blank_rows,
-                        &format!("line {}", self.first_blank_line),
-                    ));
+                    self.gaps.end_at(end);
+                    self.notes.extend(self.gaps.note("line"));
                     if self.replaced_rows > 0 {
                         self.notes.push(format!(
                             "{} row(s) held bytes that are not valid {}; they were replaced by \
@@ -469,7 +445,7 @@ impl CsvSource {
                 self.last_blank_line = line;
                 continue;
             }
-            self.last_end = self.records.lines_seen();
+            self.gaps.last_end = self.records.lines_seen();
             if self.mode == Mode::Decoded && text.contains('\u{FFFD}') {
                 if self.replaced_rows == 0 {
                     self.first_replaced_line = line;
@@ -544,28 +520,14 @@ impl CsvSource {
         true
     }
 
-    /// Count `n` blank lines (no rows of the result file) after `last_end`.
-    fn count_blank(&mut self, n: u64) {
-        if n > 0 && self.blank_rows == 0 {
-            self.first_blank_line = self.last_end + 1;
-        }
-        self.blank_rows += n;
-    }
-
-    /// Gives the next row of no data into `row`: the rows before the first data row, then the
-    /// blank lines before the record held. False when there is none.
+    /// Gives the next row of no data into `row` ([`Gaps::give`]).
     fn give_not_data(&mut self, row: &mut Row) -> bool {
-        if let Some(r) = self.before.pop_front() {
-            *row = r;
-            return true;
-        }
-        let (next, to) = self.fill;
-        if next >= to {
-            return false;
-        }
-        self.fill.0 += 1;
-        *row = Row::not_data_row(self.at(next), Vec::new(), NotData::Blank);
-        true
+        let (file, gaps) = (&self.file, &mut self.gaps);
+        gaps.give(row, |line| SourceRef {
+            file: file.clone(),
+            sheet: None,
+            line,
+        })
     }
 
     fn encoding_name(&self) -> &'static str {

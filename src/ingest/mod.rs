@@ -52,6 +52,7 @@ mod cut;
 mod encoding;
 mod error;
 mod error_cells;
+mod gaps;
 mod late_notes;
 mod reader;
 mod records;

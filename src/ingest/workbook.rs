@@ -8,12 +8,12 @@
 //! ...) their text plus a note.
 
 use super::error::IngestError;
+use super::gaps::Gaps;
 use super::row::{Cell, NotData, Row, SourceRef};
 use super::sheet_cells::{Problem, RawCell, column_name, convert_raw, header_text};
 use super::xlsx_stream::{READER_FAILED, XlsxStream};
 use super::{FileFormat, ReadOptions};
 use calamine::{Data, Ods, Range, Reader, SheetType, SheetVisible, Sheets, Xls, Xlsb, Xlsx, open_workbook};
-use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::Arc;
@@ -94,22 +94,10 @@ pub(crate) struct SheetSource {
     last_row: u64,
     width: usize,
     error_cells: u64,
-    /// Blank rows after the header (of only blank cells, or not in the sheet at all) that are no
-    /// rows of the result file, and the number of the first.
-    blank_rows: u64,
-    first_blank_row: u64,
-    /// Give every row ([`ReadOptions::every_row`]).
-    every_row: bool,
-    /// The rows before the first data row that are not the (first) header, given first when
-    /// every row is given.
-    before: VecDeque<Row>,
-    /// The number of the last row given (or of the last header row): the rows after it, up to
-    /// the next one, are blank.
-    last_end: u64,
+    /// The rows between the rows given (blank, above the header, header rows after the first).
+    gaps: Gaps,
     /// The number of the last row of only blank cells.
     last_blank_row: u64,
-    /// Blank rows to give before the row held: the next one's number, and the held row's.
-    fill: (u64, u64),
     /// A row read, given once the blank rows before it are.
     held: Option<SheetRow>,
     first_error: String,
@@ -206,17 +194,15 @@ impl SheetSource {
             } else {
                 NotData::Header
             };
-            if self.every_row {
+            if self.gaps.every_row() {
                 // The rows not in the sheet before this one.
                 for empty in before + 1..row.number {
-                    self.before
-                        .push_back(Row::not_data_row(self.at(empty), Vec::new(), kind));
+                    self.gaps.before(self.at(empty), Vec::new(), kind);
                 }
             }
             if row.number < wanted || row.cells.iter().all(RawCell::is_blank) {
-                if self.every_row {
-                    let at = self.at(row.number);
-                    self.before.push_back(Row::not_data_row(at, row_cells(row), kind));
+                if self.gaps.every_row() {
+                    self.gaps.before(self.at(row.number), row_cells(row), kind);
                 }
                 continue;
             }
@@ -235,10 +221,8 @@ impl SheetSource {
             while names.last().is_some_and(String::is_empty) {
                 names.pop();
             }
-            if self.every_row && !rows.is_empty() {
-                let at = self.at(row.number);
-                self.before
-                    .push_back(Row::not_data_row(at, row_cells(row), NotData::Header));
+            if self.gaps.every_row() && !rows.is_empty() {
+                self.gaps.before(self.at(row.number), row_cells(row), NotData::Header);
             }
             rows.push(names);
         }
@@ -277,7 +261,7 @@ impl SheetSource {
 
     /// Moves the next non-blank row into `row`. `Ok(false)` at the end.
     pub(crate) fn next_row(&mut self, row: &mut Row) -> Result<bool, IngestError> {
-        if self.every_row && self.give_not_data(row) {
+        if self.gaps.every_row() && self.give_not_data(row) {
             return Ok(true);
         }
         loop {
@@ -294,21 +278,15 @@ impl SheetSource {
                 self.last_blank_row = raw.number;
                 continue;
             }
-            if raw.number > self.last_end + 1 {
-                // Blank rows before this one: given as rows first (or counted).
-                let gap = raw.number - self.last_end - 1;
-                if self.every_row {
-                    self.fill = (self.last_end + 1, raw.number);
-                    self.last_end = raw.number - 1;
-                    self.held = Some(raw);
-                    if self.give_not_data(row) {
-                        return Ok(true);
-                    }
-                    continue;
+            if self.gaps.ahead_of(raw.number) {
+                // Blank rows before this one: given as rows first.
+                self.held = Some(raw);
+                if self.give_not_data(row) {
+                    return Ok(true);
                 }
-                self.count_blank(gap);
+                continue;
             }
-            self.last_end = raw.number;
+            self.gaps.last_end = raw.number;
             let number = raw.number;
             let first_col = raw.lead;
             let cells = row.cells_mut();
@@ -363,8 +341,8 @@ impl SheetSource {
         if !self.finished {
             self.finished = true;
             // Blank rows after the last row: counted, given as no row.
-            let end = self.last_blank_row.max(self.last_end);
-            self.count_blank(end - self.last_end);
+            let end = self.last_blank_row.max(self.gaps.last_end);
+            self.gaps.end_at(end);
             self.finish_notes();
         }
         Ok(false)
@@ -378,35 +356,18 @@ impl SheetSource {
         }
     }
 
-    /// Count `n` blank rows (no rows of the result file) after `last_end`.
-    fn count_blank(&mut self, n: u64) {
-        if n > 0 && self.blank_rows == 0 {
-            self.first_blank_row = self.last_end + 1;
-        }
-        self.blank_rows += n;
-    }
-
-    /// Gives the next row of no data into `row`: the rows before the first data row, then the
-    /// blank rows before the row held. False when there is none.
+    /// Gives the next row of no data into `row` ([`Gaps::give`]).
     fn give_not_data(&mut self, row: &mut Row) -> bool {
-        if let Some(r) = self.before.pop_front() {
-            *row = r;
-            return true;
-        }
-        let (next, to) = self.fill;
-        if next >= to {
-            return false;
-        }
-        self.fill.0 += 1;
-        *row = Row::not_data_row(self.at(next), Vec::new(), NotData::Blank);
-        true
+        let (file, sheet, gaps) = (&self.file, &self.sheet, &mut self.gaps);
+        gaps.give(row, |line| SourceRef {
+            file: file.clone(),
+            sheet: Some(sheet.clone()),
+            line,
+        })
     }
 
     fn finish_notes(&mut self) {
-        self.notes.extend(super::blank_rows_note(
-            self.blank_rows,
-            &format!("row {}", self.first_blank_row),
-        ));
+        self.notes.extend(self.gaps.note("row"));
         if self.error_cells > 0 {
             self.notes.push(format!(
                 "sheet {:?}: {} cell(s) hold a spreadsheet error (first at {}); they are passed \

@@ -131,13 +131,8 @@ pub(crate) fn open(
         },
         width: 0,
         replaced_rows: 0,
-        blank_rows: 0,
-        first_blank_line: 0,
-        every_row: opts.every_row,
-        before: VecDeque::new(),
-        last_end: 0,
+        gaps: Gaps::new(opts.every_row),
         last_blank_line: 0,
-        fill: (0, 0),
         held: None,
         first_replaced_line: 0,
         finished: false,
@@ -148,7 +143,7 @@ pub(crate) fn open(
     };
     let count = opts.header_rows.max(1);
     let header_rows = source.read_headers(header_line, count, opts.header_row.is_some())?;
-    source.last_end = source.records.lines_seen();
+    source.gaps.last_end = source.records.lines_seen();
     notes.append(&mut source.notes);
     Ok(OpenedCsv {
         source,

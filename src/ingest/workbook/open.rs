@@ -144,13 +144,8 @@ pub(crate) fn open(
         last_row: 0,
         width: 0,
         error_cells: 0,
-        blank_rows: 0,
-        first_blank_row: 0,
-        every_row: opts.every_row,
-        before: VecDeque::new(),
-        last_end: 0,
+        gaps: Gaps::new(opts.every_row),
         last_blank_row: 0,
-        fill: (0, 0),
         held: None,
         first_error: String::new(),
         odd_numbers: 0,
@@ -168,7 +163,7 @@ pub(crate) fn open(
         }
         Err(e) => return Err(e),
     };
-    source.last_end = source.last_row;
+    source.gaps.last_end = source.last_row;
     notes.append(&mut source.notes);
     Ok(OpenedSheet {
         source,
