@@ -26,6 +26,18 @@ impl Dispatch for Nowhere {
 /// documents CSV, and the summary's counts and first problems. `staged`: through the stages
 /// `run` uses (with a dispatcher that sends nothing).
 fn check(input: &Path, results: &Path, batch: usize, staged: bool) -> (Vec<u8>, Vec<u8>, String) {
+    let mut nowhere = Nowhere;
+    let dispatch: Option<&mut dyn Dispatch> = if staged { Some(&mut nowhere) } else { None };
+    check_through(input, results, batch, dispatch)
+}
+
+/// [`check`] through `dispatch` (`run`'s stages), or without one.
+fn check_through(
+    input: &Path,
+    results: &Path,
+    batch: usize,
+    dispatch: Option<&mut dyn Dispatch>,
+) -> (Vec<u8>, Vec<u8>, String) {
     let mapping = Arc::new(bundled::get("xero").unwrap().unwrap());
     let mut prepared = pipeline::prepare(input, mapping, &Config::default()).unwrap();
     // As `run` does (and `check` once a number reappears): the split numbers known before.
@@ -40,8 +52,6 @@ fn check(input: &Path, results: &Path, batch: usize, staged: bool) -> (Vec<u8>, 
     let headers = prepared.bound.headers.names();
     let mut writer = ResultWriter::create(results, input, &headers).unwrap();
     let mut summary = FileSummary::default();
-    let mut nowhere = Nowhere;
-    let dispatch: Option<&mut dyn Dispatch> = if staged { Some(&mut nowhere) } else { None };
     pipeline::check_stream(
         prepared.input,
         prepared.bound,
@@ -176,23 +186,8 @@ impl Dispatch for Recording {
 fn the_dispatcher_is_told_once_every_batch_is_sent_that_the_results_are_being_written() {
     let dir = tempfile::tempdir().unwrap();
     let input = export(dir.path());
-    let mapping = Arc::new(bundled::get("xero").unwrap().unwrap());
-    let prepared = pipeline::prepare(&input, mapping, &Config::default()).unwrap();
-    let mut opts = CheckOptions::new(chrono::Utc::now(), invoicedrop::model::example::seller());
-    opts.batch = 100;
-    let headers = prepared.bound.headers.names();
-    let mut writer = ResultWriter::create(&dir.path().join("r"), &input, &headers).unwrap();
-    let mut summary = FileSummary::default();
     let mut recording = Recording::default();
-    pipeline::check_stream(
-        prepared.input,
-        prepared.bound,
-        &opts,
-        &mut writer,
-        &mut summary,
-        Some(&mut recording),
-    )
-    .unwrap();
+    check_through(&input, &dir.path().join("r"), 100, Some(&mut recording));
     let told = &recording.0;
     assert!(told.iter().filter(|t| *t == "dispatch").count() > 1, "{told:?}");
     assert_eq!(

@@ -6,6 +6,26 @@ use super::support::*;
 use invoicedrop::sandbox::SandboxConfig;
 use std::time::Duration;
 
+/// `run` started, then sent `signal` (`-TERM`, `-INT`) once the sandbox has accepted `accepted`
+/// documents in all: its output.
+#[cfg(unix)]
+fn interrupted(server: &Server, accepted: u64, mut run: std::process::Command, signal: &str) -> std::process::Output {
+    let child = run
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(Duration::from_secs(60), "documents accepted", || {
+        server.accepted() >= accepted
+    });
+    let killed = std::process::Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    child.wait_with_output().unwrap()
+}
+
 #[cfg(unix)]
 #[test]
 fn an_interrupted_run_writes_its_results_and_json_and_the_next_run_sends_the_rest() {
@@ -17,20 +37,12 @@ fn an_interrupted_run_writes_its_results_and_json_and_the_next_run_sends_the_res
     xero_export(&d.join("x.csv"), 60);
     for signal in ["-TERM", "-INT"] {
         let before = server.accepted();
-        let child = command(d, &env, &["--json", "run", "x.csv", "--rate", "10"])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        wait_for(Duration::from_secs(60), "3 documents accepted", || {
-            server.accepted() >= before + 3
-        });
-        let killed = std::process::Command::new("kill")
-            .args([signal, &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(killed.success());
-        let out = child.wait_with_output().unwrap();
+        let out = interrupted(
+            &server,
+            before + 3,
+            command(d, &env, &["--json", "run", "x.csv", "--rate", "10"]),
+            signal,
+        );
         let said = text(&out);
         assert_eq!(out.status.code(), Some(2), "{said}");
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {said}"));
@@ -82,24 +94,16 @@ fn the_documents_an_interrupted_run_did_not_reach_are_reported_as_the_ledger_hol
     // Tonight's a.csv, then b.csv again, into a new results folder: interrupted while a.csv is
     // being sent, before b.csv is reached.
     xero_export(&d.join("a.csv"), 40);
-    let child = command(
-        d,
-        &env,
-        &["--json", "run", "a.csv", "b.csv", "--rate", "2", "--results", "again"],
-    )
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
-    wait_for(Duration::from_secs(60), "3 documents of a.csv accepted", || {
-        server.accepted() >= 13
-    });
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let out = child.wait_with_output().unwrap();
+    let out = interrupted(
+        &server,
+        13,
+        command(
+            d,
+            &env,
+            &["--json", "run", "a.csv", "b.csv", "--rate", "2", "--results", "again"],
+        ),
+        "-INT",
+    );
     let said = text(&out);
     assert_eq!(out.status.code(), Some(2), "{said}");
     // b.csv's documents are issued (by the earlier run): said so, with their UUIDs, not "not sent".
