@@ -202,10 +202,16 @@ async fn many_workers_hit_by_401_share_one_new_token() {
     let sub = Submitter::connect(s, ID.into(), Ledger::open(dir.path()).unwrap())
         .await
         .unwrap();
-    // Revoke the token when the 16th request arrives: every request in flight then gets 401.
+    // Revoke the token once, when the 16th request has arrived: every request in flight then
+    // gets 401. (Once 16 or more: with requests arriving together, the count may pass 16
+    // between two looks at it.)
     let fake = server.fake.clone();
+    let revoked = std::sync::atomic::AtomicBool::new(false);
     server.fake.set_script(move |r| {
-        if r.nth_for_key == 1 && fake.documents().len() == 16 {
+        if r.nth_for_key == 1
+            && fake.documents().len() >= 16
+            && !revoked.swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
             fake.revoke_tokens();
         }
         Action::Normal
