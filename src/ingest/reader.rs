@@ -262,6 +262,15 @@ impl RowReader {
         }
     }
 
+    /// Whether the rows are read on a thread of their own (an xlsx sheet), which keeps a core
+    /// busy while they are taken: `check` then leaves that core to it.
+    pub fn reads_on_own_thread(&self) -> bool {
+        match &self.source {
+            Source::Csv(_) => false,
+            Source::Sheet(s) => s.reads_on_own_thread(),
+        }
+    }
+
     /// The file as named in every [`SourceRef`].
     pub fn file(&self) -> &Arc<str> {
         &self.file

@@ -130,6 +130,12 @@ impl SheetSource {
         &self.sheet
     }
 
+    /// Whether the sheet is read on a thread of its own (a streamed xlsx sheet), busy for as
+    /// long as rows are taken.
+    pub(crate) fn reads_on_own_thread(&self) -> bool {
+        matches!(self.rows, SheetRows::Streamed(_))
+    }
+
     /// The number of the (first) header row.
     pub(crate) fn header_line(&self) -> u64 {
         self.header_line

@@ -491,3 +491,29 @@ fn batches_keep_every_unit_in_input_order_whatever_their_size() {
         assert_eq!(documents(&units).len(), 7);
     }
 }
+
+#[test]
+fn an_xlsx_sheet_read_on_its_own_thread_is_left_a_core() {
+    // Two cores: one evaluates and writes, one reads the sheet. One core: one thread does
+    // both (the reader's thread shares it). A text file is read by the evaluating threads.
+    assert_eq!(workers(2, true), 1);
+    assert_eq!(workers(4, true), 3);
+    assert_eq!(workers(1, true), 1);
+    assert_eq!(workers(2, false), 2);
+    assert_eq!(workers(0, false), 1);
+    let config = crate::config::Config::default();
+    let xlsx = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/quickbooks_invoices.xlsx");
+    let mapping = crate::mapping::bundled::get("quickbooks-online").unwrap().unwrap();
+    let prepared = prepare(std::path::Path::new(xlsx), Arc::new(mapping), &config).unwrap();
+    assert!(
+        prepared.input.reader_thread,
+        "an xlsx sheet is streamed on a thread of its own"
+    );
+    let csv = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/xero_sales_invoices.csv");
+    let mapping = crate::mapping::bundled::get("xero").unwrap().unwrap();
+    let prepared = prepare(std::path::Path::new(csv), Arc::new(mapping), &config).unwrap();
+    assert!(
+        !prepared.input.reader_thread,
+        "a text file is read by the evaluating threads"
+    );
+}

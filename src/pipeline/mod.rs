@@ -96,6 +96,9 @@ pub struct Input {
     /// What the reader says once it has read the rows (blank rows skipped, characters
     /// replaced, spreadsheet error cells): put in the file's notes when the rows have run out.
     pub late_notes: crate::ingest::LateNotes,
+    /// The rows are read on a thread of their own (an xlsx sheet): `check` runs one thread
+    /// fewer beside it, so that the reading, its slowest stage, keeps a core.
+    pub reader_thread: bool,
     /// The document numbers whose rows are not together in the file, when a first pass over it
     /// found them ([`split_keys`]): every part of such a document is invalid (`INV-MAP-SPLIT`),
     /// none is dispatched (unless its parts were read together: [`Input::assembled`]). `None`:

@@ -253,6 +253,7 @@ pub fn prepare_looking(
     }
     let last_line = reader.last_line();
     let late_notes = reader.late_notes();
+    let reader_thread = reader.reads_on_own_thread();
     let rows = reader.map(|r| {
         r.map_err(|e| RowError {
             source: e.source_ref().cloned(),
@@ -268,6 +269,7 @@ pub fn prepare_looking(
             opened,
             last_line,
             late_notes,
+            reader_thread,
             splits: None,
             assembled: None,
         },
