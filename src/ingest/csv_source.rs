@@ -98,7 +98,7 @@ fn record_text<'a>(
 ) -> (&'a str, &'a [usize], usize) {
     if !matches!(mode, Mode::Legacy(_)) {
         let (bytes, ends, gap) = rec.text();
-        match std::str::from_utf8(bytes) {
+        match simdutf8::basic::from_utf8(bytes) {
             Ok(text) => {
                 if *mode == Mode::Utf8Tentative && !text.is_ascii() {
                     *mode = Mode::Utf8;
@@ -192,7 +192,7 @@ fn joined_text(rec: &Record, mode: Mode, width: usize) -> Option<&str> {
     if rec.len() != width || matches!(mode, Mode::Legacy(_)) {
         return None;
     }
-    std::str::from_utf8(rec.joined()?).ok()
+    simdutf8::basic::from_utf8(rec.joined()?).ok()
 }
 
 impl CsvSource {
