@@ -114,6 +114,107 @@ pub(super) fn check(doc: &Document, out: &mut Vec<Finding>) {
     for (path, s) in &breakdowns {
         reasons(out, path.field("tax_category"), &s.tax_category);
     }
+    one_reason_each(doc, out);
+}
+
+/// The line, discount or charge `i` (0-based) of a document, as a message names it.
+fn nth(place: Place, i: usize) -> String {
+    match i {
+        0 => format!("the document's first {}", place.words()),
+        _ => format!("the document's {} no. {}", place.words(), i + 1),
+    }
+}
+
+/// The exemption reasons of the lines, discounts and charges that share a VAT breakdown (one
+/// category and rate, [`TaxCategory::same_breakdown`]): the breakdown is computed with the first
+/// reason code given among them (and the first text), so a line whose code differs would be
+/// declared under another reason (`INV-EXEMPTION-MIXED`); one whose text differs under the same
+/// code is issued with the first's text (`INV-EXEMPTION-TEXT`). Standard-rated categories carry
+/// no reason and are passed over.
+fn one_reason_each(doc: &Document, out: &mut Vec<Finding>) {
+    let lines = doc.invoice_lines.iter().enumerate();
+    let cats = lines
+        .map(|(i, l)| (Place::Line, i, &l.item.classified_tax_category))
+        .chain(doc.allowance_charge.0.iter().enumerate().map(|(i, ac)| {
+            let place = if ac.charge_indicator {
+                Place::Charge
+            } else {
+                Place::Discount
+            };
+            (place, i, &ac.tax_category)
+        }));
+    // Per breakdown: its first category, the first code given and the first text given, each
+    // with the place and index it was given at.
+    type First<'a> = Option<(&'a str, Place, usize)>;
+    let mut firsts: Vec<(&TaxCategory, First<'_>, First<'_>)> = Vec::new();
+    fn given(t: Option<&str>) -> Option<&str> {
+        t.map(Trimmed::trimmed).filter(|t| !t.is_empty())
+    }
+    for (place, i, cat) in cats {
+        if cat.id.trimmed().eq_ignore_ascii_case("S") {
+            continue;
+        }
+        let code = given(cat.exemption_reason_code.as_deref());
+        let words = given(cat.exemption_reason.as_deref());
+        if code.is_none() && words.is_none() {
+            continue;
+        }
+        let at = match firsts.iter().position(|(c, _, _)| c.same_breakdown(cat)) {
+            Some(at) => at,
+            None => {
+                firsts.push((cat, None, None));
+                firsts.len() - 1
+            }
+        };
+        let path = |field: &'static str| match place {
+            Place::Line => JsonPath::line(i, "item.classified_tax_category")
+                .field(field)
+                .to_string(),
+            _ => JsonPath::allowance(doc, i, "tax_category").field(field).to_string(),
+        };
+        let (_, first_code, first_words) = &mut firsts[at];
+        let breakdown = format!("{} {}%", cat.id.trimmed(), pct(cat.percent));
+        if let Some(code) = code {
+            match *first_code {
+                None => *first_code = Some((code, place, i)),
+                Some((first, p, n)) if first != code => {
+                    out.push(INV_EXEMPTION_MIXED.at(
+                        path("exemption_reason_code"),
+                        val(code),
+                        format!(
+                            "This {} gives exemption reason {code} but {} of the same VAT breakdown ({breakdown}) \
+                             gives {first}: a document has one breakdown per category and rate, with one reason, so \
+                             this {} would be declared under {first}. Issue the supplies of each reason as a document \
+                             of their own, or correct the reason in the ERP.",
+                            place.words(),
+                            nth(p, n),
+                            place.words()
+                        ),
+                    ));
+                    continue;
+                }
+                Some(_) => {}
+            }
+        }
+        if let Some(words) = words {
+            match *first_words {
+                None => *first_words = Some((words, place, i)),
+                Some((first, p, n)) if first != words => out.push(INV_EXEMPTION_TEXT.at(
+                    path("exemption_reason"),
+                    val(words),
+                    format!(
+                        "This {} gives the exemption reason text {words:?} but {} of the same VAT breakdown \
+                         ({breakdown}, one reason code) gives {first:?}: the breakdown is issued with {first:?}. If \
+                         this supply has another reason, give it its own reason code, or issue it as a document of \
+                         its own.",
+                        place.words(),
+                        nth(p, n)
+                    ),
+                )),
+                Some(_) => {}
+            }
+        }
+    }
 }
 
 fn one(out: &mut Vec<Finding>, place: Place, path: JsonPath, cat: &TaxCategory) {

@@ -118,6 +118,63 @@ rule_test!(br_s_10_no_reason_on_s, "BR-S-10", Warning, standard(),
     fail: |d| sub(d, 0).tax_category.exemption_reason = Some("Export".into()),
     path: "tax_total.tax_subtotals[0].tax_category.exemption_reason");
 
+/// The standard invoice with a fourth line: the third (zero-rated export) again, with `cat`.
+fn another_zero_rated(cat: TaxCategory) -> impl FnOnce(&mut Document) {
+    move |d| {
+        let mut line = d.invoice_lines[2].clone();
+        line.id = "4".into();
+        line.item.classified_tax_category = cat;
+        d.invoice_lines.push(line);
+    }
+}
+
+fn medicines() -> TaxCategory {
+    TaxCategory {
+        exemption_reason_code: Some("VATEX-SA-35".into()),
+        exemption_reason: Some("Medicines and medical equipment".into()),
+        ..TaxCategory::new("Z", Decimal::ZERO)
+    }
+}
+
+rule_test!(inv_exemption_mixed_two_codes_in_one_breakdown, "INV-EXEMPTION-MIXED", Error, standard(),
+    pass: another_zero_rated(example::zero_rated_export()),
+    fail: another_zero_rated(medicines()),
+    path: "invoice_lines[3].item.classified_tax_category.exemption_reason_code");
+rule_test!(inv_exemption_text_two_texts_under_one_code, "INV-EXEMPTION-TEXT", Warning, standard(),
+    pass: another_zero_rated(TaxCategory { exemption_reason: Some("  ".into()), ..example::zero_rated_export() }),
+    fail: another_zero_rated(TaxCategory { exemption_reason: Some("Export of services".into()), ..example::zero_rated_export() }),
+    path: "invoice_lines[3].item.classified_tax_category.exemption_reason");
+
+#[test]
+fn exemption_reasons_are_compared_within_a_breakdown_only() {
+    // Another category (E) or another rate is another breakdown: its reason is its own.
+    let mut d = standard();
+    another_zero_rated(example::exempt_financial())(&mut d);
+    let found = check(&d);
+    assert_lacks(&found, "INV-EXEMPTION-MIXED");
+    assert_lacks(&found, "INV-EXEMPTION-TEXT");
+    // A line without a code takes the breakdown's: nothing to say; a document discount of the
+    // same breakdown with another code is said on the discount.
+    let mut d = doc_level(false, medicines());
+    another_zero_rated(TaxCategory::new("Z", Decimal::ZERO))(&mut d);
+    let f = assert_has(&check(&d), "INV-EXEMPTION-MIXED", super::super::Severity::Error);
+    assert_eq!(f.path, "allowance_charge.tax_category.exemption_reason_code");
+    assert!(
+        f.message.contains("VATEX-SA-32") && f.message.contains("the document's line no. 3"),
+        "{}",
+        f.message
+    );
+    // The first code is the one compared with: one finding per line that differs.
+    let mut d = standard();
+    another_zero_rated(medicines())(&mut d);
+    another_zero_rated(medicines())(&mut d);
+    let mixed = check(&d)
+        .into_iter()
+        .filter(|f| f.code == "INV-EXEMPTION-MIXED")
+        .count();
+    assert_eq!(mixed, 2);
+}
+
 #[test]
 fn br_ksa_84_follows_the_rule_file() {
     // The authority's test is floor(rate) = 15 or rate = 5: 15.5 passes it (BR-S-09 then warns).

@@ -38,6 +38,8 @@
 //! | `INV-BILLING-REFERENCE-FORM` | warning | a note's billing reference is not `Invoice Number: N; Invoice Issue Date: YYYY-MM-DD` (D10), or that date is after the note's |
 //! | `INV-LATE-INVOICE` | warning | issued after the 15th of the month following the supply (VAT regulations, art. 53) |
 //! | `INV-TAX-TYPE` | error | a tax category whose `tax_type` is not `VAT` |
+//! | `INV-EXEMPTION-MIXED` | error | two lines (discounts, charges) of one VAT breakdown, that is one category and rate, give different exemption reason codes (`VATEX-SA-35` medicines and `VATEX-SA-32` exports): the breakdown is one per category and rate (zatca.md 1.9; the authority's BR-Z-08/BR-E-08/BR-O-08 compare each breakdown with all the category's lines) and carries one reason, so the second would be declared under the first's. Said on each line whose code differs from the first, naming both |
+//! | `INV-EXEMPTION-TEXT` | warning | the same, with one code and different reason texts: the breakdown carries the first line's text, which is said |
 //! | `INV-AMOUNT-TOO-LARGE` | error | amounts too large for exact arithmetic |
 //! | `INV-DOCUMENT-TOO-LARGE` | error | the request body that sends the document would be larger than the API accepts ([`MAX_REQUEST_BYTES`], 1 MiB): too many lines for one document; said on the document's number, with how many lines fit ([`size`]) |
 //! | `INV-ERP-LINE-NET`, `-LINE-VAT`, `-LINE-GROSS`, `-TAX-EXCLUSIVE`, `-TAX-TOTAL`, `INV-ERP-TOTAL` | error | the export's own figure differs from the computed one by more than 0.01 |

@@ -159,6 +159,8 @@ rule_table! {
     BR_KSA_83 = "BR-KSA-83", Warning, "A Z, E or O breakdown has an exemption reason text.";
     BR_KSA_CL_04 = "BR-KSA-CL-04", Warning, "Exemption reason codes come from the authority's list for the category.";
     BR_S_10 = "BR-S-10", Warning, "A standard-rated breakdown has no exemption reason.";
+    INV_EXEMPTION_MIXED = "INV-EXEMPTION-MIXED", Error, "The lines, discounts and charges of one VAT breakdown (category and rate) give one exemption reason code: a breakdown carries one reason, so another line's would be issued under the first's.";
+    INV_EXEMPTION_TEXT = "INV-EXEMPTION-TEXT", Warning, "The lines of one VAT breakdown with one exemption reason code give one reason text: the breakdown carries the first's.";
     // Lines.
     BR_21 = "BR-21", Warning, "Every line has an id.";
     INV_DUPLICATE_LINE_ID = "INV-DUPLICATE-LINE-ID", Warning, "Line ids are unique within the document.";
