@@ -547,6 +547,26 @@ pub struct IssuedTotal {
     pub currency: String,
 }
 
+/// The credit notes issued against an invoice before a credit note (one not issued yet: all of
+/// them; one issued already, sent again: those accepted before it), as the ledger holds them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CreditedBefore {
+    /// The notes, one per number.
+    pub notes: Vec<CreditedNote>,
+    /// Whether the note itself is issued already (a rerun).
+    pub issued: bool,
+}
+
+/// A credit note issued against an invoice, as the ledger holds it: its number and what it took
+/// back (its total with VAT, BT-112, without its sign), in the invoice's currency.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreditedNote {
+    /// The note's number.
+    pub number: String,
+    /// Its total with VAT, positive.
+    pub amount: Decimal,
+}
+
 impl Document {
     /// The billing reference text D10 prescribes for a note.
     pub fn billing_reference_for(invoice_number: &str, invoice_date: NaiveDate) -> String {

@@ -13,9 +13,9 @@ mod secret;
 pub use auth::{Credentials, DeviceType, OnboardingRequest, OnboardingResponse, Token};
 pub use diff::{differences, same_content};
 pub use document::{
-    Address, AllowanceCharge, AllowanceCharges, Code, Document, DocumentKind, InvoiceType, IssuedTotal, Item,
-    LegalMonetaryTotal, Line, LineAllowanceCharge, LineTaxTotal, Party, PartyIdentification, Price,
-    PriceAllowanceCharge, TaxCategory, TaxSubtotal, TaxTotal,
+    Address, AllowanceCharge, AllowanceCharges, Code, CreditedBefore, CreditedNote, Document, DocumentKind,
+    InvoiceType, IssuedTotal, Item, LegalMonetaryTotal, Line, LineAllowanceCharge, LineTaxTotal, Party,
+    PartyIdentification, Price, PriceAllowanceCharge, TaxCategory, TaxSubtotal, TaxTotal,
 };
 pub use response::{FailureBody, Message, Messages, SubmissionResponse};
 pub use secret::Secret;

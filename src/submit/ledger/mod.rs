@@ -8,6 +8,7 @@
 //! locked (`<state>/lock`) for as long as the ledger is open, so two processes never share it.
 
 mod error;
+mod issued;
 mod peek;
 mod store;
 
@@ -469,40 +470,6 @@ impl Ledger {
             _ => return Err(LedgerError::Closed),
         };
         Ok(json.and_then(|json| device_of(&json, onboard_id)))
-    }
-
-    /// The issue date of the invoice issued (accepted, through any device of this state folder)
-    /// under `number` by the seller `seller_vat` (any seller when `None`): what a credit or debit
-    /// note correcting it refers to. `None` when no such invoice is accepted. Blocks briefly.
-    pub fn invoice_date(
-        &self,
-        number: &str,
-        seller_vat: Option<&str>,
-    ) -> Result<Option<chrono::NaiveDate>, LedgerError> {
-        match self.ask_blocking(Request::InvoiceDate {
-            number: number.to_string(),
-            seller_vat: seller_vat.map(str::to_string),
-        })? {
-            Answer::Date(d) => Ok(d),
-            _ => Err(LedgerError::Closed),
-        }
-    }
-
-    /// The total with VAT and the currency of the invoice [`Ledger::invoice_date`] finds: what a
-    /// credit note correcting it is compared with. `None` when no such invoice is accepted.
-    /// Blocks briefly.
-    pub fn invoice_total(
-        &self,
-        number: &str,
-        seller_vat: Option<&str>,
-    ) -> Result<Option<crate::model::IssuedTotal>, LedgerError> {
-        match self.ask_blocking(Request::InvoiceTotal {
-            number: number.to_string(),
-            seller_vat: seller_vat.map(str::to_string),
-        })? {
-            Answer::Total(t) => Ok(t),
-            _ => Err(LedgerError::Closed),
-        }
     }
 
     fn meta(&self, key: &str) -> Result<Option<String>, LedgerError> {

@@ -3,14 +3,14 @@
 //! commit (group commit), so many workers share one fsync.
 
 use super::{BeginItem, Decision, DocumentKey, LedgerEntry, LedgerError, LedgerState, LedgerStats, Replacement};
-use crate::model::{DocumentKind, IssuedTotal};
+use crate::model::{CreditedBefore, DocumentKind, IssuedTotal};
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
-mod invoices;
-use invoices::{invoice_date, invoice_total};
+pub(super) mod invoices;
+use invoices::{credited, credited_index, invoice_date, invoice_total};
 
 /// The schema version this code writes.
 const SCHEMA_VERSION: i64 = 1;
@@ -94,6 +94,13 @@ pub(super) enum Request {
         number: String,
         seller_vat: Option<String>,
     },
+    /// The credit notes accepted against that invoice in a currency before one note.
+    Credited {
+        number: String,
+        seller_vat: Option<String>,
+        currency: String,
+        except: String,
+    },
 }
 
 /// Its answer.
@@ -108,6 +115,7 @@ pub(super) enum Answer {
     Meta(Option<String>),
     Date(Option<chrono::NaiveDate>),
     Total(Option<IssuedTotal>),
+    Credited(CreditedBefore),
 }
 
 /// Where an answer goes: an async caller or a blocking one.
@@ -213,6 +221,7 @@ impl Store {
             });
         }
         conn.execute_batch(SCHEMA).map_err(open_err)?;
+        conn.execute_batch(&credited_index()).map_err(open_err)?;
         adopt_remembered_device(&conn).map_err(open_err)?;
         conn.execute_batch(&format!("PRAGMA user_version={SCHEMA_VERSION};"))
             .map_err(open_err)?;
@@ -390,6 +399,12 @@ fn execute(tx: &Transaction<'_>, request: Request) -> rusqlite::Result<Answer> {
         }
         Request::InvoiceDate { number, seller_vat } => Ok(Answer::Date(invoice_date(tx, &number, seller_vat)?)),
         Request::InvoiceTotal { number, seller_vat } => Ok(Answer::Total(invoice_total(tx, &number, seller_vat)?)),
+        Request::Credited {
+            number,
+            seller_vat,
+            currency,
+            except,
+        } => Ok(Answer::Credited(credited(tx, &number, seller_vat, &currency, &except)?)),
         Request::GetMeta(key) => {
             let value = tx
                 .prepare_cached("SELECT value FROM meta WHERE key = ?1")?

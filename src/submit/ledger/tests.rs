@@ -428,3 +428,7 @@ fn a_newer_schema_is_refused() {
 /// What the devices of one seller hold: numbers, their state and their invoices' dates.
 #[path = "tests_sellers.rs"]
 mod sellers;
+
+/// The credit notes accepted against an invoice.
+#[path = "tests_credited.rs"]
+mod credited;
