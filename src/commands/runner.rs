@@ -112,6 +112,22 @@ impl OriginalDates for IssuedInvoices {
             None
         })
     }
+
+    fn credited(
+        &self,
+        number: &str,
+        seller_vat: Option<&str>,
+        currency: &str,
+        except: &str,
+    ) -> crate::model::CreditedBefore {
+        // Without them the note is compared with its invoice alone.
+        self.0
+            .credited(number, seller_vat, currency, except)
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "the ledger could not be read for a credit note's earlier notes");
+                crate::model::CreditedBefore::default()
+            })
+    }
 }
 
 /// Why a simplified document is not accepted, for the watch's alert: its verdict's first error

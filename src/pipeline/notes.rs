@@ -236,6 +236,8 @@ impl<'a> Settling<'a> {
         let mut verdicts = Vec::new();
         let mut waiting = Vec::new();
         let mut hold = Vec::new();
+        // The credit notes settled so far, added to the later ones of the same invoice.
+        let mut credits = super::over_credit::Credits::default();
         let indices: Vec<usize> = match only {
             Some(only) => only.to_vec(),
             None => (0..outcomes.len())
@@ -260,9 +262,12 @@ impl<'a> Settling<'a> {
             if let Some(date) = lookup.and_then(|l| l.0.invoice_date(invoice, self.seller_vat)) {
                 settle_date(&mut outcomes[i], &link, date);
                 if link.kind == DocumentKind::CreditNote
-                    && let Some(total) = lookup.and_then(|l| l.0.invoice_total(invoice, self.seller_vat))
+                    && let Some(l) = lookup
+                    && let Some(total) = l.0.invoice_total(invoice, self.seller_vat)
                 {
-                    super::over_credit::compare(&mut outcomes[i], &link, &total);
+                    credits.compare(&mut outcomes[i], &link, &total, |currency, note| {
+                        l.0.credited(invoice, self.seller_vat, currency, note)
+                    });
                 }
                 continue;
             }

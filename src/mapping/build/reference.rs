@@ -32,6 +32,20 @@ pub trait OriginalDates: Send + Sync {
     fn invoice_total(&self, _number: &str, _seller_vat: Option<&str>) -> Option<crate::model::IssuedTotal> {
         None
     }
+
+    /// The credit notes issued against that invoice before the note `except` (the one being
+    /// compared, never counted against itself: all of them, or when it was issued already, those
+    /// issued before it), in `currency`: what they took back, added to the note's own before it
+    /// is compared with the invoice. None unless given.
+    fn credited(
+        &self,
+        _number: &str,
+        _seller_vat: Option<&str>,
+        _currency: &str,
+        _except: &str,
+    ) -> crate::model::CreditedBefore {
+        crate::model::CreditedBefore::default()
+    }
 }
 
 impl<F> OriginalDates for F
