@@ -237,6 +237,20 @@ struct TextCells {
 }
 
 impl TextCells {
+    /// From the start of cell `first` to the end of cell `last`, delimiters included, when the
+    /// cells were split at a delimiter none of them holds (`gap` 1: a plain record).
+    fn plain_span(&self, first: usize, last: usize) -> Option<&str> {
+        if self.gap != 1 || first > last {
+            return None;
+        }
+        let end = *self.ends.get(last)? as usize;
+        let start = match first {
+            0 => 0,
+            _ => self.ends[first - 1] as usize + 1,
+        };
+        self.text.get(start..end)
+    }
+
     fn get(&self, i: usize) -> CellRef<'_> {
         let Some(&end) = self.ends.get(i) else {
             return CellRef::Empty;
@@ -405,6 +419,14 @@ impl Row {
             None => self.cells.get(index).map_or(CellRef::Empty, Cell::borrowed),
             Some(t) => t.get(index),
         }
+    }
+
+    /// The text of cells `first` to `last` (inclusive) with the delimiters between them, when
+    /// the row holds a plain record: its cells split at a delimiter none of them holds (a CSV
+    /// line without quotes), so that two rows with the same span have the same cells there.
+    /// `None` for any other row, or when it has fewer cells.
+    pub fn plain_span(&self, first: usize, last: usize) -> Option<&str> {
+        self.text.as_ref()?.plain_span(first, last)
     }
 
     /// The number of cells.

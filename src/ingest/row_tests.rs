@@ -83,6 +83,22 @@ fn split_character_is_refused() {
 }
 
 #[test]
+fn a_plain_span_is_the_cells_text_with_their_delimiters_and_only_for_a_plain_record() {
+    let row = Row::from_text(src(), "ab,,cd,e", &[2, 2, 4, 5], 4, 1).unwrap();
+    assert_eq!(row.plain_span(0, 0), Some("ab"));
+    assert_eq!(row.plain_span(0, 2), Some("ab,,cd"));
+    assert_eq!(row.plain_span(1, 1), Some(""));
+    assert_eq!(row.plain_span(2, 3), Some("cd,e"));
+    assert_eq!(row.plain_span(3, 4), None, "past the last cell");
+    assert_eq!(row.plain_span(2, 1), None);
+    // Cells stored back to back (gap 0) or as cells: no span (`ab`+`c` and `a`+`bc` would be
+    // the same text).
+    let packed = Row::from_text(src(), "abcde", &[2, 2, 4, 5], 4, 0).unwrap();
+    assert_eq!(packed.plain_span(0, 2), None);
+    assert_eq!(Row::new(src(), row.to_cells()).plain_span(0, 2), None);
+}
+
+#[test]
 fn a_joined_record_is_its_own_text_only_with_a_field_per_header() {
     let row = Row::from_text(src(), "a,,c", &[1, 1, 2], 3, 1).unwrap();
     assert_eq!(row.joined(), Some("a,,c"));

@@ -139,6 +139,8 @@ pub struct Bound {
     /// The file's columns that feed document fields and no line field (see
     /// [`Bound::document_columns`]).
     doc_columns: Box<[(usize, Box<[FieldId]>)]>,
+    /// The runs of adjacent columns among `doc_columns` ([`Bound::document_runs`]).
+    doc_runs: Box<[DocRun]>,
     /// Things the user should know (a lookup file not found, a column absent).
     pub notes: Vec<String>,
     /// The files read with the export that documents are built from (header file, lookup
@@ -151,6 +153,37 @@ pub struct Bound {
     table_side: Vec<Option<usize>>,
     /// Each lookup table read with a stamp, and the first field that looks a key up in it.
     side_lookups: Vec<(usize, FieldId)>,
+}
+
+/// Adjacent columns among [`Bound::document_columns`]: from `first` to `last` (file columns),
+/// which are `at` in that list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocRun {
+    /// The run's first column.
+    pub first: usize,
+    /// Its last column.
+    pub last: usize,
+    /// Where its columns are in [`Bound::document_columns`].
+    pub at: std::ops::Range<usize>,
+}
+
+/// The runs of adjacent columns of `columns` (in column order).
+fn runs(columns: &[(usize, Box<[FieldId]>)]) -> Box<[DocRun]> {
+    let mut out: Vec<DocRun> = Vec::new();
+    for (k, &(c, _)) in columns.iter().enumerate() {
+        match out.last_mut() {
+            Some(r) if r.last + 1 == c => {
+                r.last = c;
+                r.at.end = k + 1;
+            }
+            _ => out.push(DocRun {
+                first: c,
+                last: c,
+                at: k..k + 1,
+            }),
+        }
+    }
+    out.into_boxed_slice()
 }
 
 /// The cells of a row, plus those of its joined header row.
@@ -180,6 +213,12 @@ impl Bound {
     /// else there contradicts its document.
     pub fn document_columns(&self) -> &[(usize, Box<[FieldId]>)] {
         &self.doc_columns
+    }
+
+    /// [`Bound::document_columns`] in runs of adjacent columns, for comparing two rows' cells
+    /// of a run at once ([`Row::plain_span`]).
+    pub fn document_runs(&self) -> &[DocRun] {
+        &self.doc_runs
     }
 
     /// The file's columns the mapping reads (for fields, lookups' keys, the document key and
@@ -455,5 +494,20 @@ impl Bound {
             RSource::Template(_, label) | RSource::Lookup { label, .. } => Some(label),
             RSource::Column(None) | RSource::Constant(_) | RSource::DefaultOnly => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod run_tests {
+    use super::*;
+
+    #[test]
+    fn document_columns_make_runs_of_adjacent_columns() {
+        let cols: Vec<(usize, Box<[FieldId]>)> = [0, 1, 2, 5, 7, 8].iter().map(|&c| (c, Box::default())).collect();
+        let r = runs(&cols);
+        let got: Vec<(usize, usize, std::ops::Range<usize>)> =
+            r.iter().map(|r| (r.first, r.last, r.at.clone())).collect();
+        assert_eq!(got, vec![(0, 2, 0..3), (5, 5, 3..4), (7, 8, 4..6)]);
+        assert!(runs(&[]).is_empty());
     }
 }

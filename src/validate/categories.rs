@@ -173,7 +173,8 @@ fn one_reason_each(doc: &Document, out: &mut Vec<Finding>) {
             _ => JsonPath::allowance(doc, i, "tax_category").field(field).to_string(),
         };
         let (_, first_code, first_words) = &mut firsts[at];
-        let breakdown = format!("{} {}%", cat.id.trimmed(), pct(cat.percent));
+        // Spelled out only for a finding.
+        let breakdown = || format!("{} {}%", cat.id.trimmed(), pct(cat.percent));
         if let Some(code) = code {
             match *first_code {
                 None => *first_code = Some((code, place, i)),
@@ -182,12 +183,13 @@ fn one_reason_each(doc: &Document, out: &mut Vec<Finding>) {
                         path("exemption_reason_code"),
                         val(code),
                         format!(
-                            "This {} gives exemption reason {code} but {} of the same VAT breakdown ({breakdown}) \
+                            "This {} gives exemption reason {code} but {} of the same VAT breakdown ({}) \
                              gives {first}: a document has one breakdown per category and rate, with one reason, so \
                              this {} would be declared under {first}. Issue the supplies of each reason as a document \
                              of their own, or correct the reason in the ERP.",
                             place.words(),
                             nth(p, n),
+                            breakdown(),
                             place.words()
                         ),
                     ));
@@ -204,11 +206,12 @@ fn one_reason_each(doc: &Document, out: &mut Vec<Finding>) {
                     val(words),
                     format!(
                         "This {} gives the exemption reason text {words:?} but {} of the same VAT breakdown \
-                         ({breakdown}, one reason code) gives {first:?}: the breakdown is issued with {first:?}. If \
+                         ({}, one reason code) gives {first:?}: the breakdown is issued with {first:?}. If \
                          this supply has another reason, give it its own reason code, or issue it as a document of \
                          its own.",
                         place.words(),
-                        nth(p, n)
+                        nth(p, n),
+                        breakdown()
                     ),
                 )),
                 Some(_) => {}

@@ -300,6 +300,7 @@ impl Bound {
             tables,
             labels: Vec::new(),
             doc_columns: Box::default(),
+            doc_runs: Box::default(),
             notes,
             side,
             join_last,
@@ -309,6 +310,7 @@ impl Bound {
         let columns = bound.headers.width() + bound.join_headers.as_ref().map_or(0, HeaderIndex::width);
         bound.labels = (0..columns).map(|i| bound.column_name(i).into()).collect();
         bound.doc_columns = bound.find_document_columns();
+        bound.doc_runs = super::runs(&bound.doc_columns);
         for (f, src) in bound.fields.iter().enumerate() {
             if let Some(RSource::Lookup { table: Some(ti), .. }) = src
                 && bound.table_side.get(*ti).is_some_and(Option::is_some)
