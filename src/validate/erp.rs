@@ -61,8 +61,11 @@ pub(super) fn check(doc: &Document, ctx: &Context, computed: &Result<Totals, Com
         return;
     };
     let before = out.len();
-    lines(doc, erp, t, out);
-    let said = LinesSaid::of(&out[before..]);
+    let vat_follows = lines(doc, erp, t, out);
+    let mut said = LinesSaid::of(&out[before..]);
+    // A line VAT not said because it follows from that line's own net, which is said, explains
+    // the document's VAT as a line VAT said would.
+    said.vat |= vat_follows;
     document(doc, erp, t, said, out);
 }
 
@@ -103,7 +106,11 @@ fn rounded_price_net(line: &crate::model::Line, export_net: Decimal) -> Option<D
     (rounded != price && net == export_net).then_some(rounded)
 }
 
-fn lines(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
+/// The export's line figures compared with the computed ones, a finding for each that differs.
+/// True when a line's VAT that differs was not said because it is the line's rate on the
+/// export's own net, which is said to differ (one mistake, one finding).
+fn lines(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) -> bool {
+    let mut vat_follows = false;
     let shares = crate::compute::discount_shares(doc, t);
     for (i, (line, a)) in doc.invoice_lines.iter().zip(&t.lines).enumerate() {
         let rate = line.item.classified_tax_category.percent;
@@ -167,11 +174,21 @@ fn lines(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
                 &cause,
             );
         }
-        if let Some(Some(v)) = erp
-            .line_vat
-            .get(i)
-            .filter(|v| !v.is_some_and(|v| near(v, vat)) && !agrees_discounted(v, false))
+        // The export's VAT is the line's rate on the export's own net, said to differ just above:
+        // the net's mistake, not said again of the VAT.
+        let net_said = out.len() > said_before;
+        let export_net = erp.line_net.get(i).copied().flatten();
+        let follows_net = |v: &Option<Decimal>| {
+            net_said
+                && v.zip(export_net.and_then(|n| vat_of(n, rate)))
+                    .is_some_and(|(v, w)| near(v, w))
+        };
+        let vat_differs = |v: &&Option<Decimal>| !v.is_some_and(|v| near(v, vat)) && !agrees_discounted(v, false);
+        if let Some(v) = erp.line_vat.get(i).filter(vat_differs)
+            && follows_net(v)
         {
+            vat_follows = true;
+        } else if let Some(Some(v)) = erp.line_vat.get(i).filter(vat_differs) {
             let other = [Decimal::from(15), Decimal::from(5), Decimal::ZERO]
                 .into_iter()
                 .find(|r| *r != rate && vat_of(net, *r).is_some_and(|x| near(*v, x)));
@@ -227,6 +244,7 @@ fn lines(doc: &Document, erp: &ErpFigures, t: &Totals, out: &mut Vec<Finding>) {
             );
         }
     }
+    vat_follows
 }
 
 fn document(doc: &Document, erp: &ErpFigures, t: &Totals, said: LinesSaid, out: &mut Vec<Finding>) {

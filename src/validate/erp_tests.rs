@@ -517,3 +517,27 @@ fn a_document_figure_its_lines_add_up_to_is_not_said_again_beside_a_lines_own() 
     assert_has(&f, "INV-ERP-TAX-TOTAL", Severity::Error);
     assert_has(&f, "INV-ERP-TOTAL", Severity::Error);
 }
+
+#[test]
+fn a_line_vat_that_is_the_rate_on_the_exports_own_wrong_net_is_not_said_again() {
+    // Line 1 is 1 × 100.00 at 15 %: the export gives its net as 150.00 and its VAT as 22.50
+    // (15 % of 150.00), with totals that add those up: one mistake, the net.
+    let (d, mut erp) = hundreds();
+    erp.line_net = vec![Some(dec!(150.00)), Some(dec!(100.00)), Some(dec!(100.00))];
+    erp.line_vat = vec![Some(dec!(22.50)), Some(dec!(15.00)), Some(dec!(15.00))];
+    erp.line_gross = vec![Some(dec!(172.50)), Some(dec!(115.00)), Some(dec!(115.00))];
+    erp.tax_exclusive = Some(dec!(350.00));
+    erp.tax_total = Some(dec!(52.50));
+    erp.tax_inclusive = Some(dec!(402.50));
+    let f = validate(&d, &with(erp.clone()));
+    let codes: Vec<&str> = f.iter().map(|f| f.code.as_str()).collect();
+    assert_eq!(codes, ["INV-ERP-LINE-NET"], "{f:#?}");
+    // A VAT that is not the rate on the export's net is a mistake of its own: said.
+    erp.line_vat[0] = Some(dec!(30.00));
+    erp.line_gross[0] = Some(dec!(180.00));
+    erp.tax_total = Some(dec!(60.00));
+    erp.tax_inclusive = Some(dec!(410.00));
+    let f = validate(&d, &with(erp));
+    assert_has(&f, "INV-ERP-LINE-NET", Severity::Error);
+    assert_has(&f, "INV-ERP-LINE-VAT", Severity::Error);
+}
