@@ -126,9 +126,10 @@ pub struct MappingsArgs {
 pub enum MappingsAction {
     /// List the bundled mappings.
     List,
-    /// Print a bundled mapping's TOML.
+    /// Print a mapping's TOML: a bundled one (to start your own from: `mappings show xero >
+    /// my-erp.toml`), or your own `.toml` file, loaded and checked first (exit 2 with the error).
     Show {
-        /// The mapping's name.
+        /// A bundled mapping's name, or a `.toml` file.
         name: String,
     },
     /// Show which mappings fit a file's headers, and why.

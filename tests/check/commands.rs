@@ -149,6 +149,18 @@ fn mappings_list_show_and_detect() {
     assert_eq!(list.as_array().unwrap().len(), 10);
     let out = run(dir.path(), &["mappings", "show", "sage50"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("credit_note_when_negative = true"));
+    // A copy to start from, shown (loaded and checked) as a file; broken, it is refused.
+    let own = dir.path().join("my-erp.toml");
+    std::fs::write(&own, &out.stdout).unwrap();
+    let shown = run(dir.path(), &["mappings", "show", own.to_str().unwrap()]);
+    assert_eq!(shown.status.code(), Some(0));
+    assert_eq!(shown.stdout, out.stdout);
+    let text = String::from_utf8_lossy(&out.stdout).replacen("[fields]", "[fields]\nissue_dat = \"Date\"", 1);
+    std::fs::write(&own, text).unwrap();
+    let refused = run(dir.path(), &["mappings", "show", own.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("my-erp.toml") && err.contains("issue_dat"), "{err}");
     let out = run(
         dir.path(),
         &[
