@@ -43,6 +43,9 @@ pub enum RowNote {
     NoData,
     /// The record could not be read (or belongs nowhere): the row is invalid.
     Broken,
+    /// A row of no document number that a skip rule matches (a totals or footer row the
+    /// mapping says not to issue): skipped, no row of the document above.
+    Skipped,
 }
 
 /// One input row, as held until its document is done.
@@ -75,7 +78,10 @@ impl DraftRow {
     /// line repeated, a row of no data): `skipped`, with no `result_document`, and not counted
     /// in its document's rows or findings.
     pub fn outside_document(&self) -> bool {
-        matches!(self.note, Some(RowNote::HeaderRepeat | RowNote::NoData))
+        matches!(
+            self.note,
+            Some(RowNote::HeaderRepeat | RowNote::NoData | RowNote::Skipped)
+        )
     }
 }
 
@@ -473,6 +479,21 @@ impl Grouper {
             issues,
             note: None,
         };
+        if let Block::Stray = place
+            && error_cell.is_none()
+            && let Some(row) = &dr.row
+            && let Some((reason, column, value)) = self.bound.skip_reason(row, header)
+        {
+            // A row of no document number the mapping says not to issue (a totals row at the
+            // bottom of a workbook): skipped on its own, and no missing line of the document
+            // above.
+            dr.issues
+                .push(Issue::warning("INV-SKIP", Some(column), Some(value), reason));
+            dr.note = Some(RowNote::Skipped);
+            out.extend(self.close());
+            out.push(Unit::Stray(dr));
+            return out;
+        }
         if let Block::Stray = place {
             let name_above = self.open_name();
             let label = self.bound.key_label().filter(|l| !l.is_empty());

@@ -145,6 +145,42 @@ fn a_row_without_number_after_a_document_holds_the_document_back() {
 }
 
 #[test]
+fn a_row_without_number_a_skip_rule_matches_is_skipped_alone_and_holds_nothing_back() {
+    // A totals row at the bottom, and the mapping's skip rule for it.
+    let text = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+                A1,05/11/2026,X,,Pen,1,1,\n,,,,Grand Total,,2,\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    let m = format!("{SIMPLE}\n[[skip]]\ncolumn = \"Item\"\nequals = [\"grand total\"]\nreason = \"a totals row\"\n");
+    let units = group_known(&bound(&m, &h), rows.clone());
+    let ds = docs(&units);
+    assert_eq!(ds.len(), 1);
+    assert!(ds[0].rows[0].issues.is_empty(), "{:?}", ds[0].rows[0].issues);
+    assert!(ds[0].skip.is_none());
+    let stray = units
+        .iter()
+        .find_map(|u| match u {
+            Unit::Stray(r) => Some(r),
+            _ => None,
+        })
+        .unwrap();
+    assert!(stray.outside_document());
+    let codes: Vec<(&str, Option<&str>, Option<&str>)> = stray
+        .issues
+        .iter()
+        .map(|i| (i.code.as_str(), i.column.as_deref(), i.value.as_deref()))
+        .collect();
+    assert_eq!(codes, [("INV-SKIP", Some("Item"), Some("Grand Total"))]);
+    // Without the rule: the row is an error, and the document above waits for it.
+    let units = group_known(&bound(SIMPLE, &h), rows);
+    assert!(
+        docs(&units)[0].rows[0]
+            .issues
+            .iter()
+            .any(|i| i.code == "INV-MAP-ORPHAN")
+    );
+}
+
+#[test]
 fn a_row_without_number_names_the_number_column() {
     let text = "No,Date,Customer,VAT,Item,Qty,Price,Tax\n,05/11/2026,X,,Pen,1,1,\nA1,05/11/2026,X,,Pen,1,1,\n";
     let (h, rows) = rows_from_csv(text, 1);
