@@ -170,7 +170,7 @@ impl Mapping {
         let text = std::fs::read_to_string(path).map_err(|e| MappingError::Invalid {
             mapping: path.display().to_string(),
             key: "file".into(),
-            expected: format!("a readable UTF-8 TOML file ({e})"),
+            problem: format!("cannot be read ({e}); give a readable UTF-8 TOML file"),
         })?;
         Mapping::from_toml(&text, Origin::File(path.to_path_buf()))
     }

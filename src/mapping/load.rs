@@ -1,207 +1,26 @@
-//! Loading a mapping file and checking it: unknown field names, bad formats, unknown tax
-//! categories, missing required fields are errors naming the mapping, the key and what was
-//! expected. The result is a [`Mapping`], ready to be bound to a file's headers.
+//! Loading a mapping file and checking it: TOML syntax, unknown field names, bad formats, unknown
+//! tax categories, missing required fields are errors `mapping FILE: KEY: what is wrong; what to
+//! do`. The result is a [`Mapping`], ready to be bound to a file's headers.
 
 use super::MappingError;
 pub use super::compiled::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TaxCode, TypeRule};
 use super::fields::{FIELDS, FieldType, field_id, id};
 use super::headers::closest;
+use super::load_toml::invalid;
+pub use super::load_values::{NormText, norm_value, parse_invoice_type, parse_kind, parse_template};
+use super::load_values::{bad_format, bad_value, check_typed, flatten, scalar, thousands_char};
 use super::spec::{MappingFile, OneOrMany};
 use super::transform::{self, NumberStyle};
 use crate::model::{Code, TaxCategory};
 use rust_decimal::Decimal;
 
-fn invalid(origin: &Origin, key: impl Into<String>, expected: impl Into<String>) -> MappingError {
-    MappingError::Invalid {
-        mapping: origin.to_string(),
-        key: key.into(),
-        expected: expected.into(),
-    }
-}
-
-/// A TOML scalar as text (`15` → "15", `true` → "true").
-fn scalar(v: &toml::Value) -> Option<String> {
-    match v {
-        toml::Value::String(s) => Some(s.clone()),
-        toml::Value::Integer(i) => Some(i.to_string()),
-        toml::Value::Float(f) => Some(f.to_string()),
-        toml::Value::Boolean(b) => Some(b.to_string()),
-        _ => None,
-    }
-}
-
-/// Parse a template: `{Column}` pieces and literal text; `{{` and `}}` are literal braces.
-pub fn parse_template(t: &str) -> Result<Vec<Part>, String> {
-    let mut parts = Vec::new();
-    let mut text = String::new();
-    let mut chars = t.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '{' if chars.peek() == Some(&'{') => {
-                chars.next();
-                text.push('{');
-            }
-            '}' if chars.peek() == Some(&'}') => {
-                chars.next();
-                text.push('}');
-            }
-            '{' => {
-                let mut name = String::new();
-                loop {
-                    match chars.next() {
-                        Some('}') => break,
-                        Some(c) => name.push(c),
-                        None => return Err(format!("unclosed `{{` in template {t:?}")),
-                    }
-                }
-                if name.trim().is_empty() {
-                    return Err(format!("empty `{{}}` in template {t:?}"));
-                }
-                if !text.is_empty() {
-                    parts.push(Part::Text(std::mem::take(&mut text)));
-                }
-                parts.push(Part::Column(name.trim().to_string()));
-            }
-            '}' => return Err(format!("stray `}}` in template {t:?} (write `}}}}` for a brace)")),
-            c => text.push(c),
-        }
-    }
-    if !text.is_empty() {
-        parts.push(Part::Text(text));
-    }
-    if !parts.iter().any(|p| matches!(p, Part::Column(_))) {
-        return Err(format!("template {t:?} names no column (write `{{Column}}`)"));
-    }
-    Ok(parts)
-}
-
-/// Normalise a map or skip key: trimmed, lower case.
-pub fn norm_value(s: &str) -> String {
-    s.trim().to_lowercase()
-}
-
-/// A text to compare with normalised keys: `norm_value(raw) == key` for each key, with the
-/// text trimmed once, and lower-cased once only when it is not ASCII (an ASCII text is compared
-/// ignoring ASCII case, without allocating).
-pub struct NormText<'a> {
-    text: std::borrow::Cow<'a, str>,
-    ascii: bool,
-}
-
-impl<'a> NormText<'a> {
-    /// The text as a key would be compared with it.
-    pub fn new(raw: &'a str) -> NormText<'a> {
-        let t = crate::text::Trimmed::trimmed(raw);
-        if t.is_ascii() {
-            NormText {
-                text: t.into(),
-                ascii: true,
-            }
-        } else {
-            NormText {
-                text: t.to_lowercase().into(),
-                ascii: false,
-            }
-        }
-    }
-
-    /// `norm_value(raw) == key`, for a key already normalised.
-    pub fn matches(&self, key: &str) -> bool {
-        if self.ascii {
-            self.text.eq_ignore_ascii_case(key)
-        } else {
-            *self.text == *key
-        }
-    }
-}
-
-fn check_typed(ty: FieldType, text: &str, style: &NumberStyle, formats: &[String]) -> Result<(), String> {
-    let cell = crate::ingest::CellRef::Text(text);
-    match ty {
-        FieldType::Text | FieldType::Tax => Ok(()),
-        FieldType::Date => transform::parse_date(cell, text, formats).map(|_| ()),
-        FieldType::Time => transform::parse_time(cell, text, formats).map(|_| ()),
-        FieldType::Decimal => transform::parse_decimal(cell, text, style).map(|_| ()),
-        FieldType::Percent => transform::parse_percent(cell, text, style).map(|_| ()),
-        FieldType::Bool => transform::parse_bool(cell, text).map(|_| ()),
-        FieldType::Kind => parse_kind(text).map(|_| ()),
-        FieldType::InvoiceType => parse_invoice_type(text).map(|_| ()),
-    }
-}
-
-/// `invoice`, `credit_note`, `debit_note` (also `credit note`, `credit-note`).
-pub fn parse_kind(text: &str) -> Result<crate::model::DocumentKind, String> {
-    use crate::model::DocumentKind::*;
-    // The words themselves (what a `map` gives): no normalising, no allocation.
-    match text {
-        "invoice" => return Ok(Invoice),
-        "credit_note" => return Ok(CreditNote),
-        "debit_note" => return Ok(DebitNote),
-        _ => {}
-    }
-    match norm_value(text).replace([' ', '-'], "_").as_str() {
-        "invoice" => Ok(Invoice),
-        "credit_note" | "credit" => Ok(CreditNote),
-        "debit_note" | "debit" => Ok(DebitNote),
-        _ => Err("not invoice, credit_note or debit_note (add it to the field's map)".into()),
-    }
-}
-
-/// `standard` or `simplified`.
-pub fn parse_invoice_type(text: &str) -> Result<crate::model::InvoiceType, String> {
-    match norm_value(text).as_str() {
-        "standard" => Ok(crate::model::InvoiceType::Standard),
-        "simplified" => Ok(crate::model::InvoiceType::Simplified),
-        _ => Err("not standard or simplified (add it to the field's map)".into()),
-    }
-}
-
-fn thousands_char(origin: &Origin, key: &str, t: &Option<String>) -> Result<Option<char>, MappingError> {
-    match t.as_deref() {
-        None => Ok(None),
-        Some(s) => {
-            let mut it = s.chars();
-            match (it.next(), it.next()) {
-                (Some(c), None) if !c.is_alphanumeric() => Ok(Some(c)),
-                _ => Err(invalid(
-                    origin,
-                    key,
-                    "one separator character such as \",\", \".\", \" \" or \"'\"",
-                )),
-            }
-        }
-    }
-}
-
-/// Dotted keys (`buyer.name = ...` under `[fields]`) arrive as nested tables: flatten them back
-/// to `buyer.name`.
-fn flatten(fields: &std::collections::BTreeMap<String, toml::Value>) -> Vec<(String, toml::Value)> {
-    let mut out = Vec::new();
-    for (k, v) in fields {
-        let prefix = format!("{k}.");
-        match v {
-            toml::Value::Table(t) if field_id(k).is_none() && FIELDS.iter().any(|f| f.name.starts_with(&prefix)) => {
-                let inner: std::collections::BTreeMap<String, toml::Value> =
-                    t.iter().map(|(ik, iv)| (format!("{k}.{ik}"), iv.clone())).collect();
-                out.extend(flatten(&inner));
-            }
-            _ => out.push((k.clone(), v.clone())),
-        }
-    }
-    out
-}
-
 impl Mapping {
     /// Parse and check a mapping file's text.
     pub fn from_toml(text: &str, origin: Origin) -> Result<Mapping, MappingError> {
-        let file: MappingFile = toml::from_str(text).map_err(|e| {
-            let msg = e.message().to_string();
-            let at = e
-                .span()
-                .map(|s| format!("line {}", text[..s.start.min(text.len())].lines().count().max(1)))
-                .unwrap_or_else(|| "file".into());
-            invalid(&origin, at, msg)
-        })?;
+        super::load_toml::syntax(text, &origin)?;
+        let file: MappingFile =
+            toml::from_str(text).map_err(|e| super::load_toml::read_error(&origin, Some(text), "", &e))?;
+        super::input::check(&file.input, &origin)?;
         let name = file.name.clone().unwrap_or_else(|| match &origin {
             Origin::Bundled(n) => n.clone(),
             Origin::File(p) => p
@@ -217,7 +36,7 @@ impl Mapping {
             ("defaults.time_format", &default_times, false),
         ] {
             for f in list.iter().flatten() {
-                transform::check_format(f, want_date).map_err(|e| invalid(&origin, key, e))?;
+                transform::check_format(f, want_date).map_err(|e| invalid(&origin, key, bad_format(e)))?;
             }
         }
         let default_style = NumberStyle {
@@ -235,7 +54,7 @@ impl Mapping {
                 invalid(
                     &origin,
                     &fkey,
-                    format!("unknown field {key:?}{hint} (the fields are listed in mappings/README.md)"),
+                    format!("unknown field{hint} (the fields are listed in mappings/README.md)"),
                 )
             })?;
             let def = FIELDS[fid];
@@ -247,12 +66,13 @@ impl Mapping {
                 toml::Value::Table(_) => raw
                     .clone()
                     .try_into()
-                    .map_err(|e: toml::de::Error| invalid(&origin, &fkey, e.message().to_string()))?,
+                    .map_err(|e: toml::de::Error| super::load_toml::read_error(&origin, None, &fkey, &e))?,
                 _ => {
                     return Err(invalid(
                         &origin,
                         &fkey,
-                        "a column name (string) or a table such as { column = \"...\", format = \"...\" }",
+                        "neither a column name nor a table; write a column name in double quotes, or a table \
+                         such as { column = \"...\", format = \"...\" }",
                     ));
                 }
             };
@@ -264,21 +84,29 @@ impl Mapping {
                 spec.lookup.is_some(),
             ];
             if kinds.iter().filter(|k| **k).count() > 1 {
-                return Err(invalid(&origin, &fkey, "only one of column, value, template or lookup"));
+                return Err(invalid(
+                    &origin,
+                    &fkey,
+                    "more than one source; keep only one of column, value, template or lookup",
+                ));
             }
             let source = if let Some(c) = &spec.column {
                 let names = c.to_vec();
                 if names.is_empty() || names.iter().any(|n| n.trim().is_empty()) {
-                    return Err(invalid(&origin, &fkey, "a non-empty column name"));
+                    return Err(invalid(&origin, &fkey, "an empty column name; give the column's name"));
                 }
                 Source::Column { names, optional }
             } else if let Some(v) = &spec.value {
-                Source::Constant(
-                    scalar(v).ok_or_else(|| invalid(&origin, &fkey, "value: a string, number or boolean"))?,
-                )
+                Source::Constant(scalar(v).ok_or_else(|| {
+                    invalid(
+                        &origin,
+                        format!("{fkey}.value"),
+                        "not a text, number or boolean; write one of those",
+                    )
+                })?)
             } else if let Some(t) = &spec.template {
                 Source::Template {
-                    parts: parse_template(t).map_err(|e| invalid(&origin, &fkey, e))?,
+                    parts: parse_template(t).map_err(|e| invalid(&origin, format!("{fkey}.template"), e))?,
                     optional,
                 }
             } else if let Some(table) = &spec.lookup {
@@ -286,7 +114,10 @@ impl Mapping {
                     return Err(invalid(
                         &origin,
                         &fkey,
-                        format!("lookup {table:?} is not declared in [lookups]"),
+                        format!(
+                            "lookup {table:?} is not declared; add a [lookups.{table}] table with its file and \
+                             key_column"
+                        ),
                     ));
                 }
                 let key = match spec.key.as_ref() {
@@ -294,11 +125,12 @@ impl Mapping {
                         return Err(invalid(
                             &origin,
                             &fkey,
-                            "key = the column (or template, or list of alternative columns) giving the lookup key",
+                            "a lookup without a key; add key = the column (or template, or list of alternative \
+                             columns) giving the lookup key",
                         ));
                     }
                     Some(OneOrMany::One(key)) if key.contains('{') => {
-                        parse_template(key).map_err(|e| invalid(&origin, &fkey, e))?
+                        parse_template(key).map_err(|e| invalid(&origin, format!("{fkey}.key"), e))?
                     }
                     Some(OneOrMany::One(key)) => vec![Part::Column(key.to_string())],
                     // Alternatives, as a column field's: the first present in the file.
@@ -306,15 +138,18 @@ impl Mapping {
                     Some(OneOrMany::Many(_)) => {
                         return Err(invalid(
                             &origin,
-                            &fkey,
-                            "key = a column name, or a list of them (not empty)",
+                            format!("{fkey}.key"),
+                            "an empty list; give a column name, or a list of them",
                         ));
                     }
                 };
-                let get = spec
-                    .get
-                    .clone()
-                    .ok_or_else(|| invalid(&origin, &fkey, "get = the lookup table's column giving the value"))?;
+                let get = spec.get.clone().ok_or_else(|| {
+                    invalid(
+                        &origin,
+                        &fkey,
+                        "a lookup without get; add get = the lookup table's column giving the value",
+                    )
+                })?;
                 Source::Lookup {
                     table: table.clone(),
                     key,
@@ -326,7 +161,7 @@ impl Mapping {
                 return Err(invalid(
                     &origin,
                     &fkey,
-                    "a source: column, value, template or lookup (or at least a default)",
+                    "no source; give one of column, value, template or lookup (or at least a default)",
                 ));
             };
             let formats = match (&spec.format, def.ty) {
@@ -335,7 +170,10 @@ impl Mapping {
                     return Err(invalid(
                         &origin,
                         format!("{fkey}.format"),
-                        format!("no format: {key} is {}", def.ty.describe()),
+                        format!(
+                            "a format for a field that is {}, not a date or time; remove it",
+                            def.ty.describe()
+                        ),
                     ));
                 }
                 (None, FieldType::Date) => default_dates.clone().unwrap_or_default(),
@@ -348,12 +186,13 @@ impl Mapping {
                 return Err(invalid(
                     &origin,
                     format!("{fkey}.format"),
-                    "a date format such as \"%d/%m/%Y\" for DD/MM/YYYY (or [defaults] date_format): dates are never guessed",
+                    "missing: dates are never guessed; add a date format such as \"%d/%m/%Y\" for DD/MM/YYYY (or \
+                     [defaults] date_format)",
                 ));
             }
             for f in &formats {
                 transform::check_format(f, def.ty == FieldType::Date)
-                    .map_err(|e| invalid(&origin, format!("{fkey}.format"), e))?;
+                    .map_err(|e| invalid(&origin, format!("{fkey}.format"), bad_format(e)))?;
             }
             let style = NumberStyle {
                 decimal_comma: spec.decimal_comma.unwrap_or(default_style.decimal_comma),
@@ -365,10 +204,16 @@ impl Mapping {
             let mut map = Vec::new();
             let mut map_other = None;
             for (k, v) in spec.map.iter().flatten() {
-                let v = scalar(v).ok_or_else(|| invalid(&origin, format!("{fkey}.map.{k:?}"), "a string or number"))?;
+                let v = scalar(v).ok_or_else(|| {
+                    invalid(
+                        &origin,
+                        format!("{fkey}.map.{k:?}"),
+                        "not a text or number; write the value as text in double quotes",
+                    )
+                })?;
                 if def.ty != FieldType::Tax {
                     check_typed(def.ty, &v, &style, &formats)
-                        .map_err(|e| invalid(&origin, format!("{fkey}.map.{k:?}"), format!("{v:?}: {e}")))?;
+                        .map_err(|e| invalid(&origin, format!("{fkey}.map.{k:?}"), bad_value(def.ty, &v, &e)))?;
                 }
                 if k == "*" {
                     map_other = Some(v);
@@ -377,9 +222,13 @@ impl Mapping {
                 }
             }
             let default = match &spec.default {
-                Some(v) => {
-                    Some(scalar(v).ok_or_else(|| invalid(&origin, format!("{fkey}.default"), "a string or number"))?)
-                }
+                Some(v) => Some(scalar(v).ok_or_else(|| {
+                    invalid(
+                        &origin,
+                        format!("{fkey}.default"),
+                        "not a text or number; write the default as text in double quotes",
+                    )
+                })?),
                 None => None,
             };
             let checks = default
@@ -393,7 +242,8 @@ impl Mapping {
                 if def.ty == FieldType::Tax {
                     continue;
                 }
-                check_typed(def.ty, &v, &style, &formats).map_err(|e| invalid(&origin, k, format!("{v:?}: {e}")))?;
+                check_typed(def.ty, &v, &style, &formats)
+                    .map_err(|e| invalid(&origin, k, bad_value(def.ty, &v, &e)))?;
             }
             // Alternatives the mapping lists, else the other order of day and month implied by a
             // column's one-order formats (see `super::dates`).
@@ -409,7 +259,7 @@ impl Mapping {
                     invalid(
                         &origin,
                         format!("{fkey}.pattern"),
-                        format!("a regular expression ({e})"),
+                        format!("not a regular expression ({e}); correct it"),
                     )
                 })?),
                 None => None,
@@ -447,20 +297,33 @@ impl Mapping {
         }
 
         // Required fields.
-        for (req, what) in [
-            ("number", "the document number column"),
-            ("issue_date", "the issue date column and its format"),
-            ("line.item_name", "the item name or description column"),
+        for (req, what, how) in [
+            ("number", "the document number column", "number = \"...\""),
+            (
+                "issue_date",
+                "the issue date column and its format",
+                "issue_date = { column = \"...\", format = \"...\" }",
+            ),
+            (
+                "line.item_name",
+                "the item name or description column",
+                "line.item_name = \"...\"",
+            ),
         ] {
             if fields[id(req)].is_none() {
-                return Err(invalid(&origin, format!("fields.{req:?}"), format!("required: {what}")));
+                return Err(invalid(
+                    &origin,
+                    format!("fields.{req:?}"),
+                    format!("missing: every mapping needs {what}; add {how} under [fields]"),
+                ));
             }
         }
         if fields[id("line.unit_price")].is_none() && fields[id("line.amount")].is_none() {
             return Err(invalid(
                 &origin,
                 "fields.\"line.unit_price\"",
-                "required: the unit price column (or line.amount)",
+                "missing: every mapping needs the unit price column (or line.amount); add line.unit_price = \"...\" \
+                 under [fields]",
             ));
         }
 
@@ -469,13 +332,24 @@ impl Mapping {
             let key = format!("taxes.{code:?}");
             let cat = t.category.trim().to_ascii_uppercase();
             if !["S", "Z", "E", "O"].contains(&cat.as_str()) {
-                return Err(invalid(&origin, key, "category S, Z, E or O"));
+                return Err(invalid(
+                    &origin,
+                    format!("{key}.category"),
+                    format!("{:?} is not a VAT category; give S, Z, E or O", t.category),
+                ));
             }
             let percent = match &t.percent {
                 Some(v) => {
                     let s = scalar(v).unwrap_or_default();
-                    transform::parse_percent(crate::ingest::CellRef::Empty, &s, &NumberStyle::default())
-                        .map_err(|e| invalid(&origin, format!("{key}.percent"), format!("{s:?}: {e}")))?
+                    transform::parse_percent(crate::ingest::CellRef::Empty, &s, &NumberStyle::default()).map_err(
+                        |e| {
+                            invalid(
+                                &origin,
+                                format!("{key}.percent"),
+                                format!("{s:?}: {e}; give the rate as a number such as 15"),
+                            )
+                        },
+                    )?
                 }
                 None => Decimal::ZERO,
             };
@@ -483,21 +357,23 @@ impl Mapping {
                 return Err(invalid(
                     &origin,
                     format!("{key}.percent"),
-                    "a rate above 0 for category S (15 or 5)",
+                    format!("{percent} for category S; give its rate, 15 or 5 (0% is category Z, E or O)"),
                 ));
             }
             if cat != "S" && !percent.is_zero() {
                 return Err(invalid(
                     &origin,
                     format!("{key}.percent"),
-                    format!("0 for category {cat}"),
+                    format!("{percent} for category {cat}, whose rate is 0; remove percent (or give category S)"),
                 ));
             }
             if cat != "S" && t.reason_code.is_none() {
                 return Err(invalid(
                     &origin,
                     format!("{key}.reason_code"),
-                    format!("an exemption reason code (VATEX-SA-...) for category {cat}"),
+                    format!(
+                        "missing: category {cat} needs an exemption reason code; add reason_code = \"VATEX-SA-...\""
+                    ),
                 ));
             }
             taxes.push(TaxCode {
@@ -520,7 +396,7 @@ impl Mapping {
                     return Err(invalid(
                         &origin,
                         format!("skip[{i}]"),
-                        "column = \"...\" and equals = [\"...\"]",
+                        "an empty column or equals; give column = \"...\" and equals = [\"...\"]",
                     ));
                 }
                 Ok(SkipRule {
@@ -539,7 +415,13 @@ impl Mapping {
             None | Some("auto") => TypeRule::Auto,
             Some("standard") => TypeRule::Standard,
             Some("simplified") => TypeRule::Simplified,
-            Some(_) => return Err(invalid(&origin, "rules.invoice_type", "auto, standard or simplified")),
+            Some(other) => {
+                return Err(invalid(
+                    &origin,
+                    "rules.invoice_type",
+                    format!("{other:?} is not a document type rule; give auto, standard or simplified"),
+                ));
+            }
         };
         if let Some(j) = &file.join
             && (j.file_replace.len() != 2 || j.file_replace[0].is_empty())
@@ -547,7 +429,8 @@ impl Mapping {
             return Err(invalid(
                 &origin,
                 "join.file_replace",
-                "[\"part of the lines file name\", \"its replacement giving the header file name\"]",
+                "not two names; give [\"part of the lines file name\", \"its replacement giving the header file \
+                 name\"]",
             ));
         }
         for (n, l) in &file.lookups {
@@ -555,7 +438,7 @@ impl Mapping {
                 return Err(invalid(
                     &origin,
                     format!("lookups.{n}"),
-                    "file = \"...\" and key_column = \"...\"",
+                    "an empty file or key_column; give file = \"...\" and key_column = \"...\"",
                 ));
             }
         }
@@ -574,25 +457,5 @@ impl Mapping {
             join: file.join.clone(),
             lookups: file.lookups.into_iter().collect(),
         })
-    }
-}
-
-#[cfg(test)]
-mod norm_tests {
-    use super::{NormText, norm_value};
-    use proptest::prelude::*;
-
-    proptest! {
-        /// The allocation-free comparison says what comparing the normalised texts says.
-        #[test]
-        fn norm_text_agrees_with_norm_value(
-            key in "[ a-zA-Z0-9%()\u{212A}\u{130}\u{645}]{0,8}",
-            raw in "[ a-zA-Z0-9%()\u{212A}\u{130}\u{645}\u{a0}]{0,8}",
-        ) {
-            let key = norm_value(&key);
-            prop_assert_eq!(NormText::new(&raw).matches(&key), norm_value(&raw) == key);
-            // A text always matches its own key.
-            prop_assert!(NormText::new(&raw).matches(&norm_value(&raw)));
-        }
     }
 }

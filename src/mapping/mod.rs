@@ -29,7 +29,10 @@ mod doc_key;
 pub mod fields;
 mod group;
 pub mod headers;
+mod input;
 mod load;
+mod load_toml;
+mod load_values;
 pub mod lookup;
 mod numbers_used;
 mod rate;
@@ -47,6 +50,7 @@ pub use build::{
     build_with, field_of,
 };
 pub use group::{DocDraft, DraftRow, Grouper, ORPHAN_CODE, RowNote, SPLIT_CODE, Unit};
+pub use input::delimiter_byte;
 pub use load::{FieldRule, Mapping, Origin, Part, SkipRule, Source, TypeRule, parse_template};
 pub use numbers_used::{NUMBER_USED_CODE, NumbersUsed};
 pub use splits::{KeyScan, SplitKeys, whose_rows};
@@ -69,14 +73,15 @@ fn positions_text(positions: &[usize]) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MappingError {
     /// The mapping file itself is wrong.
-    #[error("mapping {mapping}: {key}: expected {expected}")]
+    #[error("mapping {mapping}: {key}: {problem}")]
     Invalid {
         /// The mapping file (or bundled name).
         mapping: String,
-        /// The key at fault (`fields."issue_date".format`).
+        /// The key at fault (`fields."issue_date".format`), or where in the file (`line 10,
+        /// column 22`) for a TOML syntax error.
         key: String,
-        /// What was expected.
-        expected: String,
+        /// What is wrong, then what to do: `unknown field; did you mean "issue_date"? ...`.
+        problem: String,
     },
     /// No bundled mapping has this name, and it is no mapping file.
     #[error(

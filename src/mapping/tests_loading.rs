@@ -13,13 +13,22 @@ fn loading_reports_the_key_and_what_was_expected() {
             "[fields]\nnumber = \"No\"\nissue_date = \"D\"\nline.item_name = \"I\"\nline.unit_price = \"P\"",
             "dates are never guessed",
         ),
-        ("[fields]\nnumber = \"No\"", "fields.\"issue_date\": expected required"),
+        (
+            "[fields]\nnumber = \"No\"",
+            "fields.\"issue_date\": missing: every mapping needs",
+        ),
         (
             "[defaults]\ndate_format=\"%d/%m/%Y\"\n[fields]\nnumber = \"No\"\nissue_date = \"D\"\nline.item_name = \"I\"\nline.unit_price = \"P\"\n[taxes]\nZ = { category = \"Z\" }",
             "reason_code",
         ),
-        ("[fields]\nnumber = { colum = \"No\" }", "unknown field `colum`"),
-        ("[feilds]\n", "unknown field `feilds`"),
+        (
+            "[fields]\nnumber = { colum = \"No\" }",
+            "fields.\"number\".colum: unknown key",
+        ),
+        (
+            "[feilds]\n",
+            "feilds (line 1, column 2): unknown key; did you mean \"fields\"?",
+        ),
         ("name = \n", "line 1"),
     ];
     for (text, want) in cases {
@@ -28,6 +37,90 @@ fn loading_reports_the_key_and_what_was_expected() {
             .to_string();
         assert!(e.contains("my.toml"), "{e}");
         assert!(e.contains(want), "want {want:?} in {e}");
+    }
+}
+
+/// The fields every case below has, before its own lines.
+const BASE: &str = "[fields]\nnumber = \"No\"\nissue_date = { column = \"D\", format = \"%d.%m.%Y\" }\n\
+                    line.item_name = \"I\"\nline.unit_price = \"P\"\n";
+
+fn load_error(text: &str) -> String {
+    Mapping::from_toml(text, Origin::File("m.toml".into()))
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn an_unknown_field_is_named_with_the_closest_one() {
+    assert_eq!(
+        load_error(&BASE.replace("issue_date =", "issue_dat =")),
+        "mapping m.toml: fields.\"issue_dat\": unknown field; did you mean \"issue_date\"? (the fields are listed in \
+         mappings/README.md)"
+    );
+}
+
+#[test]
+fn a_missing_required_field_says_what_to_add() {
+    assert_eq!(
+        load_error(&BASE.replace("number = \"No\"\n", "")),
+        "mapping m.toml: fields.\"number\": missing: every mapping needs the document number column; add number = \
+         \"...\" under [fields]"
+    );
+}
+
+#[test]
+fn a_map_value_that_is_no_kind_is_to_be_changed_not_added() {
+    let text = format!("{BASE}kind = {{ column = \"K\", map = {{ \"Gutschrift\" = \"creditnote\" }} }}\n");
+    assert_eq!(
+        load_error(&text),
+        "mapping m.toml: fields.\"kind\".map.\"Gutschrift\": \"creditnote\" is not invoice, credit_note or debit_note; \
+         change it to one of those"
+    );
+    let text = format!("{BASE}invoice_type = {{ column = \"T\", default = \"b2b\" }}\n");
+    assert_eq!(
+        load_error(&text),
+        "mapping m.toml: fields.\"invoice_type\".default: \"b2b\" is not standard or simplified; change it to one of \
+         those"
+    );
+}
+
+/// Every load error reads `mapping FILE: KEY: what is wrong; what to do`, never toml's or serde's
+/// "expected ...".
+#[test]
+fn every_load_error_says_what_is_wrong_then_what_to_do() {
+    let cases = [
+        "name = \"x\n".to_string(),
+        "[fields]\nnumber = \"No\"\nnumber = \"N\"\n".into(),
+        "[fields]\nnumbr = \"No\"\n".into(),
+        "[fields]\nnumber = { colum = \"No\" }\n".into(),
+        "[fields]\nnumber = 5\n".into(),
+        "[feilds]\n".into(),
+        "[input]\nheader_row = \"3\"\n".into(),
+        "[input]\nencoding = \"utf8x\"\n".into(),
+        "[input]\ndelimiter = \";;\"\n".into(),
+        "[defaults]\nthousands = \"ab\"\n".into(),
+        "[defaults]\ndate_format = \"%Q\"\n".into(),
+        "[[skip]]\ncolumn = \"S\"\n".into(),
+        format!("{BASE}[rules]\ninvoice_type = \"automatic\"\n"),
+        format!("{BASE}[taxes]\nX = {{ category = \"X\" }}\n"),
+        format!("{BASE}[taxes]\nS = {{ category = \"S\" }}\n"),
+        format!("{BASE}[taxes]\nZ = {{ category = \"Z\", percent = 5 }}\n"),
+        format!("{BASE}[taxes]\nZ = {{ category = \"Z\" }}\n"),
+        format!("{BASE}note_reason = {{ column = \"R\", value = \"x\" }}\n"),
+        format!("{BASE}note_reason = {{ pattern = \"(\", column = \"R\" }}\n"),
+        format!("{BASE}note_reason = {{ template = \"{{A\" }}\n"),
+        format!("{BASE}note_reason = {{ column = \"R\", format = \"%d\" }}\n"),
+        format!("{BASE}note_reason = {{ lookup = \"c\", key = \"K\", get = \"r\" }}\n"),
+        format!("{BASE}note_reason = {{ optional = true }}\n"),
+        format!("{BASE}line.quantity = {{ column = \"Q\", default = \"many\" }}\n"),
+        format!("{BASE}note_reason = {{ column = \"R\", when = {{ column = \"\", equals = [] }} }}\n"),
+    ];
+    for text in cases {
+        let e = load_error(&text);
+        let rest = e.strip_prefix("mapping m.toml: ").unwrap_or_else(|| panic!("{e}"));
+        let (key, problem) = rest.split_once(": ").unwrap_or_else(|| panic!("{e}"));
+        assert!(!key.is_empty() && !problem.starts_with("expected"), "{e}");
+        assert!(problem.contains("; "), "what is wrong, then what to do: {e}");
     }
 }
 

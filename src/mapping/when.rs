@@ -27,8 +27,8 @@ impl When {
             return Err(MappingError::Invalid {
                 mapping: origin.to_string(),
                 key: format!("{fkey}.when"),
-                expected: "{ column = \"...\", equals = [\"...\"] }: the column tested and the values for which the \
-                           field is read"
+                problem: "an empty column or equals; give { column = \"...\", equals = [\"...\"] }: the column \
+                          tested and the values for which the field is read"
                     .into(),
             });
         }

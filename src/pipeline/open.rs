@@ -48,11 +48,7 @@ pub fn load_mapping_given_as(spec: &str, given_as: &str) -> Result<Mapping, Mapp
 pub fn read_options(m: &Mapping) -> ReadOptions {
     ReadOptions {
         encoding: m.input.encoding.clone(),
-        delimiter: m.input.delimiter.as_deref().and_then(|d| match d {
-            "\\t" | "\t" | "tab" => Some(b'\t'),
-            d if d.len() == 1 => d.bytes().next(),
-            _ => None,
-        }),
+        delimiter: m.input.delimiter.as_deref().and_then(crate::mapping::delimiter_byte),
         sheet: m.input.sheet.clone(),
         header_row: m.input.header_row,
         header_rows: m.input.header_rows.unwrap_or(1),

@@ -242,3 +242,78 @@ fn a_mapping_file_of_ones_own_is_used_and_checked() {
         "names the unknown column, the closest header, the mapping and the export: {text}"
     );
 }
+
+/// A mapping file's mistakes are refused when it loads, once, before any export is read: each
+/// error reads `mapping FILE: KEY: what is wrong; what to do` (never toml's "expected ..."), a bad
+/// `[input]` value included, which is the mapping's error (`kind` "mapping"), not each export's.
+#[test]
+fn a_mapping_file_with_mistakes_is_refused_when_it_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = "No;Date;Item;Price\nA-1;03.11.2026;Printer;1150\n";
+    std::fs::write(dir.path().join("export.csv"), export).unwrap();
+    std::fs::write(dir.path().join("export2.csv"), export).unwrap();
+    let good = "[input]\nencoding = \"utf-8\"\ndelimiter = \";\"\n[fields]\nnumber = \"No\"\n\
+                issue_date = { column = \"Date\", format = \"%d.%m.%Y\" }\nkind = { value = \"invoice\" }\n\
+                line.item_name = \"Item\"\nline.unit_price = \"Price\"\n";
+    let cases = [
+        (
+            good.replace("encoding = \"utf-8\"", "encoding = \"utf8x\""),
+            "input.encoding: unknown encoding \"utf8x\"; did you mean \"utf-8\"? give one such as utf-8, ",
+        ),
+        (
+            good.replace("delimiter = \";\"", "delimiter = \";;\""),
+            "input.delimiter: \";;\" is not a delimiter; give one character",
+        ),
+        (
+            good.replace("number = \"No\"", "number = \"No"),
+            "line 5, column 13: TOML syntax error: invalid basic string",
+        ),
+        (
+            good.replace("number = \"No\"", "number = \"No\"\nnumber = \"No\""),
+            "fields.\"number\" (line 6, column 1): duplicate key: number is already given on line 5 in [fields]; \
+             keep one of them",
+        ),
+        (
+            good.replace("issue_date =", "issue_dat ="),
+            "fields.\"issue_dat\": unknown field; did you mean \"issue_date\"?",
+        ),
+        (
+            good.replace("number = \"No\"\n", ""),
+            "fields.\"number\": missing: every mapping needs the document number column; add number = \"...\"",
+        ),
+        (
+            good.replace(
+                "{ value = \"invoice\" }",
+                "{ value = \"invoice\", map = { \"R\" = \"creditnote\" } }",
+            ),
+            "fields.\"kind\".map.\"R\": \"creditnote\" is not invoice, credit_note or debit_note; change it to one of \
+             those",
+        ),
+    ];
+    for (mapping, want) in cases {
+        std::fs::write(dir.path().join("bad.toml"), &mapping).unwrap();
+        let out = run(
+            dir.path(),
+            &[
+                "check",
+                "--now",
+                NOW,
+                "export.csv",
+                "export2.csv",
+                "--mapping",
+                "bad.toml",
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(errors.len(), 1, "one error, for the mapping: {stderr}");
+        assert!(
+            errors[0].starts_with(&format!("error: mapping bad.toml: {want}")),
+            "{stderr}"
+        );
+        assert!(!errors[0].contains(": expected "), "{stderr}");
+        let (code, r, _) = check_json(dir.path(), &["export.csv", "--mapping", "bad.toml"]);
+        assert_eq!((code, r["error"]["kind"].as_str()), (2, Some("mapping")), "{r:#}");
+    }
+}
