@@ -342,3 +342,16 @@ mod tests {
         }
     }
 }
+
+/// The line and column (both from 1, the column in characters) of a byte offset of `text` (an
+/// offset inside a character counts as that character's start).
+pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}

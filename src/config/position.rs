@@ -6,14 +6,7 @@ use crate::mapping::headers::closest;
 
 /// `:line:column` (both from 1, the column in characters) of a byte offset of `text`.
 pub(super) fn location(text: &str, offset: usize) -> String {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before[line_start..].chars().count() + 1;
+    let (line, column) = crate::text::line_column(text, offset);
     format!(":{line}:{column}")
 }
 

@@ -17,14 +17,7 @@ pub(super) fn invalid(origin: &Origin, key: impl Into<String>, problem: impl Int
 
 /// `line 10, column 22` (both from 1, the column in characters) of a byte offset of `text`.
 fn position(text: &str, offset: usize) -> String {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before[line_start..].chars().count() + 1;
+    let (line, column) = crate::text::line_column(text, offset);
     format!("line {line}, column {column}")
 }
 
