@@ -12,6 +12,8 @@ mod erp_lines;
 mod findings;
 #[path = "check/input_edges.rs"]
 mod input_edges;
+#[path = "check/mapping_messages.rs"]
+mod mapping_messages;
 #[path = "check/notes.rs"]
 mod notes;
 #[path = "check/row_edges.rs"]

@@ -111,17 +111,57 @@ pub fn resolve(file: &str, dirs: &[PathBuf]) -> Option<PathBuf> {
     dirs.iter().map(|d| d.join(p)).find(|c| c.is_file())
 }
 
+/// The folders in `dirs` as messages name them: each once, in full (the current folder, which
+/// an export or mapping named without a folder gives as an empty path, too).
+pub fn folders_searched(dirs: &[PathBuf]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for d in dirs {
+        let d = if d.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            d.as_path()
+        };
+        let full = std::path::absolute(d).unwrap_or_else(|_| d.to_path_buf());
+        // `a/./b` and `a/b` are one folder.
+        let full: PathBuf = full.components().collect();
+        let shown = full.display().to_string();
+        if !out.contains(&shown) {
+            out.push(shown);
+        }
+    }
+    out
+}
+
 impl Table {
-    /// Load a table. A missing optional file gives `Ok(None)`.
-    pub fn load(name: &str, spec: &LookupSpec, dirs: &[PathBuf]) -> Result<Option<Table>, MappingError> {
+    /// Load a table. A missing optional file gives `Ok(None)`. `mapping` names the mapping for
+    /// messages.
+    pub fn load(name: &str, spec: &LookupSpec, dirs: &[PathBuf], mapping: &str) -> Result<Option<Table>, MappingError> {
         let Some(path) = resolve(&spec.file, dirs) else {
             if spec.optional.unwrap_or(false) {
                 return Ok(None);
             }
-            let looked: Vec<String> = dirs.iter().map(|d| d.join(&spec.file).display().to_string()).collect();
+            let looked = if Path::new(&spec.file).is_absolute() {
+                String::new()
+            } else {
+                let folders = folders_searched(dirs);
+                match folders.as_slice() {
+                    [] => String::new(),
+                    [one] => format!("; looked in {one}"),
+                    many => format!("; looked in {}", many.join(", ")),
+                }
+            };
             return Err(MappingError::Lookup {
                 path: spec.file.clone(),
-                message: format!("lookup table {name:?} not found (looked for {})", looked.join(", ")),
+                message: format!(
+                    "lookup table {name:?} not found (lookups.{name}.file = {:?} of mapping {mapping}{looked}): put \
+                     {} beside the export or the mapping, give its path in lookups.{name}.file (absolute, or \
+                     relative to the mapping's folder), or, when the table may be absent, set optional = true in \
+                     [lookups.{name}] (see mappings/README.md)",
+                    spec.file,
+                    Path::new(&spec.file)
+                        .file_name()
+                        .map_or_else(|| spec.file.clone(), |f| f.to_string_lossy().into_owned())
+                ),
             });
         };
         let err = |message: String| MappingError::Lookup {
@@ -159,12 +199,9 @@ impl Table {
         let headers = HeaderIndex::new(&[header]);
         let key_idx = headers.find(&spec.key_column).ok_or_else(|| {
             err(format!(
-                "no key column {:?}{}",
+                "no key column {:?} (lookups.{name}.key_column of mapping {mapping}){}",
                 spec.key_column,
-                headers
-                    .closest(&spec.key_column)
-                    .map(|c| format!(" (closest header: {c:?})"))
-                    .unwrap_or_default()
+                unknown_column_help(&headers, &spec.key_column, &format!("lookups.{name}.key_column"))
             ))
         })?;
         let (mut rows, mut index, mut exact): (Vec<Vec<String>>, HashMap<String, usize>, _) =
@@ -284,16 +321,15 @@ impl Table {
         (!parts.is_empty()).then(|| parts.join("; "))
     }
 
-    /// The index of a column, or an error naming the closest header.
-    pub fn column(&self, column: &str) -> Result<usize, MappingError> {
+    /// The index of a column, or an error naming the mapping key that reads it (`key`, the
+    /// field: `fields."buyer.vat_number"`, whose `get` names it), the mapping and the closest
+    /// header.
+    pub fn column(&self, column: &str, key: &str, mapping: &str) -> Result<usize, MappingError> {
         self.headers.find(column).ok_or_else(|| MappingError::Lookup {
             path: self.path.display().to_string(),
             message: format!(
-                "no column {column:?}{}",
-                self.headers
-                    .closest(column)
-                    .map(|c| format!(" (closest header: {c:?})"))
-                    .unwrap_or_default()
+                "no column {column:?} (needed by {key}.get of mapping {mapping}){}",
+                unknown_column_help(&self.headers, column, &format!("{key}.get"))
             ),
         })
     }
@@ -341,6 +377,50 @@ impl Table {
     }
 }
 
+/// What follows a lookup table's unknown column in its error: the closest header, or, when
+/// none is close, the table's columns (a lookup table has few), and the fix (`setting`: the
+/// mapping key to correct).
+fn unknown_column_help(headers: &HeaderIndex, column: &str, setting: &str) -> String {
+    if let Some(c) = headers.closest(column).or_else(|| same_start(headers, column)) {
+        return format!("; the closest header is {c:?}: write it in {setting}, or add the column to the table");
+    }
+    const SHOWN: usize = 12;
+    let names: Vec<String> = headers.names().into_iter().filter(|n| !n.trim().is_empty()).collect();
+    let mut list: Vec<String> = names.iter().take(SHOWN).map(|n| format!("{n:?}")).collect();
+    if names.len() > SHOWN {
+        list.push(format!("and {} more", names.len() - SHOWN));
+    }
+    format!(
+        "; the table's columns are {}: write one of them in {setting}, or add the column to the table",
+        list.join(", ")
+    )
+}
+
+/// The header that begins the way `column` does, over at least half of it (3 characters at
+/// least, compared in normalised form): `vat_no` for `vat_number`, which is too many edits away
+/// to be the closest by spelling. The longest such start wins; a tie, none.
+fn same_start(headers: &HeaderIndex, column: &str) -> Option<String> {
+    let n: Vec<char> = normalize(column).chars().collect();
+    let need = (n.len().div_ceil(2)).max(3);
+    let mut best: Option<(usize, String)> = None;
+    let mut tie = false;
+    for h in headers.names() {
+        let common = normalize(&h).chars().zip(&n).take_while(|(a, b)| a == *b).count();
+        if common < need {
+            continue;
+        }
+        match &best {
+            Some((len, _)) if *len > common => {}
+            Some((len, _)) if *len == common => tie = true,
+            _ => {
+                best = Some((common, h));
+                tie = false;
+            }
+        }
+    }
+    if tie { None } else { best.map(|(_, h)| h) }
+}
+
 /// True when two records of one key give the same cells (blank cells past the end count as
 /// blank; the key itself may be written in another case or spacing).
 fn same_cells(a: &[String], b: &[String], key: usize) -> bool {
@@ -363,171 +443,5 @@ pub fn has_key_column(headers: &[String], key_column: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn key_form_fast_path_matches_the_general_form() {
-        let general = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
-        for k in [
-            "  Al  Ofuq\tTrading\x0bCO. ",
-            "",
-            " ",
-            "Walk-in",
-            "شركة  الندى",
-            "ΣΑΣ Ltd",
-        ] {
-            assert_eq!(key_form(k), general(k), "{k:?}");
-        }
-    }
-
-    proptest::proptest! {
-        /// The one-pass form is the general one, for any mix of scripts, cases and spaces.
-        #[test]
-        fn key_form_is_the_general_form(k in "[ \t\u{a0}\u{3000}aZ.ΣσςΑİẞДжعربي0-9]{0,16}") {
-            let general = k.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
-            proptest::prop_assert_eq!(key_form(&k), general);
-        }
-
-        /// The same for ASCII keys (their own path), with every ASCII white space and control.
-        #[test]
-        fn ascii_key_form_is_the_general_form(k in "[ \t\n\r\x0b\x0c\x1c\x1faZmQ.0-9-]{0,24}") {
-            let general = k.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
-            proptest::prop_assert_eq!(key_form(&k), general);
-        }
-    }
-
-    #[test]
-    fn loads_a_customers_table_and_finds_keys_ignoring_case_and_spaces() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("customers.csv"),
-            "\u{feff}name,vat_number,district\nAl Noor  Trading,300000000000003,Al Olaya\n",
-        )
-        .unwrap();
-        let spec = LookupSpec {
-            file: "customers.csv".into(),
-            key_column: "Name".into(),
-            optional: None,
-        };
-        let t = Table::load("customers", &spec, &[dir.path().to_path_buf()])
-            .unwrap()
-            .unwrap();
-        let vat = t.column("VAT Number").unwrap();
-        assert_eq!(t.get(" al noor trading ", vat), Some("300000000000003"));
-        assert_eq!(t.get("nobody", vat), None);
-        let e = t.column("distrct").unwrap_err().to_string();
-        assert!(e.contains("\"district\""), "{e}");
-    }
-
-    #[test]
-    fn an_empty_table_says_it_is_empty() {
-        let dir = tempfile::tempdir().unwrap();
-        let spec = LookupSpec {
-            file: "customers.csv".into(),
-            key_column: "account".into(),
-            optional: Some(true),
-        };
-        for body in ["", "\u{feff}", " \r\n"] {
-            std::fs::write(dir.path().join("customers.csv"), body).unwrap();
-            let e = Table::load("customers", &spec, &[dir.path().to_path_buf()])
-                .err()
-                .map(|e| e.to_string())
-                .unwrap_or_default();
-            assert!(
-                e.contains("the file is empty: give it its header line at least (its key column \"account\""),
-                "{body:?}: {e}"
-            );
-        }
-    }
-
-    #[test]
-    fn the_last_key_remembered_is_per_table_and_per_key() -> Result<(), Box<dyn std::error::Error>> {
-        let dir = tempfile::tempdir()?;
-        let load = |file: &str, body: &str| -> Result<Table, Box<dyn std::error::Error>> {
-            std::fs::write(dir.path().join(file), body)?;
-            let spec = LookupSpec {
-                file: file.into(),
-                key_column: "name".into(),
-                optional: None,
-            };
-            Table::load("t", &spec, &[dir.path().to_path_buf()])?.ok_or_else(|| "no table".into())
-        };
-        // A key written twice (once in another case): the first row, however it is asked for.
-        let a = load("a.csv", "name,vat\nAcme,1\nZeta,2\n ACME ,3\n")?;
-        let b = load("b.csv", "name,vat\nAcme,9\n")?;
-        for _ in 0..2 {
-            assert_eq!(a.get("Acme", 1), Some("1"));
-            assert_eq!(a.get("acme ", 1), Some("1"));
-            assert_eq!(b.get("acme ", 1), Some("9"));
-            assert_eq!(b.get("Zeta", 1), None);
-            assert_eq!(a.get("Zeta", 1), Some("2"));
-            assert_eq!(a.get("Zeta", 0), Some("Zeta"));
-            assert_eq!(a.get("", 1), None);
-            assert_eq!(a.get("ACME", 1), Some("1"));
-            assert_eq!(a.get("ACME  ", 1), Some("1"));
-        }
-        Ok(())
-    }
-
-    #[test]
-    fn a_missing_file_is_an_error_unless_optional() {
-        let spec = LookupSpec {
-            file: "nowhere.csv".into(),
-            key_column: "name".into(),
-            optional: None,
-        };
-        let e = Table::load("customers", &spec, &[PathBuf::from("/nonexistent")]).unwrap_err();
-        assert!(e.to_string().contains("nowhere.csv"), "{e}");
-        let spec = LookupSpec {
-            optional: Some(true),
-            ..spec
-        };
-        assert!(Table::load("customers", &spec, &[]).unwrap().is_none());
-    }
-
-    #[test]
-    fn a_key_given_twice_differently_is_known_with_its_lines_and_values() -> Result<(), Box<dyn std::error::Error>> {
-        let dir = tempfile::tempdir()?;
-        std::fs::write(
-            dir.path().join("c.csv"),
-            "\u{feff}name,account,vat\r\nAcme,A1,300000000000003\r\n\"Zeta\nLtd\",Z1,311111111111113\r\n\
-             Acme Co,a1 ,310122393500003\r\n\"Zeta\nLtd\",Z1,311111111111113\r\n",
-        )?;
-        let spec = LookupSpec {
-            file: "c.csv".into(),
-            key_column: "account".into(),
-            optional: None,
-        };
-        let t = Table::load("customers", &spec, &[dir.path().to_path_buf()])?.ok_or("no table")?;
-        assert!(t.has_duplicates());
-        let a1 = t.row_of("A1").ok_or("no A1")?;
-        let what = t.differing(a1, &[2, 0, 2]).ok_or("A1 not said")?;
-        assert_eq!(
-            what,
-            r#"vat "300000000000003" on line 2, line 5 "310122393500003"; name "Acme" on line 2, line 5 "Acme Co""#
-        );
-        // Only the columns asked for count; the first record is still the one used.
-        assert_eq!(t.differing(a1, &[1]), None);
-        assert_eq!(t.get("A1", 2), Some("300000000000003"));
-        // Z1 given twice alike (its key's case aside) is harmless.
-        let z1 = t.row_of("z1").ok_or("no Z1")?;
-        assert_eq!(t.differing(z1, &[0, 1, 2]), None);
-        Ok(())
-    }
-
-    #[test]
-    fn a_table_with_one_record_per_key_or_alike_duplicates_has_none() -> Result<(), Box<dyn std::error::Error>> {
-        let dir = tempfile::tempdir()?;
-        std::fs::write(dir.path().join("c.csv"), "name,vat\nAcme,1\nZeta,2\nacme,1\n")?;
-        let spec = LookupSpec {
-            file: "c.csv".into(),
-            key_column: "name".into(),
-            optional: None,
-        };
-        let t = Table::load("customers", &spec, &[dir.path().to_path_buf()])?.ok_or("no table")?;
-        assert!(!t.has_duplicates());
-        assert_eq!(t.duplicates.capacity(), 0);
-        Ok(())
-    }
-}
+#[path = "lookup_tests.rs"]
+mod tests;

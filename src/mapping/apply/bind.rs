@@ -80,7 +80,7 @@ impl Bound {
         let mut join_last = None;
         let mut join_blank = Vec::new();
         for (name, spec) in &mapping.lookups {
-            match Table::load(name, spec, lookup_dirs)? {
+            match Table::load(name, spec, lookup_dirs, &mapping.origin.to_string())? {
                 Some(t) => {
                     table_index.insert(name.clone(), tables.len());
                     table_side.push(t.opened.map(|opened| {
@@ -160,7 +160,7 @@ impl Bound {
                     let key_parts = parts(k, false, &key)?;
                     match table_index.get(table) {
                         Some(&ti) => {
-                            let get_idx = tables[ti].column(get)?;
+                            let get_idx = tables[ti].column(get, &key, &mapping.origin.to_string())?;
                             let label = format!("{} {get}", tables[ti].file_name());
                             RSource::Lookup {
                                 table: Some(ti),

@@ -1,0 +1,69 @@
+//! Mistakes in a custom mapping that a file shows: the error names the mapping key at fault,
+//! the file, and what to write instead (QA16).
+
+use super::check_json;
+use std::path::Path;
+
+/// The whole-file error of the one export checked in `dir` with `args`.
+fn file_error(dir: &Path, args: &[&str]) -> String {
+    let (_, report, stderr) = check_json(dir, args);
+    report["files"][0]["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{report:#}\n{stderr}"))
+        .to_string()
+}
+
+const EXPORT: &str = "BelegNr;Datum;Kunde;Artikel;Menge;Einzelpreis;Steuer\n\
+                      FX-1001;03.11.2026;Al Ofuq Trading Co.;Laserdrucker;2;1150,00;S\n";
+
+/// A mapping of [`EXPORT`] whose buyer's VAT number comes from `[lookups.customers]` (`file`,
+/// and the column `get`).
+fn lookup_mapping(file: &str, get: &str) -> String {
+    format!(
+        "[input]\nencoding = \"utf-8\"\ndelimiter = \";\"\n[defaults]\ndate_format = [\"%d.%m.%Y\"]\n\
+         decimal_comma = true\n[fields]\nnumber = \"BelegNr\"\nissue_date = \"Datum\"\nbuyer.name = \"Kunde\"\n\
+         buyer.vat_number = {{ lookup = \"customers\", key = \"Kunde\", get = \"{get}\" }}\n\
+         line.item_name = \"Artikel\"\nline.quantity = \"Menge\"\nline.unit_price = \"Einzelpreis\"\n\
+         line.tax = \"Steuer\"\n[taxes]\nS = {{ category = \"S\", percent = 15 }}\n\
+         [lookups.customers]\nfile = \"{file}\"\nkey_column = \"name\"\n"
+    )
+}
+
+#[test]
+fn a_lookup_file_not_found_names_its_key_the_folder_once_and_the_fixes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("export.csv"), EXPORT).unwrap();
+    std::fs::write(dir.path().join("m.toml"), lookup_mapping("kunden.csv", "vat_number")).unwrap();
+    // The mapping and the export in one folder, both named without it.
+    let e = file_error(dir.path(), &["export.csv", "--mapping", "m.toml"]);
+    let folder = dir.path().canonicalize().unwrap();
+    let expected = format!(
+        "kunden.csv: lookup table \"customers\" not found (lookups.customers.file = \"kunden.csv\" of mapping \
+         m.toml; looked in {}): put kunden.csv beside the export or the mapping, give its path in \
+         lookups.customers.file (absolute, or relative to the mapping's folder), or, when the table may be absent, \
+         set optional = true in [lookups.customers] (see mappings/README.md)",
+        folder.display()
+    );
+    assert!(e.ends_with(&expected), "{e}\nexpected the end:\n{expected}");
+}
+
+#[test]
+fn a_lookup_column_not_in_the_table_names_the_field_and_the_closest_header() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("export.csv"), EXPORT).unwrap();
+    std::fs::write(
+        dir.path().join("customers.csv"),
+        "name,vat_number,street\nAl Ofuq Trading Co.,310122393500003,King Fahd Road\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("m.toml"), lookup_mapping("customers.csv", "vat_no")).unwrap();
+    let e = file_error(dir.path(), &["export.csv", "--mapping", "m.toml"]);
+    assert!(
+        e.ends_with(
+            "customers.csv: no column \"vat_no\" (needed by fields.\"buyer.vat_number\".get of mapping m.toml); the \
+             closest header is \"vat_number\": write it in fields.\"buyer.vat_number\".get, or add the column to \
+             the table"
+        ),
+        "{e}"
+    );
+}
