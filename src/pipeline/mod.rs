@@ -9,6 +9,7 @@
 //! together before the file's pass (`parts.rs`).
 
 mod dispatch;
+mod encoding_hint;
 mod evaluate;
 mod join_files;
 mod local;

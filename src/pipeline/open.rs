@@ -227,6 +227,7 @@ pub fn prepare_looking(
             hint: None,
         }) if input == path.display().to_string() => {
             let hint = delimiter_hint(path, &opts, &reader, &mapping)
+                .or_else(|| super::encoding_hint::encoding_hint(path, &opts, &reader, &mapping))
                 .or_else(|| missing_column_hint(reader, &mapping))
                 .map(Into::into);
             return Err(MappingError::MissingColumn {

@@ -67,3 +67,34 @@ fn a_lookup_column_not_in_the_table_names_the_field_and_the_closest_header() {
         "{e}"
     );
 }
+
+#[test]
+fn an_export_read_in_the_wrong_encoding_names_the_encoding_that_reads_its_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "رقم السند|تاريخ السند|البيان|الكمية|السعر|الضريبة\r\nS-501|2026/11/03|طابعة|2|1150.00|15%\r\n";
+    let (bytes, _, bad) = encoding_rs::WINDOWS_1256.encode(text);
+    assert!(!bad);
+    std::fs::write(dir.path().join("sales.csv"), &bytes).unwrap();
+    let mapping = |encoding: &str| {
+        format!(
+            "[input]\n{encoding}delimiter = \"|\"\n[defaults]\ndate_format = [\"%Y/%m/%d\"]\n[fields]\n\
+             number = \"رقم السند\"\nissue_date = \"تاريخ السند\"\nline.item_name = \"البيان\"\n\
+             line.quantity = \"الكمية\"\nline.unit_price = \"السعر\"\nline.tax = \"الضريبة\"\n"
+        )
+    };
+    std::fs::write(dir.path().join("m.toml"), mapping("encoding = \"windows-1252\"\n")).unwrap();
+    let e = file_error(dir.path(), &["sales.csv", "--mapping", "m.toml"]);
+    assert!(
+        e.contains(
+            "the header read as windows-1252 (the mapping's [input] encoding) is \"ÑÞã ÇáÓäÏ\", \"ÊÇÑíÎ ÇáÓäÏ\", \
+             \"ÇáÈíÇä\", ..., and read as windows-1256 it is \"رقم السند\", \"تاريخ السند\", \"البيان\", ..., with \
+             6 of the mapping's 6 required columns: the file is in windows-1256, not windows-1252: set encoding = \
+             \"windows-1256\" in the mapping's [input]"
+        ) && !e.contains("header_row"),
+        "{e}"
+    );
+    // The same mapping without an encoding: windows-1256 is assumed, and the file is read.
+    std::fs::write(dir.path().join("m.toml"), mapping("")).unwrap();
+    let (_, report, _) = check_json(dir.path(), &["sales.csv", "--mapping", "m.toml"]);
+    assert!(report["files"][0]["error"].is_null(), "{report:#}");
+}
