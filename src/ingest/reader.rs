@@ -105,19 +105,32 @@ pub(crate) fn detect(path: &Path, file: &str, notes: &mut Vec<String>) -> Result
     Ok(kind)
 }
 
-/// Header names as the mapping sees them: a blank name becomes `Column N` (1-based), and a
-/// repeated name gets ` (2)`, ` (3)`, ... Each change is described in `notes`.
-pub(crate) fn unique_headers(raw: &[String], notes: &mut Vec<String>) -> Vec<String> {
-    let mut seen: HashSet<String> = HashSet::with_capacity(raw.len());
-    let mut out = Vec::with_capacity(raw.len());
+/// Header names as the mapping sees them, from the first header row: a name blank there is
+/// taken from the next header row that names the column (`header_rows = 2` under merged group
+/// labels), and a column no header row names becomes `Column N` (1-based); a repeated name gets
+/// ` (2)`, ` (3)`, ... Each change is described in `notes`.
+pub(crate) fn unique_headers(rows: &[Vec<String>], notes: &mut Vec<String>) -> Vec<String> {
+    // As wide as the widest header row (each drops its trailing blank names).
+    let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut seen: HashSet<String> = HashSet::with_capacity(width);
+    let mut out = Vec::with_capacity(width);
     let mut blanks = Vec::new();
     let mut renamed = Vec::new();
-    for (i, name) in raw.iter().enumerate() {
-        let base = if name.is_empty() {
+    for i in 0..width {
+        let name = rows.first().and_then(|r| r.get(i)).map_or("", String::as_str);
+        let below = || {
+            rows.iter()
+                .skip(1)
+                .filter_map(|r| r.get(i))
+                .find(|h| !h.trim().is_empty())
+        };
+        let base = if !name.is_empty() {
+            name.to_string()
+        } else if let Some(named) = below() {
+            named.clone()
+        } else {
             blanks.push(i + 1);
             format!("Column {}", i + 1)
-        } else {
-            name.clone()
         };
         let mut unique = base.clone();
         let mut n = 2;
@@ -212,8 +225,7 @@ impl RowReader {
                 )
             }
         };
-        let first = header_rows.first().map(Vec::as_slice).unwrap_or_default();
-        let headers = unique_headers(first, &mut notes);
+        let headers = unique_headers(&header_rows, &mut notes);
         let mut reader = RowReader {
             file,
             sheet,
@@ -389,7 +401,7 @@ mod tests {
     #[test]
     fn duplicates_and_blanks_are_renamed_and_noted() {
         let mut notes = Vec::new();
-        let got = unique_headers(&names(&["Amount", "", "Amount", "Amount (2)", "Amount"]), &mut notes);
+        let got = unique_headers(&[names(&["Amount", "", "Amount", "Amount (2)", "Amount"])], &mut notes);
         assert_eq!(
             got,
             names(&["Amount", "Column 2", "Amount (2)", "Amount (2) (2)", "Amount (3)"])
@@ -397,7 +409,30 @@ mod tests {
         assert_eq!(notes.len(), 2);
         assert!(notes[1].contains("\"Amount\" (column 3) is called \"Amount (2)\""));
         let mut notes = Vec::new();
-        assert_eq!(unique_headers(&names(&["a", "b"]), &mut notes), names(&["a", "b"]));
+        assert_eq!(unique_headers(&[names(&["a", "b"])], &mut notes), names(&["a", "b"]));
         assert!(notes.is_empty());
+    }
+
+    #[test]
+    fn a_column_named_by_a_later_header_row_has_a_name() {
+        // Merged group labels over the names (header_rows = 2), the first row cut at its last
+        // label; one column named by no row.
+        let rows = [
+            names(&["Document", "", "", "Line"]),
+            names(&["Doc No", "Doc Date", "", "Item", "Qty"]),
+        ];
+        let mut notes = Vec::new();
+        let got = unique_headers(&rows, &mut notes);
+        assert_eq!(got, names(&["Document", "Doc Date", "Column 3", "Line", "Qty"]));
+        assert_eq!(
+            notes,
+            ["header: column(s) 3 have no name; they are called \"Column N\""]
+        );
+        let mut notes = Vec::new();
+        unique_headers(
+            &[names(&["Document", "", "Line"]), names(&["Doc No", "Doc Date", "Item"])],
+            &mut notes,
+        );
+        assert!(notes.is_empty(), "{notes:?}");
     }
 }

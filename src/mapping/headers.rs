@@ -76,6 +76,10 @@ pub struct HeaderIndex {
     /// which is what a repeated header line is compared with.
     repeat: Vec<Vec<(usize, String)>>,
     width: usize,
+    /// The header row that names the columns in messages (see [`HeaderIndex::label_by`]).
+    label_row: usize,
+    /// Per column, the header row whose name a mapping matched it by (`None`: not matched).
+    matched_row: Vec<Option<usize>>,
 }
 
 impl HeaderIndex {
@@ -99,7 +103,36 @@ impl HeaderIndex {
             normalized,
             repeat,
             width,
+            label_row: 0,
+            matched_row: Vec::new(),
         }
+    }
+
+    /// Name the columns in messages by the header rows a mapping matched them by: `matched`,
+    /// the (header row, column) of each column the mapping found ([`HeaderIndex::find_at`]).
+    /// A matched column is named as the row that matched it writes it; another, as the row
+    /// that matched the most columns writes it (the first on a tie), else as the first row
+    /// naming it. With two header rows, group labels over the names a mapping reads (a
+    /// workbook's merged "Document" over "Doc No", "Doc Date") are then not the columns' names;
+    /// SAP's property names over their database names stay the names, being what the mapping
+    /// reads.
+    pub fn label_by(&mut self, matched: &[(usize, usize)]) {
+        let mut per_row = vec![0usize; self.rows.len()];
+        self.matched_row = vec![None; self.width];
+        for &(row, col) in matched {
+            if let (Some(n), Some(m)) = (per_row.get_mut(row), self.matched_row.get_mut(col)) {
+                if m.is_none() {
+                    *n += 1;
+                }
+                *m = Some(row);
+            }
+        }
+        // The first row of the most matches.
+        self.label_row = per_row
+            .iter()
+            .enumerate()
+            .fold((0, 0), |best, (r, &n)| if n > best.1 { (r, n) } else { best })
+            .0;
     }
 
     /// The number of columns.
@@ -112,23 +145,47 @@ impl HeaderIndex {
         (0..self.width).map(|i| self.name(i)).collect()
     }
 
-    /// The display name of a column.
+    /// The display name of a column: as the header row a mapping matched it by writes it, else
+    /// as the row naming the columns writes it ([`HeaderIndex::label_by`]; the first row
+    /// unless told), else as the first header row naming it.
     pub fn name(&self, index: usize) -> String {
-        self.rows
-            .iter()
-            .filter_map(|r| r.get(index))
-            .find(|h| !h.trim().is_empty())
+        let named = |row: usize| {
+            self.rows
+                .get(row)
+                .and_then(|r| r.get(index))
+                .filter(|h| !h.trim().is_empty())
+        };
+        self.matched_row
+            .get(index)
+            .copied()
+            .flatten()
+            .and_then(named)
+            .or_else(|| named(self.label_row))
+            .or_else(|| {
+                self.rows
+                    .iter()
+                    .filter_map(|r| r.get(index))
+                    .find(|h| !h.trim().is_empty())
+            })
             .cloned()
             .unwrap_or_else(|| format!("column {}", index + 1))
     }
 
     /// The index of a column, matching any header row (earlier rows first).
     pub fn find(&self, column: &str) -> Option<usize> {
+        self.find_at(column).map(|(_, col)| col)
+    }
+
+    /// [`HeaderIndex::find`], with the header row that names it: (row, column).
+    pub fn find_at(&self, column: &str) -> Option<(usize, usize)> {
         let n = normalize(column);
         if n.is_empty() {
             return None;
         }
-        self.normalized.iter().find_map(|row| row.iter().position(|h| *h == n))
+        self.normalized
+            .iter()
+            .enumerate()
+            .find_map(|(r, row)| row.iter().position(|h| *h == n).map(|c| (r, c)))
     }
 
     /// The column [`HeaderIndex::find`] finds for `column`, and every other column of that
@@ -254,6 +311,35 @@ mod tests {
         assert_eq!(h.find("ParentKey"), Some(0));
         assert_eq!(h.find("Dscription"), Some(1));
         assert_eq!(h.name(1), "ItemDescription");
+    }
+
+    #[test]
+    fn columns_are_named_by_the_header_row_the_mapping_matched() {
+        // Merged group labels over the names the mapping reads (the labels only in the first
+        // cell of each group), and a column the mapping does not read.
+        let mut h = idx(&[
+            &["Document", "", "Line", "", ""],
+            &["Doc No", "Doc Date", "Item", "Qty", "Note"],
+        ]);
+        assert_eq!(h.name(0), "Document");
+        let matched: Vec<(usize, usize)> = ["Doc No", "Item", "Qty"].iter().filter_map(|c| h.find_at(c)).collect();
+        assert_eq!(matched, [(1, 0), (1, 2), (1, 3)]);
+        h.label_by(&matched);
+        assert_eq!(h.names(), ["Doc No", "Doc Date", "Item", "Qty", "Note"]);
+        // SAP DTW: property names (read by the mapping) over database names; a column matched
+        // by its second-row name keeps that name, the others their first-row names.
+        let mut h = idx(&[
+            &["ParentKey", "ItemDescription", "Quantity"],
+            &["DocNum", "Dscription", "Quantity"],
+        ]);
+        let matched: Vec<(usize, usize)> = ["ParentKey", "Quantity", "Dscription"]
+            .iter()
+            .filter_map(|c| h.find_at(c))
+            .collect();
+        h.label_by(&matched);
+        assert_eq!(h.names(), ["ParentKey", "Dscription", "Quantity"]);
+        h.label_by(&[]);
+        assert_eq!(h.names(), ["ParentKey", "ItemDescription", "Quantity"]);
     }
 
     #[test]

@@ -98,3 +98,72 @@ fn an_export_read_in_the_wrong_encoding_names_the_encoding_that_reads_its_header
     let (_, report, _) = check_json(dir.path(), &["sales.csv", "--mapping", "m.toml"]);
     assert!(report["files"][0]["error"].is_null(), "{report:#}");
 }
+
+#[test]
+fn two_header_rows_under_merged_group_labels_name_columns_as_the_mapping_reads_them() {
+    use rust_xlsxwriter::{Format, Workbook};
+    let dir = tempfile::tempdir().unwrap();
+    let mut book = Workbook::new();
+    let sheet = book.add_worksheet().set_name("Register").unwrap();
+    let plain = Format::new();
+    sheet
+        .merge_range(0, 0, 0, 7, "Najd Building Materials - Sales Register", &plain)
+        .unwrap();
+    // Row 3: group labels merged over the names (row 4) the mapping reads.
+    sheet.merge_range(2, 0, 2, 2, "Document", &plain).unwrap();
+    sheet.merge_range(2, 3, 2, 7, "Line", &plain).unwrap();
+    let names = [
+        "Doc No",
+        "Doc Date",
+        "Account",
+        "Item",
+        "Qty",
+        "Rate",
+        "VAT Class",
+        "Line Total",
+    ];
+    for (c, n) in names.iter().enumerate() {
+        sheet.write_string(3, c as u16, *n).unwrap();
+    }
+    // NB-1 without an item name, then a line without its number.
+    let rows: [[&str; 8]; 2] = [
+        ["NB-1", "03/11/2026", "Walk-in", "", "1", "100", "15%", "100"],
+        ["", "03/11/2026", "Walk-in", "Paint", "1", "100", "15%", "100"],
+    ];
+    for (r, cells) in rows.iter().enumerate() {
+        for (c, v) in cells.iter().enumerate().filter(|(_, v)| !v.is_empty()) {
+            sheet.write_string(4 + r as u32, c as u16, *v).unwrap();
+        }
+    }
+    book.save(dir.path().join("register.xlsx")).unwrap();
+    std::fs::write(
+        dir.path().join("m.toml"),
+        "[defaults]\ndate_format = [\"%d/%m/%Y\"]\n[input]\nheader_row = 3\nheader_rows = 2\n[fields]\n\
+         number = \"Doc No\"\nissue_date = \"Doc Date\"\nbuyer.name = \"Account\"\nline.item_name = \"Item\"\n\
+         line.quantity = \"Qty\"\nline.unit_price = \"Rate\"\nline.tax = \"VAT Class\"\n\
+         [taxes]\n\"15%\" = { category = \"S\", percent = 15 }\n[rules]\ninvoice_type = \"simplified\"\n",
+    )
+    .unwrap();
+    let (_, report, stderr) = check_json(dir.path(), &["register.xlsx", "--mapping", "m.toml"]);
+    let f = &report["files"][0];
+    let notes: Vec<&str> = f["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n.as_str())
+        .collect();
+    assert!(!notes.iter().any(|n| n.contains("have no name")), "{notes:?}");
+    let rows = super::result_rows(&dir.path().join("results/register.result.csv"));
+    let col = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
+    let errors = |line: usize| rows[line - 1][col("result_errors")].clone();
+    assert!(
+        errors(5).contains("INV-MAP-MISSING Item: no item name"),
+        "{}\n{stderr}",
+        errors(5)
+    );
+    assert!(
+        errors(6).starts_with("INV-MAP-NUMBER Doc No: no document number"),
+        "{}",
+        errors(6)
+    );
+}

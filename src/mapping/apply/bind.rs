@@ -17,6 +17,9 @@ impl Bound {
         join: Option<JoinRows>,
     ) -> Result<Bound, MappingError> {
         let headers = HeaderIndex::new(header_rows);
+        // The (header row, column) of each column of the file the mapping finds: what names
+        // the columns in messages.
+        let matched: std::cell::RefCell<Vec<(usize, usize)>> = std::cell::RefCell::default();
         let width = headers.width();
         let join_headers = join.as_ref().map(|j| HeaderIndex::new(&j.headers));
         let header_cols: Vec<String> = mapping
@@ -61,8 +64,9 @@ impl Bound {
                     }
                     continue;
                 }
-                if let Some(i) = headers.find(n) {
+                if let Some((row, i)) = headers.find_at(n) {
                     unique(n, &headers, input, key)?;
+                    matched.borrow_mut().push((row, i));
                     return Ok(Some(i));
                 }
             }
@@ -307,6 +311,7 @@ impl Bound {
             table_side,
             side_lookups: Vec::new(),
         };
+        bound.headers.label_by(&matched.into_inner());
         let columns = bound.headers.width() + bound.join_headers.as_ref().map_or(0, HeaderIndex::width);
         bound.labels = (0..columns).map(|i| bound.column_name(i).into()).collect();
         bound.doc_columns = bound.find_document_columns();
