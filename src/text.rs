@@ -192,6 +192,19 @@ pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
         .into()
 }
 
+/// The line and column (both from 1, the column in characters) of a byte offset of `text` (an
+/// offset inside a character counts as that character's start).
+pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,17 +354,4 @@ mod tests {
             assert_eq!(s.trimmed(), s.trim(), "{s:?}");
         }
     }
-}
-
-/// The line and column (both from 1, the column in characters) of a byte offset of `text` (an
-/// offset inside a character counts as that character's start).
-pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[line_start..].chars().count() + 1)
 }
