@@ -13,7 +13,8 @@
 //! note whose invoice is in another file issued with that invoice's date (run/original_date.rs), a
 //! Tally register's Sales 1 and Credit Note 1 each issued once (run/tally.rs), an ERPNext debit
 //! note and a QuickBooks credit memo issued as notes that pass the authority's validator
-//! (run/notes.rs), a credit note issued after its invoice in the same batch (run/note_order.rs),
+//! (run/notes.rs), no credit note naming itself or another credit note issued
+//! (run/note_names.rs), a credit note issued after its invoice in the same batch (run/note_order.rs),
 //! documents never sent told apart from those sent without an answer (run/not_sent.rs),
 //! another export of the same file name refused rather than replacing a result set
 //! (run/same_name.rs), an issued document gone from its export kept in its results and said
@@ -63,6 +64,8 @@ mod lookup_file;
 mod not_sent;
 #[path = "run/note_invoice.rs"]
 mod note_invoice;
+#[path = "run/note_names.rs"]
+mod note_names;
 #[path = "run/note_order.rs"]
 mod note_order;
 #[path = "run/notes.rs"]

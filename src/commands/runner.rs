@@ -105,6 +105,14 @@ impl OriginalDates for IssuedInvoices {
         })
     }
 
+    fn note_kind(&self, number: &str, seller_vat: Option<&str>) -> Option<crate::model::DocumentKind> {
+        // The note goes as before, with the invoice's number only (INV-MAP-REFERENCE).
+        self.0.note_kind(number, seller_vat).unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "the ledger could not be read for a note's corrected invoice");
+            None
+        })
+    }
+
     fn invoice_total(&self, number: &str, seller_vat: Option<&str>) -> Option<crate::model::IssuedTotal> {
         // Without it the note is not compared with its invoice: nothing else changes.
         self.0.invoice_total(number, seller_vat).unwrap_or_else(|e| {

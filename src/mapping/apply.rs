@@ -485,6 +485,16 @@ impl Bound {
         }
     }
 
+    /// True when fields `a` and `b` are both read from one column of the file (a credit note's
+    /// `original_number` from its own number's column: a mapping's slip).
+    pub fn same_column(&self, a: FieldId, b: FieldId) -> bool {
+        let column = |f: FieldId| match self.fields.get(f).and_then(Option::as_ref) {
+            Some(RSource::Column(Some(i))) => Some(*i),
+            _ => None,
+        };
+        column(a).is_some_and(|i| column(b) == Some(i))
+    }
+
     /// The column (or template, or lookup) a field is read from, as findings name it: for the
     /// cell of a field that is blank or could not be read, so that what the rules say of the
     /// missing value points at the cell to fill in. `None` for a constant or an unmapped field.

@@ -34,7 +34,7 @@ pub use discount::DISCOUNT_CODE;
 use provenance::Prefix;
 pub use provenance::{Provenance, field_of};
 use raw_line::RawLine;
-pub use reference::{NoteReference, OriginalDates, REFERENCE_CODE};
+pub use reference::{NamedNote, NoteAt, NoteReference, OriginalDates, REFERENCE_CODE};
 
 /// A document built from its rows.
 #[derive(Debug, Clone)]
@@ -502,9 +502,9 @@ pub fn build_with<'a>(
     let (billing_reference, note) = reference::billing_reference(
         &mut cx.issues,
         bound,
-        kind,
+        (kind, &number),
         original.as_deref(),
-        (own_date, draft.original_date),
+        (own_date, draft.original_date, draft.original_note.as_deref()),
         (first_idx, first, h0),
         (originals, seller.vat_number.as_deref()),
     );

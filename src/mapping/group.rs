@@ -22,6 +22,7 @@
 
 use super::Issue;
 use super::apply::{Bound, Value};
+use super::build::NamedNote;
 use super::doc_key::{KindMemo, hash, named, other_kinds};
 use super::fields::fid;
 use super::headers::RepeatMemo;
@@ -102,6 +103,9 @@ pub struct DocDraft {
     pub split: bool,
     /// The issue date of the corrected invoice, when found earlier in the same file.
     pub original_date: Option<NaiveDate>,
+    /// A note's corrected "invoice" when it is a credit or debit note (above it in its file, or
+    /// in a file checked before) and no invoice of that number is there: an error.
+    pub original_note: Option<Box<NamedNote>>,
 }
 
 impl DocDraft {
@@ -289,6 +293,10 @@ impl Grouper {
                     // `check` of several files: the invoice of a file checked before this one.
                     None => self.used.as_ref().and_then(|u| u.used.invoice_date(orig, u.file)),
                 };
+                // Where kinds are read from a column: no invoice of that number here, but a note.
+                if doc.original_date.is_none() && doc.kind.is_some_and(DocumentKind::is_note) {
+                    doc.original_note = self.named_note(orig).map(Box::new);
+                }
             }
         }
         Some(Unit::Document(doc))
@@ -345,6 +353,7 @@ impl Grouper {
             skip,
             split,
             original_date: None,
+            original_note: None,
         });
     }
 
@@ -590,6 +599,7 @@ impl Grouper {
 }
 
 mod issues;
+mod named;
 use issues::{error_orphan_issue, hidden_issue, no_data_issue, orphan_issue};
 
 #[cfg(test)]

@@ -46,8 +46,8 @@ pub use apply::{
     NO_LINES_CODE, SideFile, SideUse, Unjoined, Value,
 };
 pub use build::{
-    Built, DISCOUNT_CODE, NoteReference, OriginalDates, Provenance, REFERENCE_CODE, TABLE_MISSING_CODE, build,
-    build_with, field_of,
+    Built, DISCOUNT_CODE, NamedNote, NoteAt, NoteReference, OriginalDates, Provenance, REFERENCE_CODE,
+    TABLE_MISSING_CODE, build, build_with, field_of,
 };
 pub use group::{DocDraft, DraftRow, Grouper, ORPHAN_CODE, RowNote, SPLIT_CODE, Unit};
 pub use input::delimiter_byte;

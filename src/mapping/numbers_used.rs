@@ -108,6 +108,24 @@ impl NumbersUsed {
             .find(|u| u.file != file && matches!(u.kind, None | Some(DocumentKind::Invoice)) && u.date.is_some())
             .and_then(|u| u.date)
     }
+
+    /// The credit or debit note `number` of a file other than `file` (a file checked before
+    /// it), when no document of that number there is known as an invoice, or may be one (its
+    /// kind not known while grouping): a note naming it names no invoice. Its kind, file and
+    /// first line.
+    pub(super) fn named_note(&self, number: &str, file: u32) -> Option<(DocumentKind, &str, u64)> {
+        let h = hash(number, None);
+        let first = self.first.get(&h)?;
+        let others = self.others.get(&h).map_or(&[][..], Vec::as_slice);
+        let all = || std::iter::once(first).chain(others).filter(|u| u.file != file);
+        if all().any(|u| matches!(u.kind, None | Some(DocumentKind::Invoice))) {
+            return None;
+        }
+        all().find_map(|u| {
+            let kind = u.kind.filter(|k| k.is_note())?;
+            Some((kind, self.file_name(u.file), u.line))
+        })
+    }
 }
 
 /// The document numbers of one file whose documents are grouped by another column than their

@@ -551,3 +551,6 @@ fn a_lookup_key_may_list_alternative_columns() {
 
 #[path = "tests_originals.rs"]
 mod originals;
+
+#[path = "tests_note_refs.rs"]
+mod note_refs;

@@ -275,11 +275,17 @@ fn gather(gathering: &mut HashMap<DocKey, Gathering>, mut part: DocDraft, splits
             skip: part.skip.clone(),
             split: false,
             original_date: part.original_date,
+            original_note: part.original_note.clone(),
         },
         parts: Vec::new(),
     });
     g.draft.rows.append(&mut part.rows);
     g.draft.original_date = g.draft.original_date.or(part.original_date);
+    if g.draft.original_date.is_some() {
+        g.draft.original_note = None;
+    } else if g.draft.original_note.is_none() {
+        g.draft.original_note = part.original_note.clone();
+    }
     g.parts.push((size, first));
     if (g.parts.len() as u64) < splits.part_count(&part.key, part.kind) {
         return None;

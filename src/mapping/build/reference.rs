@@ -46,6 +46,13 @@ pub trait OriginalDates: Send + Sync {
     ) -> crate::model::CreditedBefore {
         crate::model::CreditedBefore::default()
     }
+
+    /// The kind of the credit or debit note issued under `number` (of the seller `seller_vat`),
+    /// when it is known to have been issued and no invoice of that number is: a note naming it
+    /// names no invoice. Asked only of a note whose invoice is not known otherwise.
+    fn note_kind(&self, _number: &str, _seller_vat: Option<&str>) -> Option<DocumentKind> {
+        None
+    }
 }
 
 impl<F> OriginalDates for F
@@ -93,26 +100,47 @@ impl NoteReference {
 pub(super) fn billing_reference(
     issues: &mut Vec<(Option<usize>, Issue)>,
     bound: &Bound,
-    kind: DocumentKind,
+    this: (DocumentKind, &str),
     original: Option<&str>,
-    dates: (Option<NaiveDate>, Option<NaiveDate>),
+    found: (Option<NaiveDate>, Option<NaiveDate>, Option<&NamedNote>),
     at: (usize, &Row, Option<&Row>),
     originals: Originals<'_>,
 ) -> (Option<String>, Option<NoteReference>) {
     let (first_idx, first, h0) = at;
+    let kind = this.0;
     if !kind.is_note() {
         return (None, None);
     }
-    let (own_date, file_date) = dates;
+    let (own_date, file_date, named) = found;
     let note = original.map(|n| NoteReference {
         invoice: n.to_string(),
         own_date,
         column: bound.source_label(fid!("original_number")).map(str::to_string),
     });
     let (lookup, seller_vat) = originals;
-    let original_date = own_date
-        .or(file_date)
-        .or_else(|| original.zip(lookup).and_then(|(n, l)| l.invoice_date(n, seller_vat)));
+    // The ledger is asked for the invoice when neither the note's rows nor its file give its
+    // date, or the input holds a note of that number, or the note names its own number (each
+    // then names no invoice unless the ledger holds one).
+    let ask = file_date.is_none() && (own_date.is_none() || named.is_some() || original == Some(this.1));
+    let issued = original
+        .zip(lookup)
+        .filter(|_| ask)
+        .and_then(|(n, l)| l.invoice_date(n, seller_vat));
+    if let Some(n) = original {
+        let invoice = if file_date.or(issued).is_some() {
+            Invoice::Known
+        } else if ask && lookup.is_some() {
+            Invoice::Unknown
+        } else {
+            Invoice::NotAsked
+        };
+        if let Some(issue) = not_an_invoice(bound, this, n, (invoice, named), originals) {
+            // Not issued: its reference as the export gives it, the error saying what to fix.
+            issues.push((Some(first_idx), issue));
+            return (Some(Document::number_only_reference(n)), note);
+        }
+    }
+    let original_date = own_date.or(file_date).or(issued);
     let reference = match (original, original_date) {
         (Some(n), Some(d)) => Some(Document::billing_reference_for(n, d)),
         (Some(n), None) => {
@@ -183,6 +211,116 @@ pub(super) fn billing_reference(
     (reference, note)
 }
 
+/// Whether the invoice a note names is known: above the note in its file (or in a file checked
+/// before), or issued (the ledger); else whether the ledger was asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Invoice {
+    Known,
+    /// Not in the input above the note, nor in the ledger (`run`: asked).
+    Unknown,
+    /// Not in the input above the note; no ledger (`check`), or the note's rows give the
+    /// invoice's date (not asked).
+    NotAsked,
+}
+
+/// A note that names no invoice but itself, or a document known as a credit or debit note (and
+/// as no invoice): the error saying so, on its reference cell. `found`: whether an invoice of
+/// that number is known, and the note of that number the grouper found in the input. The
+/// ledger (`run`) is asked whether it holds that number as a note only when it holds no such
+/// invoice, and the input no such note.
+fn not_an_invoice(
+    bound: &Bound,
+    this: (DocumentKind, &str),
+    n: &str,
+    found: (Invoice, Option<&NamedNote>),
+    originals: Originals<'_>,
+) -> Option<Issue> {
+    let (kind, number) = this;
+    let (invoice, named) = found;
+    let note = kind.label();
+    let f = fid!("original_number");
+    let label = bound.source_label(f);
+    let column = label.unwrap_or("original_number");
+    // Where the kind is read from a column, invoice 1 and credit note 1 are two documents (Tally
+    // numbers each kind from 1): a note naming its own number names itself only when no invoice
+    // of that number is known (`run` asks the ledger; `check` cannot know an earlier run's).
+    let slip = bound.same_column(f, fid!("number"));
+    let itself = slip || bound.kind_column().is_none() || invoice == Invoice::Unknown;
+    if n == number && itself {
+        let message = if slip {
+            format!(
+                "this {note} names itself ({n}) as the invoice it corrects: the mapping reads original_number \
+                 from {column}, the column of the document's own number; in {}, set fields.original_number to \
+                 the column holding the number of the invoice a note corrects",
+                bound.mapping.origin
+            )
+        } else {
+            format!(
+                "this {note} names itself ({n}) as the invoice it corrects, but a note corrects an invoice: put \
+                 in {column} the number of the invoice this {note} corrects"
+            )
+        };
+        return Some(Issue::error(
+            REFERENCE_CODE,
+            label.map(str::to_string),
+            Some(n.to_string()),
+            message,
+        ));
+    }
+    if n == number {
+        return None;
+    }
+    let other = match (invoice, named) {
+        (Invoice::Known, _) => return None,
+        (_, Some(named)) => named.clone(),
+        (Invoice::Unknown, None) => {
+            let (lookup, seller_vat) = originals;
+            NamedNote {
+                kind: lookup?.note_kind(n, seller_vat)?,
+                at: NoteAt::Ledger,
+            }
+        }
+        (Invoice::NotAsked, None) => return None,
+    };
+    let what = other.kind.label();
+    let at = match &other.at {
+        NoteAt::Above(line) => format!("{n} (line {line} of this file) is a {what}"),
+        NoteAt::Earlier(file, line) => format!("{n} (line {line} of {file}) is a {what}"),
+        NoteAt::Ledger => format!("{n} is issued as a {what} (as the ledger holds it, with no invoice {n})"),
+    };
+    Some(Issue::error(
+        REFERENCE_CODE,
+        label.map(str::to_string),
+        Some(n.to_string()),
+        format!(
+            "{at}, not an invoice, and a note corrects an invoice, never another note: put in {column} the number \
+             of the invoice this {note} corrects (the one {n} corrects, if they correct the same invoice)"
+        ),
+    ))
+}
+
+/// A credit or debit note that a note names as the invoice it corrects, where no invoice of that
+/// number is known: as the grouper finds it above the note in its file, or in a file checked
+/// before it (`check` of several files), or as the ledger holds it (`run`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedNote {
+    /// Its kind: a credit or debit note.
+    pub kind: DocumentKind,
+    /// Where it is.
+    pub at: NoteAt,
+}
+
+/// Where a [`NamedNote`] is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoteAt {
+    /// Above the note in its file, at this line.
+    Above(u64),
+    /// In a file checked before the note's, at this line.
+    Earlier(String, u64),
+    /// Issued: the ledger holds it.
+    Ledger,
+}
+
 /// The code of a note's billing reference without the invoice's number (an error) or date (a
-/// warning).
+/// warning), or naming no invoice (the note itself, another note: an error).
 pub const REFERENCE_CODE: &str = "INV-MAP-REFERENCE";

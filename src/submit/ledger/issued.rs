@@ -23,6 +23,23 @@ impl Ledger {
         }
     }
 
+    /// The kind of the credit or debit note issued (accepted) under `number` by the seller
+    /// `seller_vat` when no invoice of that number is: a note naming it names no invoice. `None`
+    /// otherwise. Blocks briefly.
+    pub fn note_kind(
+        &self,
+        number: &str,
+        seller_vat: Option<&str>,
+    ) -> Result<Option<crate::model::DocumentKind>, LedgerError> {
+        match self.ask_blocking(Request::NoteKind {
+            number: number.to_string(),
+            seller_vat: seller_vat.map(str::to_string),
+        })? {
+            Answer::Kind(k) => Ok(k),
+            _ => Err(LedgerError::Closed),
+        }
+    }
+
     /// The total with VAT and the currency of the invoice [`Ledger::invoice_date`] finds: what a
     /// credit note correcting it is compared with. `None` when no such invoice is accepted.
     /// Blocks briefly.

@@ -10,7 +10,7 @@ use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 pub(super) mod invoices;
-use invoices::{credited, credited_index, invoice_date, invoice_total};
+use invoices::{credited, credited_index, invoice_date, invoice_total, note_kind};
 
 /// The schema version this code writes.
 const SCHEMA_VERSION: i64 = 1;
@@ -89,6 +89,11 @@ pub(super) enum Request {
         number: String,
         seller_vat: Option<String>,
     },
+    /// The kind of the note accepted under a number no invoice of that seller is accepted under.
+    NoteKind {
+        number: String,
+        seller_vat: Option<String>,
+    },
     /// The total with VAT and the currency of that invoice.
     InvoiceTotal {
         number: String,
@@ -114,6 +119,7 @@ pub(super) enum Answer {
     Entries(Vec<LedgerEntry>),
     Meta(Option<String>),
     Date(Option<chrono::NaiveDate>),
+    Kind(Option<DocumentKind>),
     Total(Option<IssuedTotal>),
     Credited(CreditedBefore),
 }
@@ -398,6 +404,7 @@ fn execute(tx: &Transaction<'_>, request: Request) -> rusqlite::Result<Answer> {
             Ok(Answer::Meta(value))
         }
         Request::InvoiceDate { number, seller_vat } => Ok(Answer::Date(invoice_date(tx, &number, seller_vat)?)),
+        Request::NoteKind { number, seller_vat } => Ok(Answer::Kind(note_kind(tx, &number, seller_vat)?)),
         Request::InvoiceTotal { number, seller_vat } => Ok(Answer::Total(invoice_total(tx, &number, seller_vat)?)),
         Request::Credited {
             number,

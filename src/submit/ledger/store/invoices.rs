@@ -51,6 +51,30 @@ pub(super) fn invoice_date(
         .and_then(|d| chrono::NaiveDate::parse_from_str(unquoted(&d), "%Y-%m-%d").ok()))
 }
 
+/// The kind of the credit or debit note accepted under `number` (through any device of this
+/// state folder) whose seller is `seller_vat`, when no invoice of that number of that seller is
+/// accepted: a note naming that number names no invoice. `None` otherwise.
+pub(super) fn note_kind(
+    tx: &Transaction<'_>,
+    number: &str,
+    seller_vat: Option<String>,
+) -> rusqlite::Result<Option<DocumentKind>> {
+    if issued_invoice_field(tx, number, seller_vat.clone(), "NULL, NULL")?.is_some() {
+        return Ok(None);
+    }
+    let kind: Option<String> = tx
+        .prepare_cached(
+            "SELECT d.kind FROM documents d LEFT JOIN devices v ON v.onboard_id = d.onboard_id \
+             WHERE d.number = ?1 AND d.kind <> 'invoice' AND d.state = 'accepted' \
+             AND (?2 IS NULL OR COALESCE(CASE WHEN json_valid(CAST(d.body AS TEXT)) \
+                  THEN json_extract(CAST(d.body AS TEXT), '$.supplier_info.vat_number') END, v.vat_number, ?2) = ?2) \
+             ORDER BY d.updated_at DESC LIMIT 1",
+        )?
+        .query_row(params![number, seller_vat], |r| r.get(0))
+        .optional()?;
+    Ok(kind.as_deref().and_then(kind_from))
+}
+
 /// The total with VAT (BT-112) and the currency of that invoice; `None` when there is none, or
 /// its stored body does not give them.
 pub(super) fn invoice_total(
