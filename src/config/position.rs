@@ -10,18 +10,6 @@ pub(super) fn location(text: &str, offset: usize) -> String {
     format!(":{line}:{column}")
 }
 
-/// The keys leading to the value a toml error is about (`["seller", "building_number"]`). toml
-/// says them only in its text, and only when it has no input to quote.
-fn keys(e: &toml::de::Error) -> Vec<String> {
-    let mut bare = e.clone();
-    bare.set_input(None);
-    bare.to_string()
-        .lines()
-        .find_map(|l| l.strip_prefix("in `").and_then(|l| l.strip_suffix('`')))
-        .map(|k| k.split('.').map(str::to_string).collect())
-        .unwrap_or_default()
-}
-
 /// A key as the file writes it: `[seller] building_number`, `[seller]`, `lookups_dir`.
 fn label(keys: &[String]) -> Option<String> {
     match keys {
@@ -69,7 +57,7 @@ fn reword(message: &str) -> String {
 pub(super) fn describe(e: &toml::de::Error) -> (Option<usize>, String) {
     let offset = e.span().map(|s| s.start);
     let message = reword(e.message());
-    let message = match label(&keys(e)) {
+    let message = match label(&crate::mapping::toml_error_keys(e)) {
         Some(key) => format!("{key}: {message}"),
         None => message,
     };

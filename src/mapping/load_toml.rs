@@ -186,7 +186,7 @@ pub(super) fn read_error(origin: &Origin, text: Option<&str>, within: &str, e: &
 
 /// The keys leading to the value a toml error is about (`["input", "header_row"]`). toml says
 /// them only in its text, and only when it has no input to quote.
-fn keys(e: &toml::de::Error) -> Vec<String> {
+pub(crate) fn keys(e: &toml::de::Error) -> Vec<String> {
     let mut bare = e.clone();
     bare.set_input(None);
     bare.to_string()

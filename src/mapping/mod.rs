@@ -32,6 +32,8 @@ pub mod headers;
 mod input;
 mod load;
 mod load_toml;
+/// The keys a toml error is about (for the config file's messages too).
+pub(crate) use load_toml::keys as toml_error_keys;
 mod load_values;
 pub mod lookup;
 mod numbers_used;

@@ -20,7 +20,7 @@ const CANDIDATES: [&str; 6] = [
 ];
 
 /// The mapping's required export columns that `headers` holds, and how many there are.
-fn found(mapping: &Mapping, headers: &[Vec<String>]) -> (usize, usize) {
+pub(super) fn found(mapping: &Mapping, headers: &[Vec<String>]) -> (usize, usize) {
     detect::score(mapping, headers)
         .iter()
         .filter(|c| c.role == detect::Role::Export)

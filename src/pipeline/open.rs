@@ -371,14 +371,7 @@ fn header_search(reader: RowReader, mappings: &[&Mapping]) -> HeaderSearch {
 /// file's by itself, with a note.)
 fn delimiter_hint(path: &Path, opts: &ReadOptions, reader: &RowReader, mapping: &Mapping) -> Option<String> {
     let fixed = opts.delimiter?;
-    let found = |headers: &[Vec<String>]| {
-        detect::score(mapping, headers)
-            .iter()
-            .filter(|c| c.role == detect::Role::Export)
-            .map(|c| (c.matched.len(), c.matched.len() + c.missing.len()))
-            .next()
-            .unwrap_or_default()
-    };
+    let found = |headers: &[Vec<String>]| super::encoding_hint::found(mapping, headers);
     let own_opts = ReadOptions {
         delimiter: None,
         ..opts.clone()
