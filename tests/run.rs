@@ -89,6 +89,8 @@ mod results_full;
 mod same_name;
 #[path = "run/sap_join.rs"]
 mod sap_join;
+#[path = "run/six_decimals.rs"]
+mod six_decimals;
 #[path = "run/split.rs"]
 mod split;
 #[path = "run/split_issued.rs"]

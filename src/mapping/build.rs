@@ -8,7 +8,7 @@ use super::apply::{Bound, Sourced, Value};
 use super::fields::{FIELDS, FieldId, fid};
 use super::group::DocDraft;
 use super::load::TypeRule;
-use crate::compute::{net_from_inclusive_total, net_price_for_line, round2};
+use crate::compute::{net_from_inclusive_total, net_price_for_line, round_to, round2};
 use crate::ingest::Row;
 use crate::model::{
     AllowanceCharges, Code, Document, DocumentKind, InvoiceType, Item, LegalMonetaryTotal, Line, LineAllowanceCharge,
@@ -317,10 +317,13 @@ pub fn build_with<'a>(
             match l.unit_price {
                 Some(p) => match l.discount_percent.filter(|d| !d.is_zero()) {
                     Some(d) => {
+                        // To 6 decimals, as the API takes a unit price (D12); the discount is
+                        // what remains, so price and discount still add up to the price read.
                         let net = hundred
                             .checked_sub(d)
                             .and_then(|f| p.checked_mul(f))
-                            .and_then(|v| v.checked_div(hundred));
+                            .and_then(|v| v.checked_div(hundred))
+                            .map(|v| round_to(v, 6));
                         let off = net.and_then(|n| p.checked_sub(n));
                         match (net, off) {
                             (Some(net), Some(off)) => {

@@ -152,3 +152,62 @@ fn a_pattern_reads_odoos_reversal_text_into_the_invoice_number_and_the_reason() 
         "{e}"
     );
 }
+
+#[test]
+fn quantities_and_prices_past_six_decimals_are_rounded_and_said() {
+    // D12: the API takes quantities and unit prices with at most 6 decimals.
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax\n\
+         A1,05/11/2026,X,,Pen,1.2345675,10.1234565,\n\
+         A1,05/11/2026,X,,Ink,2.500000000,3.123456,\n",
+        1,
+    );
+    let b = bound(SIMPLE, &h);
+    let units = group_all(&b, rows);
+    let built = build(docs(&units)[0], &b, &seller());
+    // Half away from zero; trailing zeros are no decimals.
+    assert_eq!(
+        issues_on(&built, 0),
+        [
+            "INV-MAP-DECIMALS Qty \"1.2345675\": 7 decimals where the API takes at most 6: issued as \
+             1.234568; give it with 6 decimals in the export to issue it as it is",
+            "INV-MAP-DECIMALS Price \"10.1234565\": 7 decimals where the API takes at most 6: issued \
+             as 10.123457; give it with 6 decimals in the export to issue it as it is",
+        ]
+    );
+    assert!(issues_on(&built, 1).is_empty(), "{:?}", built.issues);
+    assert!(
+        built
+            .issues
+            .iter()
+            .all(|(_, i)| i.severity == crate::validate::Severity::Warning)
+    );
+    let d = built.document.expect("issued, with a warning");
+    let l = &d.invoice_lines;
+    assert_eq!(
+        (l[0].quantity, l[0].price.price_per_unit),
+        (dec!(1.234568), dec!(10.123457))
+    );
+    assert_eq!(
+        (l[1].quantity, l[1].price.price_per_unit),
+        (dec!(2.500000000), dec!(3.123456))
+    );
+}
+
+#[test]
+fn a_discounted_unit_price_is_issued_to_six_decimals() {
+    // 10.123456 less 7 % is 9.41481408: the price issued is 9.414814, its discount the rest.
+    let toml = SIMPLE.replace("[taxes]", "line.discount_percent = \"Disc\"\n[taxes]");
+    let (h, rows) = rows_from_csv(
+        "No,Date,Customer,VAT,Item,Qty,Price,Tax,Disc\nA1,05/11/2026,X,,Pen,3,10.123456,,7\n",
+        1,
+    );
+    let b = bound(&toml, &h);
+    let units = group_all(&b, rows);
+    let built = build(docs(&units)[0], &b, &seller());
+    assert!(built.issues.is_empty(), "{:?}", built.issues);
+    let price = &built.document.expect("issued").invoice_lines[0].price;
+    assert_eq!(price.price_per_unit, dec!(9.414814));
+    let ac = price.allowance_charge.as_ref().expect("the discount");
+    assert_eq!((ac.base_amount, ac.amount), (dec!(10.123456), dec!(0.708642)));
+}

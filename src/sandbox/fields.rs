@@ -264,6 +264,24 @@ impl Walk {
         }
     }
 
+    /// A quantity or unit price: a number, with at most 6 decimals (D12; trailing zeros do not
+    /// count).
+    fn six_places(&mut self, m: &Map<String, Value>, path: &str, key: &str, required: bool) {
+        self.number(m, path, key, required);
+        if let Some(Value::Number(n)) = m.get(key)
+            && let Some(d) = amount::parse_exact(&n.to_string())
+            && d.normalize().scale() > 6
+        {
+            self.invalid(
+                &join(path, key),
+                format!(
+                    "{n} has {} decimals: quantities and unit prices take at most 6",
+                    d.normalize().scale()
+                ),
+            );
+        }
+    }
+
     fn boolean(&mut self, m: &Map<String, Value>, path: &str, key: &str) {
         match self.get(m, path, key, true) {
             None | Some(Value::Bool(_)) => {}
@@ -373,7 +391,7 @@ impl Walk {
     fn line(&mut self, l: &Map<String, Value>, path: &str) {
         self.string(l, path, "id", true);
         self.string(l, path, "unit_code", true);
-        self.number(l, path, "quantity", true);
+        self.six_places(l, path, "quantity", true);
         self.number(l, path, "amount", true);
         let tt = join(path, "tax_total");
         if let Some(t) = self.object(l, path, "tax_total", true) {
@@ -389,9 +407,9 @@ impl Walk {
         let price = join(path, "price");
         if let Some(p) = self.object(l, path, "price", true) {
             self.string(p, &price, "currency", true);
-            self.number(p, &price, "price_per_unit", true);
+            self.six_places(p, &price, "price_per_unit", true);
             self.string(p, &price, "base_unit_code", true);
-            self.number(p, &price, "base_quantity", false);
+            self.six_places(p, &price, "base_quantity", false);
             let pac = join(&price, "allowance_charge");
             if let Some(a) = self.object(p, &price, "allowance_charge", false) {
                 self.boolean(a, &pac, "charge_indicator");
@@ -474,6 +492,27 @@ mod tests {
         assert!(problems[0].invalid.is_none());
         assert!(problems[1].invalid.as_deref().unwrap().contains("HH:MM:SS"));
         assert!(problems[4].invalid.as_deref().unwrap().contains("JSON number"));
+    }
+
+    #[test]
+    fn quantities_and_unit_prices_take_six_decimals() {
+        let mut v = body(&example::standard_invoice("A-1"));
+        let n = |t: &str| Value::Number(t.parse().unwrap());
+        v["invoice_lines"][0]["quantity"] = n("1.2345678");
+        v["invoice_lines"][1]["price"]["price_per_unit"] = n("10.1234567");
+        // Six decimals, and trailing zeros, are fine.
+        v["invoice_lines"][2]["quantity"] = n("1.123456");
+        v["invoice_lines"][2]["price"]["price_per_unit"] = n("2.50000000");
+        let problems = check_document(DocumentKind::Invoice, &v);
+        assert_eq!(
+            paths(&problems),
+            vec!["invoice_lines[0].quantity", "invoice_lines[1].price.price_per_unit"]
+        );
+        let why = problems[0].invalid.as_deref().unwrap();
+        assert!(
+            why.contains("1.2345678 has 7 decimals") && why.contains("at most 6"),
+            "{why}"
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use super::provenance::Prefix;
 use super::{Ctx, dec, text};
+use crate::compute::round_to;
 use crate::ingest::Row;
 use crate::mapping::Issue;
 use crate::mapping::apply::{Bound, Sourced, Value};
@@ -113,6 +114,35 @@ impl RawLine {
             // Last: after every read of the line.
             unreadable: unreadable.get() > 0,
         };
+        // The API takes quantities and unit prices with at most 6 decimals (D12): more are
+        // rounded to 6, half away from zero, and said on the cell (the ERP's line amount is still
+        // compared with the line computed from the rounded figures).
+        let mut six = |f: FieldId, v: Decimal| -> Decimal {
+            if v.scale() <= 6 {
+                return v;
+            }
+            let n = v.normalize();
+            if n.scale() <= 6 {
+                return v;
+            }
+            let issued = round_to(n, 6).normalize();
+            cx.issues.push((
+                Some(idx),
+                Issue::warning(
+                    "INV-MAP-DECIMALS",
+                    cx.bound.source_label(f).map(str::to_string),
+                    Some(n.to_string()),
+                    format!(
+                        "{} decimals where the API takes at most 6: issued as {issued}; give it with \
+                         6 decimals in the export to issue it as it is",
+                        n.scale()
+                    ),
+                ),
+            ));
+            issued
+        };
+        line.quantity = six(fid!("line.quantity"), line.quantity);
+        line.unit_price = line.unit_price.map(|p| six(fid!("line.unit_price"), p));
         // A discount of more than the price: said on its cell, and not applied (the negative
         // price it would make is only its consequence).
         if let Some(d) = line.discount_percent.filter(|d| *d > Decimal::ONE_HUNDRED) {
