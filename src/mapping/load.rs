@@ -376,6 +376,28 @@ impl Mapping {
                     ),
                 ));
             }
+            // A code the authority does not list for the category would go on every document of
+            // that tax code (BR-KSA-CL-04 warns, and the API issues it): refused here, once.
+            if let Some(given) = t.reason_code.as_deref()
+                && cat != "S"
+            {
+                let allowed = crate::validate::exemption_reasons(&cat);
+                let code = given.trim();
+                if !allowed.contains(&code) {
+                    let fix = match allowed.iter().find(|a| a.eq_ignore_ascii_case(code)) {
+                        Some(same) => format!("write it {same:?}"),
+                        None => match allowed {
+                            [one] => format!("category {cat} takes {one}"),
+                            _ => format!("use one of {}", allowed.join(", ")),
+                        },
+                    };
+                    return Err(invalid(
+                        &origin,
+                        format!("{key}.reason_code"),
+                        format!("{given:?} is not an exemption reason code of category {cat}; {fix}"),
+                    ));
+                }
+            }
             taxes.push(TaxCode {
                 key: norm_value(code),
                 written: code.trim().to_string(),

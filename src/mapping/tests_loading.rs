@@ -84,6 +84,31 @@ fn a_map_value_that_is_no_kind_is_to_be_changed_not_added() {
     );
 }
 
+#[test]
+fn an_exemption_code_the_authority_does_not_list_for_the_category_is_refused_at_load() {
+    let taxes =
+        |cat: &str, code: &str| format!("{BASE}[taxes]\nT = {{ category = \"{cat}\", reason_code = \"{code}\" }}\n");
+    assert_eq!(
+        load_error(&taxes("O", "VATEX-SA-OUT")),
+        "mapping m.toml: taxes.\"T\".reason_code: \"VATEX-SA-OUT\" is not an exemption reason code of category O; \
+         category O takes VATEX-SA-OOS"
+    );
+    assert_eq!(
+        load_error(&taxes("Z", "vatex-sa-32")),
+        "mapping m.toml: taxes.\"T\".reason_code: \"vatex-sa-32\" is not an exemption reason code of category Z; \
+         write it \"VATEX-SA-32\""
+    );
+    // An exempt supply's code is not a zero-rated one.
+    let e = load_error(&taxes("Z", "VATEX-SA-29"));
+    assert!(
+        e.contains("\"VATEX-SA-29\" is not an exemption reason code of category Z; use one of VATEX-SA-32, "),
+        "{e}"
+    );
+    for (cat, code) in [("Z", "VATEX-SA-32(bis)"), ("E", "VATEX-SA-29-7"), ("O", "VATEX-SA-OOS")] {
+        Mapping::from_toml(&taxes(cat, code), Origin::File("m.toml".into())).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
 /// Every load error reads `mapping FILE: KEY: what is wrong; what to do`, never toml's or serde's
 /// "expected ...".
 #[test]
@@ -106,6 +131,7 @@ fn every_load_error_says_what_is_wrong_then_what_to_do() {
         format!("{BASE}[taxes]\nS = {{ category = \"S\" }}\n"),
         format!("{BASE}[taxes]\nZ = {{ category = \"Z\", percent = 5 }}\n"),
         format!("{BASE}[taxes]\nZ = {{ category = \"Z\" }}\n"),
+        format!("{BASE}[taxes]\nZ = {{ category = \"Z\", reason_code = \"VATEX-SA-99\" }}\n"),
         format!("{BASE}note_reason = {{ column = \"R\", value = \"x\" }}\n"),
         format!("{BASE}note_reason = {{ pattern = \"(\", column = \"R\" }}\n"),
         format!("{BASE}note_reason = {{ template = \"{{A\" }}\n"),

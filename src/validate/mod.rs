@@ -76,7 +76,7 @@ pub use rules::{RuleInfo, rule, rules};
 pub use size::{MAX_REQUEST_BYTES, request_bytes};
 
 /// For the seller profile's checks at load (`crate::config`).
-pub(crate) use codes::{SELLER_SCHEMES, is_country};
+pub(crate) use codes::{SELLER_SCHEMES, exemption_reasons, is_country};
 pub(crate) use support::digits;
 
 use crate::model::{DeviceType, Document};
