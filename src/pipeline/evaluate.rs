@@ -33,11 +33,11 @@ fn fallback_label(path: &str, field: Option<&str>) -> String {
 /// quotes that cell's text (`1,234`, `10/11/2026`, `12%`) rather than the value read from it
 /// (`1234.00`, `2026-11-10T00:00:00`, `12`).
 fn locate_in(f: &Finding, built: &Built, bound: &Bound, rows: &[DraftRow]) -> (Option<usize>, Issue) {
-    let (row, mut issue, located) = locate_with(f, built);
+    let (row, mut issue, located, path_len) = locate_with(f, built);
     if issue.value.is_some()
         && let Some(r) = row
         && let Some((_, len, Some(label), feeds)) = located
-        && (len == f.path.len() || feeds)
+        && (len == path_len || feeds)
         && issue.column.as_deref() == Some(label)
         && let Some(cells) = rows.get(r).and_then(|d| d.row.as_ref())
         && let Some(text) = bound.cell_text(cells, label)
@@ -49,22 +49,28 @@ fn locate_in(f: &Finding, built: &Built, bound: &Bound, rows: &[DraftRow]) -> (O
 
 /// Turn a rule finding into an issue on the row and column that fed the field.
 fn locate(f: &Finding, built: &Built) -> (Option<usize>, Issue) {
-    let (row, issue, _) = locate_with(f, built);
+    let (row, issue, _, _) = locate_with(f, built);
     (row, issue)
 }
 
 /// [`locate`], with what provenance found for the path: (row, length covered, column, feeds).
 type Located<'b> = Option<(usize, usize, Option<&'b str>, bool)>;
 
-fn locate_with<'b>(f: &Finding, built: &'b Built) -> (Option<usize>, Issue, Located<'b>) {
-    let located = built.provenance.locate_feeding(&f.path);
+/// Also the length of the path located (a breakdown's category as its first line's).
+fn locate_with<'b>(f: &Finding, built: &'b Built) -> (Option<usize>, Issue, Located<'b>, usize) {
+    let line_path = built
+        .document
+        .as_ref()
+        .and_then(|d| super::breakdown::as_line_path(&f.path, d));
+    let path = line_path.as_deref().unwrap_or(&f.path);
+    let located = built.provenance.locate_feeding(path);
     // The mapping field that feeds the path, when no column found covers all of it. Not for a
     // finding on the device (D7): the document's type is right, the device is not, and no
     // column would change that.
     let field = match located {
-        Some((_, len, _, _)) if len == f.path.len() => None,
+        Some((_, len, _, _)) if len == path.len() => None,
         _ if f.code == crate::validate::DEVICE_TYPE_NOT_ALLOWED_CODE => None,
-        _ => crate::mapping::field_of(&f.path),
+        _ => crate::mapping::field_of(path),
     };
     let (row, label) = match located {
         // A field that would feed the path more closely than the column found, but that no
@@ -77,11 +83,11 @@ fn locate_with<'b>(f: &Finding, built: &'b Built) -> (Option<usize>, Issue, Loca
     let issue = Issue {
         code: f.code.clone(),
         severity: f.severity,
-        column: Some(label.unwrap_or_else(|| fallback_label(&f.path, field.map(|(_, name)| name)))),
+        column: Some(label.unwrap_or_else(|| fallback_label(path, field.map(|(_, name)| name)))),
         value: f.value.clone(),
         message: f.message.clone(),
     };
-    (row, issue, located)
+    (row, issue, located, path.len())
 }
 
 /// True when a rule's finding, located on `row` and a column, only repeats what `issues` already

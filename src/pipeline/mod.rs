@@ -8,6 +8,7 @@
 //! `run`, also the results of the documents in parts whose number the ledger holds, read
 //! together before the file's pass (`parts.rs`).
 
+mod breakdown;
 mod dispatch;
 mod encoding_hint;
 mod evaluate;

@@ -94,3 +94,45 @@ fn an_unknown_or_blank_tax_cell_and_a_description_alone_say_what_to_write() {
          why: zero-rated, exempt or out of scope)"
     );
 }
+
+/// A finding on a VAT breakdown's category is on the first line of that category, on the cell
+/// that gave it: here an exemption code read per line (`line.exemption_code`) that the authority
+/// does not list, a warning on the code's cell rather than on the export's VAT total.
+#[test]
+fn a_breakdowns_exemption_code_is_said_on_the_line_cell_that_gave_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // INV-0105 (lines 9-12): its exempt line (10) gets a code of its own in TrackingOption1.
+    super::findings::edited(
+        d,
+        "xero_sales_invoices.csv",
+        "x.csv",
+        &[(10, "TrackingOption1", "VATEX-SA-99")],
+    );
+    std::fs::copy(samples().join("customers.csv"), d.join("customers.csv")).unwrap();
+    let xero = std::fs::read_to_string(samples().join("../mappings/xero.toml")).unwrap();
+    let mapping = xero.replacen(
+        "line.tax = \"TaxType\"\n",
+        "line.tax = \"TaxType\"\nline.exemption_code = { column = \"TrackingOption1\", optional = true }\n",
+        1,
+    );
+    assert_ne!(mapping, xero);
+    std::fs::write(d.join("m.toml"), mapping).unwrap();
+    let o = run(d, &["check", "--now", NOW, "--mapping", "m.toml", "x.csv"]);
+    let rows = result_rows(&d.join("results/x.result.csv"));
+    let said: Vec<(usize, String)> = (2..=rows.len())
+        .map(|line| (line, cell(&rows, line, "result_warnings")))
+        .filter(|(_, w)| w.contains("BR-KSA-CL-04"))
+        .collect();
+    assert_eq!(said.len(), 1, "{said:?} {}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(said[0].0, 10);
+    assert!(
+        said[0].1.starts_with(
+            "BR-KSA-CL-04 TrackingOption1 \"VATEX-SA-99\": \"VATEX-SA-99\" is not an exemption reason code for \
+             category E; use one of VATEX-SA-29, VATEX-SA-29-7, VATEX-SA-30."
+        ),
+        "{}",
+        said[0].1
+    );
+    assert_eq!(cell(&rows, 10, "result_status"), "valid");
+}
