@@ -27,10 +27,10 @@ pub(super) fn as_line_path(path: &str, doc: &Document) -> Option<String> {
     }
     let subtotals = doc.tax_total.subtotals();
     let cat = &subtotals.get(k)?.tax_category;
-    let line = doc.invoice_lines.iter().position(|l| {
-        let c = &l.item.classified_tax_category;
-        c.id == cat.id && c.percent == cat.percent
-    })?;
+    let line = doc
+        .invoice_lines
+        .iter()
+        .position(|l| l.item.classified_tax_category.same_breakdown(cat))?;
     Some(format!("invoice_lines[{line}].item.classified_tax_category{rest}"))
 }
 
@@ -42,32 +42,37 @@ mod tests {
 
     #[test]
     fn a_breakdown_category_path_is_its_first_lines() {
-        // Lines: S 15 %, S 5 %, Z (an export): three breakdowns.
+        // Lines: S 15 %, S 15 % again, S 5 %, Z (an export): three breakdowns, the second and
+        // third from lines 2 and 3.
         let mut doc = example::standard_invoice("A-1");
+        let again = doc.invoice_lines[0].clone();
+        doc.invoice_lines.insert(1, again);
         compute_document(&mut doc).unwrap();
-        let subs = doc.tax_total.subtotals();
-        let at = |k: usize| {
-            doc.invoice_lines
-                .iter()
-                .position(|l| {
-                    l.item.classified_tax_category.id == subs[k].tax_category.id
-                        && l.item.classified_tax_category.percent == subs[k].tax_category.percent
-                })
-                .unwrap()
-        };
-        for k in 0..3 {
+        let ids: Vec<(String, String)> = doc
+            .tax_total
+            .subtotals()
+            .iter()
+            .map(|s| {
+                (
+                    s.tax_category.id.to_string(),
+                    s.tax_category.percent.normalize().to_string(),
+                )
+            })
+            .collect();
+        let pair = |id: &str, p: &str| (id.to_string(), p.to_string());
+        assert_eq!(ids, [pair("S", "15"), pair("S", "5"), pair("Z", "0")]);
+        for (k, line) in [(0, 0), (1, 2), (2, 3)] {
             let path = format!("tax_total.tax_subtotals[{k}].tax_category.exemption_reason_code");
             assert_eq!(
                 as_line_path(&path, &doc),
                 Some(format!(
-                    "invoice_lines[{}].item.classified_tax_category.exemption_reason_code",
-                    at(k)
+                    "invoice_lines[{line}].item.classified_tax_category.exemption_reason_code"
                 ))
             );
         }
         assert_eq!(
-            as_line_path("tax_total.tax_subtotals[2].tax_category", &doc),
-            Some(format!("invoice_lines[{}].item.classified_tax_category", at(2)))
+            as_line_path("tax_total.tax_subtotals[2].tax_category", &doc).as_deref(),
+            Some("invoice_lines[3].item.classified_tax_category")
         );
         // Its amounts are sums of lines, not a line's; paths only alike are not breakdowns.
         for path in [

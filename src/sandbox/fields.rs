@@ -252,31 +252,44 @@ impl Walk {
         }
     }
 
-    fn number(&mut self, m: &Map<String, Value>, path: &str, key: &str, required: bool) {
-        match self.get(m, path, key, required) {
-            None => {}
-            Some(Value::Number(n)) if amount::parse_exact(&n.to_string()).is_none() => self.invalid(
-                &join(path, key),
-                format!("the number {n} does not fit an exact decimal"),
-            ),
-            Some(Value::Number(_)) => {}
-            Some(other) => self.invalid(&join(path, key), expected("a JSON number", other)),
+    /// The number at `key`, when it is one that fits an exact decimal (else the problem is noted).
+    fn number(
+        &mut self,
+        m: &Map<String, Value>,
+        path: &str,
+        key: &str,
+        required: bool,
+    ) -> Option<rust_decimal::Decimal> {
+        match self.get(m, path, key, required)? {
+            Value::Number(n) => {
+                let d = amount::parse_exact(&n.to_string());
+                if d.is_none() {
+                    self.invalid(
+                        &join(path, key),
+                        format!("the number {n} does not fit an exact decimal"),
+                    );
+                }
+                d
+            }
+            other => {
+                self.invalid(&join(path, key), expected("a JSON number", other));
+                None
+            }
         }
     }
 
     /// A quantity or unit price: a number, with at most 6 decimals (D12; trailing zeros do not
     /// count).
     fn six_places(&mut self, m: &Map<String, Value>, path: &str, key: &str, required: bool) {
-        self.number(m, path, key, required);
-        if let Some(Value::Number(n)) = m.get(key)
-            && let Some(d) = amount::parse_exact(&n.to_string())
-            && d.normalize().scale() > 6
-        {
+        let Some(d) = self.number(m, path, key, required).map(|d| d.normalize()) else {
+            return;
+        };
+        if d.scale() > 6 {
             self.invalid(
                 &join(path, key),
                 format!(
-                    "{n} has {} decimals: quantities and unit prices take at most 6",
-                    d.normalize().scale()
+                    "{d} has {} decimals: quantities and unit prices take at most 6",
+                    d.scale()
                 ),
             );
         }
