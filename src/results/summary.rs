@@ -283,6 +283,8 @@ pub struct Summary {
 #[derive(Debug, Clone)]
 pub struct SummaryBuilder {
     summary: Summary,
+    /// Documents' amounts not yet in `summary`'s four views ([`Staged`]).
+    staged: Staged,
 }
 
 fn unknown_if_empty<'a>(s: &'a str, unknown: &'a str) -> &'a str {
@@ -309,6 +311,7 @@ impl SummaryBuilder {
                 time: time.to_string(),
                 ..Summary::default()
             },
+            staged: Staged::default(),
         }
     }
 
@@ -343,21 +346,8 @@ impl SummaryBuilder {
     /// Count one document: its amounts by status, kind and date, and its codes.
     pub fn add_document(&mut self, r: &DocumentRecord) {
         let s = &mut self.summary;
-        s.documents.add_record(r);
         s.unreported_simplified.add(r);
-        s.by_status.entry(r.status).or_default().add_record(r);
-        let mut kind = compact_str::CompactString::const_new("(unknown)");
-        if !(r.kind.is_empty() && r.invoice_type.is_empty()) {
-            kind.clear();
-            kind.push_str(unknown_if_empty(&r.kind, "?"));
-            kind.push('/');
-            kind.push_str(unknown_if_empty(&r.invoice_type, "?"));
-        }
-        entry(&mut s.by_kind, &kind).entry(r.status).or_default().add_record(r);
-        entry(&mut s.by_date, unknown_if_empty(&r.issue_date, "(no date)"))
-            .entry(r.status)
-            .or_default()
-            .add_record(r);
+        self.staged.add_record(r);
         for (codes, map) in [(&r.errors, &mut s.rejections), (&r.warnings, &mut s.warnings)] {
             for c in codes {
                 if c == crate::submit::CONFLICT_CODE {
@@ -377,6 +367,8 @@ impl SummaryBuilder {
     /// Take the documents' figures of `from`, keeping the rows, notes and stray rows
     /// ([`Summary::use_documents_of`]).
     pub fn use_documents_of(&mut self, from: &Summary) {
+        // Replaced, as the figures already in the views are.
+        self.staged = Staged::default();
         self.summary.use_documents_of(from);
     }
 
@@ -386,12 +378,14 @@ impl SummaryBuilder {
     }
 
     /// The summary so far.
-    pub fn summary(&self) -> &Summary {
+    pub fn summary(&mut self) -> &Summary {
+        self.staged.put_into(&mut self.summary);
         &self.summary
     }
 
     /// The summary.
-    pub fn finish(self) -> Summary {
+    pub fn finish(mut self) -> Summary {
+        self.staged.put_into(&mut self.summary);
         self.summary
     }
 }
@@ -488,6 +482,10 @@ impl Summary {
         self.by_status.get(&status).map_or(0, |t| t.documents)
     }
 }
+
+#[path = "summary_stage.rs"]
+mod stage;
+use stage::Staged;
 
 #[path = "summary_text.rs"]
 mod text;

@@ -257,7 +257,78 @@ mod props {
         )
     }
 
+    /// The summary's views as they were made before documents were staged: each document
+    /// added to every view at once.
+    fn added_one_by_one(records: &[DocumentRecord]) -> Summary {
+        let mut s = Summary::default();
+        for r in records {
+            s.documents.add_record(r);
+            s.by_status.entry(r.status).or_default().add_record(r);
+            let kind = if r.kind.is_empty() && r.invoice_type.is_empty() {
+                "(unknown)".to_string()
+            } else {
+                format!(
+                    "{}/{}",
+                    unknown_if_empty(&r.kind, "?"),
+                    unknown_if_empty(&r.invoice_type, "?")
+                )
+            };
+            entry(&mut s.by_kind, &kind).entry(r.status).or_default().add_record(r);
+            entry(&mut s.by_date, unknown_if_empty(&r.issue_date, "(no date)"))
+                .entry(r.status)
+                .or_default()
+                .add_record(r);
+        }
+        s
+    }
+
+    fn status() -> impl Strategy<Value = RowStatus> {
+        prop_oneof![
+            Just(RowStatus::Valid),
+            Just(RowStatus::Invalid),
+            Just(RowStatus::Accepted)
+        ]
+    }
+
     proptest! {
+        /// Staged documents make the same views as documents added to each view at once,
+        /// whatever their kinds, types, days, statuses and currencies, and however often the
+        /// summary is read in between.
+        #[test]
+        fn staged_documents_make_the_views_documents_added_at_once_make(
+            docs in proptest::collection::vec(
+                (kind(), prop_oneof![Just("standard"), Just("simplified"), Just("")],
+                 prop_oneof![Just("2026-11-20"), Just("2026-11-21"), Just("")], status(), currency(),
+                 -1_000_000i64..10_000_000, proptest::bool::ANY, proptest::bool::ANY),
+                0..40,
+            ),
+        ) {
+            let mut b = SummaryBuilder::new("a", "", "");
+            let mut records = Vec::new();
+            for (i, (kind, ty, date, status, currency, net, amounts, read)) in docs.into_iter().enumerate() {
+                let mut r = DocumentRecord {
+                    invoice_type: ty.into(),
+                    issue_date: date.into(),
+                    ..doc(&format!("D{i}"), kind, currency, Decimal::new(net, 3), Some(Decimal::new(net, 2)))
+                };
+                r.status = status;
+                if !amounts {
+                    (r.net, r.vat, r.gross, r.vat_sar) = (None, None, None, None);
+                }
+                b.add_document(&r);
+                records.push(r);
+                if read {
+                    let _ = b.summary();
+                }
+            }
+            let s = b.finish();
+            let want = added_one_by_one(&records);
+            prop_assert_eq!(&s.documents, &want.documents);
+            prop_assert_eq!(&s.by_status, &want.by_status);
+            prop_assert_eq!(&s.by_kind, &want.by_kind);
+            prop_assert_eq!(&s.by_date, &want.by_date);
+        }
+
         /// Whatever the documents, and however they are split into summaries and merged,
         /// the netted totals are the sums of the signed documents: invoices and debit notes
         /// added, credit notes subtracted; the as-issued ones the sums of their own amounts.

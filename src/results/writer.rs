@@ -318,7 +318,7 @@ impl ResultWriter {
     }
 
     /// The summary so far.
-    pub fn summary(&self) -> &Summary {
+    pub fn summary(&mut self) -> &Summary {
         self.summary.summary()
     }
 

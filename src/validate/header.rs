@@ -187,6 +187,9 @@ fn payment_means(doc: &Document, out: &mut Vec<Finding>) {
                 return;
             }
             let (ksa, cl) = codes::payment_means_lists(code);
+            if ksa && cl {
+                return;
+            }
             let msg = format!(
                 "The payment means {given:?} is not a known code; use 10 (cash), 30 (credit), 42 (bank transfer), \
                  48 (card) or 1 (not defined), or the words cash, credit, bank-payment, card."
