@@ -67,6 +67,41 @@ pub(super) fn misplaced_quote(text: &str, ends: &[usize], gap: usize, line: u64,
     })
 }
 
+/// The problem of a record that runs over several lines and has a cell per header all the
+/// same: a quote opened in a cell and closed by a quote in the same column of a later line
+/// (`"Textbook` on one line, `Laptop 14"` two lines below), which read the rest of its line and
+/// the lines between into that cell. Told from a value that really holds line breaks (a note, an
+/// address) by the separators in the cell: as many as a whole line of the export holds (one
+/// fewer than the header's columns), and at least 8, which no quoted note of a few lines has.
+pub(super) fn swallowed_lines(
+    text: &str,
+    ends: &[usize],
+    gap: usize,
+    line: u64,
+    width: usize,
+    delimiter: char,
+) -> Option<ReadProblem> {
+    let at = (0..ends.len()).find(|&i| field_of(text, ends, gap, i).contains(['\n', '\r']))?;
+    let field = field_of(text, ends, gap, at);
+    let separators = field.matches(delimiter).count();
+    if separators < width.saturating_sub(1).max(8) {
+        return None;
+    }
+    // Its line breaks: `\n`, `\r\n` or `\r`.
+    let more = field.matches('\n').count() + field.matches('\r').count() - field.matches("\r\n").count();
+    Some(ReadProblem {
+        code: "INV-ROW-QUOTE",
+        column: Some(at),
+        value: Some(shortened(field)),
+        message: format!(
+            "the quote (\") that opens this cell on line {line} is closed only {more} line(s) later, \
+             so those lines were read into this cell (it holds {separators} {delimiter:?}, as whole \
+             lines of the export do) and are not checked; close the quote where the value ends, or \
+             write a quote that is part of the text as two (\"\"), and check the file again"
+        ),
+    })
+}
+
 /// The last line of the file, cut short, when this record (on `line`, of `cells` cells, the
 /// header `width`) is it: a record of one line that ran to the end of the input (`ran_out`: no
 /// line end after it) with fewer cells than the header, or whose quote is never closed
@@ -279,6 +314,74 @@ mod tests {
         let o = other_separator(line, &[1, 10], 1, 3, 5, ',').expect("a tab line");
         assert_eq!(cells(&o), ["a,b", "c", "d", "e", "f"]);
         assert!(o.problem.message.contains("separated by a tab, not by \",\""));
+    }
+
+    /// A record of three cells (gap 1: as written), its middle cell `middle`.
+    fn three(middle: &str) -> (String, Vec<usize>) {
+        let text = format!("a,{middle},c");
+        let ends = vec![1, 1 + middle.len(), 2 + middle.len()];
+        (text, ends)
+    }
+
+    #[test]
+    fn a_cell_holding_whole_lines_is_a_quote_closed_too_late() {
+        // Width 12: a cell with the rest of its line and a whole line holds 11 commas or more.
+        let (text, ends) =
+            three("Notebook,4000,1,T1,20,7.50,150.00,22.50\r\nSI-1002,CASH005,08/11/2026,EXP-9,Parcel 17");
+        let p = swallowed_lines(&text, &ends, 1, 4, 12, ',').expect("lines taken in");
+        assert_eq!(p.code, "INV-ROW-QUOTE");
+        assert_eq!(p.column, Some(1));
+        assert!(
+            p.message.contains("on line 4 is closed only 1 line(s) later"),
+            "{}",
+            p.message
+        );
+        assert!(p.message.contains("(it holds 11 ',', as whole lines"), "{}", p.message);
+        // A note over three lines with a few commas is a value.
+        let (text, ends) = three("ruled, 80 pages,\nblue, A5,\nspiral");
+        assert!(swallowed_lines(&text, &ends, 1, 4, 12, ',').is_none());
+        // A cell without a line break is not looked at, whatever it holds.
+        let (text, ends) = three("a,b,c,d,e,f,g,h,i,j,k,l");
+        assert!(swallowed_lines(&text, &ends, 1, 4, 12, ',').is_none());
+    }
+
+    proptest::proptest! {
+        /// A cell over several lines is said to have taken in lines exactly when it holds as
+        /// many separators as a whole line (one fewer than the columns), and at least 8; the
+        /// message counts its line breaks.
+        #[test]
+        fn lines_taken_in_are_told_by_the_separators(
+            parts in proptest::collection::vec("[a-z ]{0,3}", 2..40),
+            breaks in proptest::collection::btree_set(1usize..39, 1..5),
+            width in 2usize..30,
+        ) {
+            let mut middle = String::new();
+            let mut commas = 0;
+            let mut lines = 0;
+            for (i, p) in parts.iter().enumerate() {
+                if i > 0 {
+                    if breaks.contains(&i) {
+                        middle.push('\n');
+                        lines += 1;
+                    } else {
+                        middle.push(',');
+                        commas += 1;
+                    }
+                }
+                middle.push_str(p);
+            }
+            let (text, ends) = three(&middle);
+            let found = swallowed_lines(&text, &ends, 1, 7, width, ',');
+            if lines == 0 {
+                proptest::prop_assert!(found.is_none());
+            } else if commas >= (width - 1).max(8) {
+                let p = found.expect("lines taken in");
+                let said = format!("closed only {lines} line(s) later");
+                proptest::prop_assert!(p.message.contains(&said), "{}", p.message);
+            } else {
+                proptest::prop_assert!(found.is_none());
+            }
+        }
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! end. A plain `,`-separated record keeps its line as the result file writes it
 //! ([`Row::joined`]); other records keep their fields back to back.
 
-use super::csv_problems::{cut_short, extra_cells, misplaced_quote, other_separator, shortened, unclosed_quote};
+use super::csv_problems::{
+    cut_short, extra_cells, misplaced_quote, other_separator, shortened, swallowed_lines, unclosed_quote,
+};
 use super::cut::LastLine;
 use super::encoding::{self, TextEncoding};
 use super::error::IngestError;
@@ -423,7 +425,10 @@ impl CsvSource {
             // A plain `,`-separated record (no quote, one field per header) is its own result
             // line: its fields are read from it in place, and it is kept for the result file.
             let mut problem = None;
-            let (text, ends, gap) = match joined_text(&self.rec, self.mode, self.width) {
+            let joined = joined_text(&self.rec, self.mode, self.width);
+            // Only a record with a quote can run over several lines.
+            let plain = joined.is_some();
+            let (text, ends, gap) = match joined {
                 Some(text) => {
                     if self.mode == Mode::Utf8Tentative && !text.is_ascii() {
                         self.mode = Mode::Utf8;
@@ -489,12 +494,20 @@ impl CsvSource {
                     if let Some(cut) = cut_short(text, ends.len(), self.width, line, ran_out, unclosed) {
                         self.last_line.set(cut);
                     }
+                    // Lines read into a cell are said before a cell's bytes: they are rows
+                    // of the export that are not checked.
                     problem = if unclosed {
                         Some(unclosed_quote(text, ends, gap, line))
                     } else {
-                        problem.or_else(|| misplaced_quote(text, ends, gap, line, self.width))
+                        misplaced_quote(text, ends, gap, line, self.width).or(problem)
                     };
                 }
+            } else if !plain
+                && let FileFormat::Csv { delimiter, .. } = self.format
+                && text.contains(['\n', '\r'])
+                && let Some(swallowed) = swallowed_lines(text, ends, gap, line, self.width, char::from(delimiter))
+            {
+                problem = Some(swallowed);
             }
             if let Some(p) = problem.or_else(|| extra_cells(row, line, self.width, self.format)) {
                 row.set_problem(p);

@@ -278,10 +278,16 @@ impl Grouper {
         // documents are known by kind too, the invoice of that number); in `check` of several
         // files, failing that, the date of that invoice in a file checked before.
         // A first row whose cells may be shifted decided nothing: the skip rule reads the row
-        // the document's fields are read from.
-        if let Some((_, r)) = doc.reference().filter(|(at, _)| *at > 0) {
-            let skip = self.bound.skip_reason(r, self.bound.header_row(r).ok().flatten());
-            doc.skip = skip;
+        // the document's fields are read from; when every row's cells may be shifted (a quote
+        // that took in the lines up to another document's `Voided`), no row decides, and the
+        // document is checked, its rows saying what is wrong with them.
+        match doc.reference() {
+            Some((at, r)) if at > 0 => {
+                let skip = self.bound.skip_reason(r, self.bound.header_row(r).ok().flatten());
+                doc.skip = skip;
+            }
+            Some((_, r)) if r.cells_shifted() => doc.skip = None,
+            _ => {}
         }
         if let Some((_, first)) = doc.reference() {
             let header = self.bound.header_row(first).ok().flatten();

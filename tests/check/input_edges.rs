@@ -179,6 +179,65 @@ fn a_quote_that_takes_in_the_lines_after_it_is_said_on_its_cell() {
     );
 }
 
+/// A quote opened at the start of a cell and closed by an inch mark in the same column lines
+/// below: the record has a cell per header all the same, and the cell holds whole lines.
+#[test]
+fn a_quote_closed_in_the_same_column_lines_later_is_said_on_its_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = sage_lines();
+    let mut same = lines.clone();
+    same[3] = same[3].replace("Notebook A5", "\"Notebook A5");
+    same[5] = same[5].replace("Laser printer returned", "Laser printer 17\" returned");
+    std::fs::write(dir.path().join("same.csv"), same.join("\n")).unwrap();
+    let rows = checked(dir.path(), "same.csv");
+    assert_eq!(rows.len(), lines.len() - 2, "two lines went into the cell");
+    let errors = cell(&rows, 4, "result_errors");
+    assert!(
+        errors.starts_with(
+            "INV-ROW-QUOTE DESCRIPTION \"Notebook A5 | دفتر,4000,1,T1,20,7.50,150.00,22.50…\": the quote (\") that \
+             opens this cell on line 4 is closed only 2 line(s) later, so those lines were read into this cell (it \
+             holds 22 ',', as whole lines of the export do) and are not checked"
+        ),
+        "{errors}"
+    );
+    assert!(!errors.contains(" | INV-"), "one finding: {errors}");
+    assert_eq!(cell(&rows, 4, "result_status"), "invalid");
+
+    // A quoted value that really holds line breaks, with a comma or two, is a value.
+    let mut note = lines.clone();
+    note[3] = note[3].replace("Notebook A5", "\"Notebook A5\nruled, 80 pages,\nblue\"");
+    std::fs::write(dir.path().join("note.csv"), note.join("\n")).unwrap();
+    let rows = checked(dir.path(), "note.csv");
+    assert_eq!(rows.len(), lines.len());
+    assert!(!rows.iter().flatten().any(|c| c.contains("INV-ROW-QUOTE")), "{rows:?}");
+}
+
+/// The lines a quote took in end with another document's `Voided`: no row of the document
+/// has its cells in place, so nothing skips it, and its row says what is wrong with it.
+#[test]
+fn a_status_read_from_lines_a_quote_took_in_does_not_skip_the_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(samples().join("xero_sales_invoices.csv")).unwrap();
+    let mut lines: Vec<String> = text
+        .lines()
+        .filter(|l| !l.trim_matches(',').is_empty())
+        .map(str::to_string)
+        .collect();
+    // INV-0102's first line opens a quote; INV-0103 (Voided) closes it with an inch mark.
+    assert!(lines[4].contains(",BK-101,كتاب") && lines[6].contains("Laptop 14 inch | حاسوب محمول"));
+    lines[4] = lines[4].replace(",BK-101,كتاب", ",BK-101,\"كتاب");
+    lines[6] = lines[6].replace("Laptop 14 inch | حاسوب محمول", "Laptop 14\"");
+    assert!(lines[6].ends_with(",Voided"));
+    std::fs::write(dir.path().join("xero.csv"), lines.join("\n")).unwrap();
+    let rows = checked(dir.path(), "xero.csv");
+    assert_eq!(rows.len(), lines.len() - 2);
+    assert_eq!(cell(&rows, 5, "result_status"), "invalid");
+    let errors = cell(&rows, 5, "result_errors");
+    assert!(errors.starts_with("INV-ROW-QUOTE Description "), "{errors}");
+    assert!(errors.contains("on line 5 is closed only 2 line(s) later"), "{errors}");
+    assert!(!cell(&rows, 5, "result_warnings").contains("INV-SKIP"));
+}
+
 #[test]
 fn a_row_with_bytes_that_are_not_utf8_keeps_its_cells_and_its_document() {
     let dir = tempfile::tempdir().unwrap();
