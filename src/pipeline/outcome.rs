@@ -163,7 +163,11 @@ impl Outcome {
                 }));
             }
         }
-        self.codes.extend(v.codes);
+        // Counted as the rows say them: not the authority's warning of a reference's form the
+        // mapping's said first.
+        let form_said = said.iter().any(|c| c == crate::mapping::REFERENCE_CODE);
+        self.codes
+            .extend(v.codes.into_iter().filter(|c| !(form_said && c == REFERENCE_FORM_CODE)));
         self.codes.sort();
         self.codes.dedup();
     }

@@ -145,8 +145,11 @@ fn a_note_whose_invoices_date_is_unknown_is_told_so_once_on_its_reference_cell_n
     let both = one.replace(",115.00,15.00,115.00,0.00,", ",230.00,30.00,230.00,0.00,");
     let line = both.lines().nth(1).unwrap().replace("PEN-1,Pen", "PEN-2,Pencil");
     std::fs::write(dir.path().join("n.csv"), format!("{both}{line}\n")).unwrap();
-    let o = run(dir.path(), &env, &["run", "n.csv", "--results", "r"]);
+    let o = run(dir.path(), &env, &["--json", "run", "n.csv", "--results", "r"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // Nor counted.
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["codes"], serde_json::json!({"INV-MAP-REFERENCE": 1}), "{report}");
     let rows = results(&dir.path().join("r/n.result.csv"));
     assert_eq!(rows.len(), 2);
     assert!(rows.iter().all(|r| r["result_status"] == "accepted"), "{rows:?}");
