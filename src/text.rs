@@ -31,6 +31,22 @@ fn solid(b: u8) -> bool {
     b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
 }
 
+/// A character that shows as nothing: a soft hyphen, a zero-width space or joiner, a direction
+/// mark or control, a word joiner, a byte-order mark (U+FEFF, often left at the start of a value
+/// pasted from another file). Two values that differ by one look the same.
+pub fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{AD}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}'
+    )
+}
+
+/// True when `text` holds an [`invisible`] character. None is ASCII: a text of ASCII only
+/// (nearly every number and code) is passed over eight bytes at a time.
+pub fn has_invisible(text: &str) -> bool {
+    !text.is_ascii() && text.chars().any(invisible)
+}
+
 /// The byte offset of the first character of `text` that XML 1.0 cannot hold: a control
 /// character other than tab, line feed and carriage return (U+0000 to U+001F), or one of the
 /// noncharacters U+FFFE and U+FFFF (EF BF BE, EF BF BF). One pass over the bytes and no
@@ -281,6 +297,36 @@ mod tests {
             let text: String = chars.iter().collect();
             let naive = text.char_indices().find(|&(_, c)| !xml_fit(c)).map(|(i, _)| i);
             proptest::prop_assert_eq!(xml_unfit_at(&text), naive, "{:?}", text);
+        }
+    }
+
+    proptest::proptest! {
+        /// The ASCII test lets through every text with a character that shows as nothing.
+        #[test]
+        fn has_invisible_is_any_invisible_character(
+            chars in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::char::range('0', 'z'),
+                    proptest::char::range('\u{A0}', '\u{AF}'),
+                    proptest::char::range('\u{2000}', '\u{206F}'),
+                    proptest::char::range('\u{FE70}', '\u{FFFF}'),
+                    proptest::char::any(),
+                ],
+                0..20,
+            )
+        ) {
+            let text: String = chars.iter().collect();
+            proptest::prop_assert_eq!(has_invisible(&text), text.chars().any(invisible), "{:?}", text);
+        }
+    }
+
+    #[test]
+    fn characters_that_show_as_nothing() {
+        for c in ['\u{AD}', '\u{200B}', '\u{200F}', '\u{202E}', '\u{2060}', '\u{FEFF}'] {
+            assert!(invisible(c), "{:04X}", u32::from(c));
+        }
+        for c in [' ', '\u{A0}', '\u{2011}', '\u{200A}', 'ـ', '\u{FEFE}', 'ﻻ'] {
+            assert!(!invisible(c), "{:04X}", u32::from(c));
         }
     }
 

@@ -14,6 +14,8 @@ mod findings;
 mod input_edges;
 #[path = "check/mapping_messages.rs"]
 mod mapping_messages;
+#[path = "check/misread_cells.rs"]
+mod misread_cells;
 #[path = "check/notes.rs"]
 mod notes;
 #[path = "check/row_edges.rs"]

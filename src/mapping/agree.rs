@@ -98,6 +98,17 @@ pub(super) fn check(bound: &Bound, rows: &[(usize, &Row)], reference: usize, iss
             }
             let was = there.as_text();
             let was = was.trimmed();
+            // As the file's other messages name it: a line of text, a row of a sheet.
+            let line = format!(
+                "{} {}",
+                if first.source.sheet.is_some() { "row" } else { "line" },
+                first.source.line
+            );
+            let label = || Some(bound.column_label(*c).to_string());
+            if let Some(e) = super::apply::invisible_difference(label(), here.as_text().trimmed(), was, &line, which) {
+                issues.push((Some(idx), e));
+                continue;
+            }
             let said = if was.is_empty() {
                 "leaves it blank".to_string()
             } else {
@@ -107,15 +118,12 @@ pub(super) fn check(bound: &Bound, rows: &[(usize, &Row)], reference: usize, iss
                 Some(idx),
                 Issue::error(
                     "INV-MAP-CONFLICT",
-                    Some(bound.column_label(*c).to_string()),
+                    label(),
                     Some(here.as_text().trimmed().to_string()),
                     format!(
-                        "{} {}, {which}, {said}; a document is read from that row, so its other rows must repeat \
+                        "{line}, {which}, {said}; a document is read from that row, so its other rows must repeat \
                          what it says in this column or leave it blank: correct the export, or give these rows a \
-                         document number of their own",
-                        // As the file's other messages name it: a line of text, a row of a sheet.
-                        if first.source.sheet.is_some() { "row" } else { "line" },
-                        first.source.line
+                         document number of their own"
                     ),
                 ),
             ));

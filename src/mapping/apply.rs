@@ -27,6 +27,7 @@ mod tax;
 mod when;
 
 pub use chars::CHAR_CODE;
+pub(crate) use chars::invisible_difference;
 pub use dates::DateLook;
 use joined::Joined;
 pub use joined::{KEY_BLANK_CODE, KEY_DUPLICATE_CODE, Left, NO_LINES_CODE, Unjoined};
@@ -361,11 +362,21 @@ impl Bound {
     /// The document key of a row: the group key column, else the `number` field's text.
     /// Borrowed from the row when the key is a column's text, so the rows of an open document
     /// are compared with it without a copy each.
+    ///
+    /// A character that shows as nothing ([`crate::text::invisible`]: a byte-order mark pasted
+    /// in front of one row's number) does not take the row out of its document: it is left out
+    /// of the key, and reading the number says it is there (`INV-MAP-CHAR`).
     pub fn key<'a>(&'a self, row: &'a Row, header: Option<&'a Row>) -> Cow<'a, str> {
         let trim = |t: Cow<'a, str>| match t {
+            Cow::Borrowed(t) if crate::text::has_invisible(t) => Cow::Owned(visible(t)),
             Cow::Borrowed(t) => Cow::Borrowed(t.trimmed()),
+            Cow::Owned(t) if crate::text::has_invisible(&t) => Cow::Owned(visible(&t)),
             Cow::Owned(t) => Cow::Owned(t.trimmed().to_string()),
         };
+        fn visible(t: &str) -> String {
+            let kept: String = t.chars().filter(|&c| !crate::text::invisible(c)).collect();
+            kept.trimmed().to_string()
+        }
         let v = self.view(row, header);
         if let Some(i) = self.group_key {
             return match v.get(i) {

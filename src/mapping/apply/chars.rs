@@ -16,7 +16,7 @@
 use super::{Label, Sourced, Value};
 use crate::mapping::Issue;
 use crate::mapping::fields::{FIELDS, FieldId};
-use crate::text::xml_fit;
+use crate::text::{invisible, xml_fit};
 
 /// The code of the finding.
 pub const CHAR_CODE: &str = "INV-MAP-CHAR";
@@ -41,6 +41,17 @@ pub(super) fn replaced_in(f: FieldId) -> bool {
     FREE_TEXT.contains(&FIELDS[f].name)
 }
 
+/// Whether field `f` is a text field that is a number, identifier or code (not free text):
+/// looked up for every such field read, so kept as a table.
+pub(super) fn is_code(f: FieldId) -> bool {
+    static CODES: std::sync::LazyLock<Vec<bool>> = std::sync::LazyLock::new(|| {
+        (0..FIELDS.len())
+            .map(|f| FIELDS[f].ty == crate::mapping::fields::FieldType::Text && !replaced_in(f))
+            .collect()
+    });
+    CODES.get(f).copied().unwrap_or(false)
+}
+
 /// A character's words: `U+000B (a vertical tab)`.
 fn describe(c: char) -> String {
     let what = match c {
@@ -50,18 +61,28 @@ fn describe(c: char) -> String {
         '\u{C}' => "a form feed",
         '\u{1B}' => "an escape",
         '\u{FFFE}' | '\u{FFFF}' => "a noncharacter",
+        '\u{AD}' => "a soft hyphen",
+        '\u{200B}' => "a zero-width space",
+        '\u{200C}' => "a zero-width non-joiner",
+        '\u{200D}' => "a zero-width joiner",
+        '\u{200E}' => "a left-to-right mark",
+        '\u{200F}' => "a right-to-left mark",
+        '\u{202A}'..='\u{202E}' => "a text direction control",
+        '\u{2060}'..='\u{2064}' => "an invisible joiner or operator",
+        '\u{FEFF}' => "a byte-order mark",
         _ => "a control character",
     };
     format!("U+{:04X} ({what})", u32::from(c))
 }
 
-/// The field's text with each character XML cannot hold made visible (`Text<U+000B>book`), for
-/// the finding's value; and the distinct such characters, described.
+/// The field's text with each character XML cannot hold (and each [`invisible`] one) made
+/// visible (`Text<U+000B>book`), for the finding's value; and the distinct such characters,
+/// described.
 fn shown(text: &str) -> (String, String) {
     let mut out = String::with_capacity(text.len() + 8);
     let mut found: Vec<char> = Vec::new();
     for c in text.chars() {
-        if xml_fit(c) {
+        if xml_fit(c) && !invisible(c) {
             out.push(c);
         } else {
             out.push_str(&format!("<U+{:04X}>", u32::from(c)));
@@ -112,6 +133,56 @@ pub(super) fn unfit_text<'s>(f: FieldId, text: String, label: Option<Label<'s>>)
         label,
         warning: Some(Box::new(warning)),
     })
+}
+
+/// The value of number, identifier or code field `f` whose `text` holds an [`invisible`]
+/// character: an `INV-MAP-CHAR` error (such a value looks like another and is not the same; a
+/// number is issued as the ERP has it, never changed).
+pub(super) fn invisible_text<'s>(f: FieldId, text: &str, label: Option<Label<'s>>) -> Box<Issue> {
+    let (value, chars) = shown(text);
+    Box::new(Issue::error(
+        CHAR_CODE,
+        label.map(str::to_string),
+        Some(value),
+        format!(
+            "{chars} is in this {} but shows as nothing, so the value looks like another and is not the same (the \
+             rows of one document would be read as two, a VAT number would not match); a number, identifier or code \
+             is issued as the ERP has it, never changed: take the character out in the ERP and export again",
+            FIELDS[f].name
+        ),
+    ))
+}
+
+/// When a row's cell and the cell it repeats (`there`, on `line`, as `first` names that row)
+/// differ only by [`invisible`] characters: the `INV-MAP-CHAR` error of the row's cell, the
+/// characters made visible in both.
+pub(crate) fn invisible_difference(
+    column: Option<String>,
+    here: &str,
+    there: &str,
+    line: &str,
+    first: &str,
+) -> Option<Issue> {
+    let visible = |t: &str| -> String { t.chars().filter(|&c| !invisible(c)).collect() };
+    if !(crate::text::has_invisible(here) || crate::text::has_invisible(there)) || visible(here) != visible(there) {
+        return None;
+    }
+    let (value, _) = shown(here);
+    let (was, chars) = shown(if crate::text::has_invisible(here) { here } else { there });
+    let was = if crate::text::has_invisible(there) {
+        was
+    } else {
+        there.to_string()
+    };
+    Some(Issue::error(
+        CHAR_CODE,
+        column,
+        Some(value),
+        format!(
+            "this cell and {line}, {first}, which says {was:?}, differ only by {chars}, which shows as nothing: \
+             the two look the same and are not; take the character out in the ERP and export again"
+        ),
+    ))
 }
 
 #[cfg(test)]
@@ -172,5 +243,40 @@ mod tests {
             let d = FIELDS.iter().find(|d| d.name == *name).expect(name);
             assert_eq!(d.ty, crate::mapping::fields::FieldType::Text, "{name}");
         }
+    }
+
+    #[test]
+    fn a_character_that_shows_as_nothing_in_a_code_is_an_error() {
+        assert!(is_code(fid!("number")) && is_code(fid!("buyer.vat_number")));
+        assert!(!is_code(fid!("buyer.name")) && !is_code(fid!("line.quantity")));
+        let e = invisible_text(fid!("number"), "\u{FEFF}INV-1", Some("No"));
+        assert_eq!((e.code.as_str(), e.is_error()), ("INV-MAP-CHAR", true));
+        assert_eq!(e.value.as_deref(), Some("<U+FEFF>INV-1"));
+        assert!(
+            e.message
+                .starts_with("the character U+FEFF (a byte-order mark) is in this number but shows as nothing"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn cells_that_differ_only_by_characters_that_show_as_nothing() {
+        let e = invisible_difference(Some("No".into()), "INV\u{200B}1", "INV1", "line 2", "the first row").unwrap();
+        assert_eq!(e.value.as_deref(), Some("INV<U+200B>1"));
+        assert!(
+            e.message.starts_with(
+                "this cell and line 2, the first row, which says \"INV1\", differ only by the character U+200B (a \
+                 zero-width space)"
+            ),
+            "{}",
+            e.message
+        );
+        // The character on the other row's cell: shown there.
+        let e = invisible_difference(None, "Acme", "\u{200F}Acme", "line 2", "the first row").unwrap();
+        assert!(e.message.contains("which says \"<U+200F>Acme\""), "{}", e.message);
+        // Other differences, or none of those characters: not this error.
+        assert!(invisible_difference(None, "INV\u{200B}2", "INV1", "line 2", "x").is_none());
+        assert!(invisible_difference(None, "INV2", "INV1", "line 2", "x").is_none());
     }
 }

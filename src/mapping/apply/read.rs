@@ -127,6 +127,9 @@ impl Bound {
                 if crate::text::xml_unfit_at(&text).is_some() {
                     return chars::unfit_text(f, text, label);
                 }
+                if chars::is_code(f) && crate::text::has_invisible(&text) {
+                    return Err(chars::invisible_text(f, &text, label));
+                }
                 Value::Text(text)
             }
             FieldType::Date => Value::Date(match &rule.dates {

@@ -1,0 +1,114 @@
+//! Cells read other than the export meant them: a quote closed by an inch mark lines later, in
+//! the same column, which takes in the lines between; a character that shows as nothing in a
+//! document number, which makes two numbers that look the same.
+
+use super::input_edges::{cell, checked, sage_lines};
+use super::samples;
+
+/// The Xero sample's lines, its blank lines (only commas) taken off.
+fn xero_lines() -> Vec<String> {
+    let text = std::fs::read_to_string(samples().join("xero_sales_invoices.csv")).unwrap();
+    text.lines()
+        .filter(|l| !l.trim_matches(',').is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// A quote opened at the start of a cell and closed by an inch mark in the same column lines
+/// below: the record has a cell per header all the same, and the cell holds whole lines.
+#[test]
+fn a_quote_closed_in_the_same_column_lines_later_is_said_on_its_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = sage_lines();
+    let mut same = lines.clone();
+    same[3] = same[3].replace("Notebook A5", "\"Notebook A5");
+    same[5] = same[5].replace("Laser printer returned", "Laser printer 17\" returned");
+    std::fs::write(dir.path().join("same.csv"), same.join("\n")).unwrap();
+    let rows = checked(dir.path(), "same.csv");
+    assert_eq!(rows.len(), lines.len() - 2, "two lines went into the cell");
+    let errors = cell(&rows, 4, "result_errors");
+    assert!(
+        errors.starts_with(
+            "INV-ROW-QUOTE DESCRIPTION \"Notebook A5 | دفتر,4000,1,T1,20,7.50,150.00,22.50…\": the quote (\") that \
+             opens this cell on line 4 is closed only 2 line(s) later, so those lines were read into this cell (it \
+             holds 22 ',', as whole lines of the export do) and are not checked"
+        ),
+        "{errors}"
+    );
+    assert!(!errors.contains(" | INV-"), "one finding: {errors}");
+    assert_eq!(cell(&rows, 4, "result_status"), "invalid");
+
+    // A quoted value that really holds line breaks, with a comma or two, is a value.
+    let mut note = lines.clone();
+    note[3] = note[3].replace("Notebook A5", "\"Notebook A5\nruled, 80 pages,\nblue\"");
+    std::fs::write(dir.path().join("note.csv"), note.join("\n")).unwrap();
+    let rows = checked(dir.path(), "note.csv");
+    assert_eq!(rows.len(), lines.len());
+    assert!(!rows.iter().flatten().any(|c| c.contains("INV-ROW-QUOTE")), "{rows:?}");
+}
+
+/// The lines a quote took in end with another document's `Voided`: no row of the document
+/// has its cells in place, so nothing skips it, and its row says what is wrong with it.
+#[test]
+fn a_status_read_from_lines_a_quote_took_in_does_not_skip_the_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = xero_lines();
+    // INV-0102's first line opens a quote; INV-0103 (Voided) closes it with an inch mark.
+    assert!(lines[4].contains(",BK-101,كتاب") && lines[6].contains("Laptop 14 inch | حاسوب محمول"));
+    lines[4] = lines[4].replace(",BK-101,كتاب", ",BK-101,\"كتاب");
+    lines[6] = lines[6].replace("Laptop 14 inch | حاسوب محمول", "Laptop 14\"");
+    assert!(lines[6].ends_with(",Voided"));
+    std::fs::write(dir.path().join("xero.csv"), lines.join("\n")).unwrap();
+    let rows = checked(dir.path(), "xero.csv");
+    assert_eq!(rows.len(), lines.len() - 2);
+    assert_eq!(cell(&rows, 5, "result_status"), "invalid");
+    let errors = cell(&rows, 5, "result_errors");
+    assert!(errors.starts_with("INV-ROW-QUOTE Description "), "{errors}");
+    assert!(errors.contains("on line 5 is closed only 2 line(s) later"), "{errors}");
+    assert!(!cell(&rows, 5, "result_warnings").contains("INV-SKIP"));
+}
+
+/// A byte-order mark in front of a document's first number, a zero-width space inside another
+/// row's: the rows stay one document, each such cell is an error naming the character, and
+/// nothing else is said (no total that the document split in two would miss).
+#[test]
+fn a_character_that_shows_as_nothing_in_a_number_is_said_on_its_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = xero_lines();
+    assert!(lines[4].contains(",INV-0102,") && lines[5].contains(",INV-0102,"));
+    lines[4] = lines[4].replace(",INV-0102,", ",\u{feff}INV-0102,");
+    assert!(lines[8].contains(",INV-0105,") && lines[10].contains(",INV-0105,"));
+    lines[10] = lines[10].replace(",INV-0105,", ",INV-01\u{200b}05,");
+    std::fs::write(dir.path().join("x.csv"), lines.join("\n")).unwrap();
+    let rows = checked(dir.path(), "x.csv");
+    assert_eq!(rows.len(), lines.len());
+    assert_eq!(
+        cell(&rows, 5, "result_errors"),
+        "INV-MAP-CHAR InvoiceNumber \"<U+FEFF>INV-0102\": the character U+FEFF (a byte-order mark) is in this \
+         number but shows as nothing, so the value looks like another and is not the same (the rows of one \
+         document would be read as two, a VAT number would not match); a number, identifier or code is issued \
+         as the ERP has it, never changed: take the character out in the ERP and export again"
+    );
+    assert_eq!(
+        cell(&rows, 6, "result_errors"),
+        "INV-DOCUMENT: the document has errors on another row (line 5)"
+    );
+    assert_eq!(
+        cell(&rows, 11, "result_errors"),
+        "INV-MAP-CHAR InvoiceNumber \"INV-01<U+200B>05\": this cell and line 9, this document's first row, \
+         which says \"INV-0105\", differ only by the character U+200B (a zero-width space), which shows as \
+         nothing: the two look the same and are not; take the character out in the ERP and export again"
+    );
+    for line in [5, 6, 9, 10, 11, 12] {
+        assert_eq!(cell(&rows, line, "result_status"), "invalid", "line {line}");
+    }
+    // One document each: its rows hold the one number.
+    for line in [5, 6] {
+        assert_eq!(cell(&rows, line, "result_document"), "INV-0102", "line {line}");
+    }
+    let said: String = rows.iter().flatten().cloned().collect();
+    assert!(
+        !said.contains("INV-ERP-TOTAL") && !said.contains("INV-MAP-CONFLICT"),
+        "{rows:?}"
+    );
+}
