@@ -401,9 +401,11 @@ pub fn build_with<'a>(
             inclusive_amount,
         });
     }
-    // With a value of a line unread, the computed document amounts are not the export's, and
-    // comparing them would only repeat that error.
-    if any_unreadable {
+    // With a value of a line unread, or a line row that makes no line (its tax or price
+    // missing), the computed document amounts are not the export's, and comparing them would
+    // only repeat that error, on another row.
+    let dropped = lines.len() < line_rows;
+    if any_unreadable || dropped {
         (erp.tax_exclusive, erp.tax_total, erp.tax_inclusive) = (None, None, None);
     }
 
@@ -542,11 +544,11 @@ pub fn build_with<'a>(
     };
     // A discount on the whole document is spread over the lines of its category in comparing
     // a line's VAT: with a line unread, no line's share is the export's.
-    if any_unreadable && allowance_charge.0.iter().any(|ac| !ac.charge_indicator) {
+    if (any_unreadable || dropped) && allowance_charge.0.iter().any(|ac| !ac.charge_indicator) {
         erp = ErpFigures::default();
     }
     erp.document_discount = bound.maps(fid!("discount_amount")) || bound.maps(fid!("discount_percent"));
-    let amounts_unread = any_unreadable || lines.len() < line_rows || (mixed_signs && turned) || refused;
+    let amounts_unread = any_unreadable || dropped || (mixed_signs && turned) || refused;
     let document = Document {
         kind,
         number,

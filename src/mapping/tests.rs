@@ -310,6 +310,23 @@ fn a_line_value_that_cannot_be_read_leaves_the_exports_totals_uncompared() {
 }
 
 #[test]
+fn a_line_without_its_tax_code_leaves_the_exports_totals_uncompared() {
+    // A2's second line has no tax code: it makes no line, so the document computes to 23.00
+    // where the export says 34.50; that is said once, on the blank cell.
+    let text = "No,Date,Customer,Item,Qty,Price,Net,Tax,Total\n\
+                A2,05/11/2026,X,Pen,2,10,20,15%,34.50\n\
+                A2,05/11/2026,X,Cup,1,10,10,,34.50\n";
+    let (h, rows) = rows_from_csv(text, 1);
+    let b = bound(WITH_TOTALS, &h);
+    let units = group_all(&b, rows);
+    let built = build(docs(&units)[0], &b, &seller());
+    let codes: Vec<(Option<usize>, &str)> = built.issues.iter().map(|(r, i)| (*r, i.code.as_str())).collect();
+    assert_eq!(codes, [(Some(1), "INV-MAP-MISSING")]);
+    assert_eq!(built.erp.tax_inclusive, None);
+    assert!(built.amounts_unread);
+}
+
+#[test]
 fn a_line_value_that_cannot_be_read_leaves_the_other_lines_own_figures_compared() {
     // Line 1's quantity is unread; line 2, whose values are all read, keeps its own net to be
     // compared (its mistake is said in the same run), the document's total does not.
