@@ -258,13 +258,15 @@ pub(super) fn split_issue(
     let message = match parts {
         Some(p) => format!(
             "{rows} are not together in the file ({}): no part of it is issued; put all its rows together, with \
-             its number on each, and run again",
+             its number on each, and run again; where a part only repeats another's rows (an export written \
+             twice into one file), take the repetition out instead",
             p.starts()
         ),
         // Found only here: this is a later part (the keys were not known before the rows).
         None => format!(
             "{rows} are not together in the file (a part of it starts at line {}): no part of it is issued; put \
-             all its rows together, with its number on each, and run again",
+             all its rows together, with its number on each, and run again; where a part only repeats another's \
+             rows (an export written twice into one file), take the repetition out instead",
             earlier.unwrap_or(0)
         ),
     };

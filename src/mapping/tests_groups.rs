@@ -50,7 +50,8 @@ fn a_number_that_reappears_later_is_said_on_every_part_when_known_before() {
     assert_eq!(ds.len(), 3);
     let expected = "INV-MAP-SPLIT No \"A1\": this document's rows are not together in the file (its 2 parts \
                     start at lines 2 and 4): no part of it is issued; put all its rows together, with its \
-                    number on each, and run again";
+                    number on each, and run again; where a part only repeats another's rows (an export written twice into one \
+                    file), take the repetition out instead";
     for d in [ds[0], ds[2]] {
         assert!(d.split);
         assert_eq!(split_findings(d), [(0, expected.to_string())]);
@@ -490,7 +491,8 @@ fn a_kind_whose_rows_are_apart_is_split_and_named_when_another_kind_has_its_numb
     assert_eq!(shapes(&ds), [("1", 1), ("1", 1), ("1", 1)]);
     let expected = "INV-MAP-SPLIT No \"1\": the rows of invoice 1 are not together in the file (its 2 parts start \
                     at lines 2 and 4): no part of it is issued; put all its rows together, with its number on each, \
-                    and run again";
+                    and run again; where a part only repeats another's rows (an export written twice into one \
+                    file), take the repetition out instead";
     for d in [ds[0], ds[2]] {
         assert!(d.split);
         assert_eq!(split_findings(d), [(0, expected.to_string())]);

@@ -418,7 +418,8 @@ fn a_tally_register_numbering_each_voucher_type_from_1_has_a_document_per_type_a
                 rows[1][errors],
                 "INV-MAP-SPLIT Voucher Number \"1\": the rows of invoice 1 are not together in the file (its 2 parts \
                  start at lines 2 and 4): no part of it is issued; put all its rows together, with its number on each, \
-                 and run again"
+                 and run again; where a part only repeats another's rows (an export written twice into one \
+                 file), take the repetition out instead"
             );
         } else {
             assert_eq!(code, 0, "{name}: {report:#}");

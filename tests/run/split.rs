@@ -49,7 +49,8 @@ fn split_finding(lines: &str) -> String {
     format!(
         "INV-MAP-SPLIT INVOICE_NUMBER \"SI-1001\": this document's rows are not together in the file \
          (its 2 parts start at lines {lines}): no part of it is issued; put all its rows together, with \
-         its number on each, and run again"
+         its number on each, and run again; where a part only repeats another's rows (an export written twice into one \
+         file), take the repetition out instead"
     )
 }
 
