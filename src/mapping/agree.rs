@@ -76,6 +76,9 @@ pub(super) fn check(bound: &Bound, rows: &[(usize, &Row)], reference: usize, iss
     };
     let firsts: Vec<CellRef<'_>> = columns.iter().map(|(c, _)| first.get(*c)).collect();
     let runs = bound.document_runs();
+    // The columns a short reference row (a line cut before its last cells) has no cell for and
+    // another row fills: said once each, on the reference row, the one to complete.
+    let mut lacking: Vec<usize> = Vec::new();
     for &(idx, row) in rows {
         if idx == reference || row.cells_shifted() {
             continue;
@@ -109,6 +112,13 @@ pub(super) fn check(bound: &Bound, rows: &[(usize, &Row)], reference: usize, iss
                 issues.push((Some(idx), e));
                 continue;
             }
+            if let Some(cells) = first.fields_read().filter(|n| *c >= *n) {
+                if !lacking.contains(c) {
+                    lacking.push(*c);
+                    issues.push((Some(reference), short_reference(bound, *c, cells, here, row, which)));
+                }
+                continue;
+            }
             let said = if was.is_empty() {
                 "leaves it blank".to_string()
             } else {
@@ -129,6 +139,25 @@ pub(super) fn check(bound: &Bound, rows: &[(usize, &Row)], reference: usize, iss
             ));
         }
     }
+}
+
+/// The error of a reference row with no cell for column `c` (it has `cells`), which `row` fills
+/// with `here`: the row to complete is the reference row.
+fn short_reference(bound: &Bound, c: usize, cells: usize, here: CellRef<'_>, row: &Row, which: &str) -> Issue {
+    let label = bound.column_label(c).to_string();
+    Issue::error(
+        "INV-MAP-CONFLICT",
+        Some(label.clone()),
+        None,
+        format!(
+            "this line ({which}) has {cells} cells where the header has {} columns, so it gives no {label}, and a \
+             document is read from this row; line {} gives it as {:?}: complete this line in the export (it was cut \
+             before its last cells) and run again",
+            bound.headers.width(),
+            row.source.line,
+            here.as_text().trimmed()
+        ),
+    )
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Cells read other than the export meant them: a quote closed by an inch mark lines later, in
 //! the same column, which takes in the lines between; a character that shows as nothing in a
-//! document number, which makes two numbers that look the same.
+//! document number, which makes two numbers that look the same; a document's first line cut
+//! before its last cells, which its other lines fill.
 
 use super::input_edges::{cell, checked, sage_lines};
 use super::samples;
@@ -110,5 +111,30 @@ fn a_character_that_shows_as_nothing_in_a_number_is_said_on_its_cell() {
     assert!(
         !said.contains("INV-ERP-TOTAL") && !said.contains("INV-MAP-CONFLICT"),
         "{rows:?}"
+    );
+}
+
+/// INV-0102's first line is cut before its last three cells; its second line gives them: the
+/// line to complete is the first, and the error is there, once.
+#[test]
+fn a_first_line_cut_before_cells_its_other_lines_give_is_the_line_said_to_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = xero_lines();
+    assert!(lines[4].contains(",INV-0102,") && lines[4].ends_with(",Sales Invoice,Sent,Paid"));
+    lines[4] = lines[4].trim_end_matches(",Sales Invoice,Sent,Paid").to_string();
+    std::fs::write(dir.path().join("x.csv"), lines.join("\n")).unwrap();
+    let rows = checked(dir.path(), "x.csv");
+    assert_eq!(rows.len(), lines.len());
+    let errors = cell(&rows, 5, "result_errors");
+    assert_eq!(
+        errors,
+        "INV-MAP-CONFLICT Status: this line (this document's first row) has 41 cells where the header has 44 \
+         columns, so it gives no Status, and a document is read from this row; line 6 gives it as \"Paid\": \
+         complete this line in the export (it was cut before its last cells) and run again"
+    );
+    assert!(cell(&rows, 5, "result_warnings").starts_with("INV-ROW-SHORT "));
+    assert_eq!(
+        cell(&rows, 6, "result_errors"),
+        "INV-DOCUMENT: the document has errors on another row (line 5)"
     );
 }
