@@ -523,8 +523,9 @@ fn a_row_without_number_names_the_number_column_and_says_what_to_do() {
     assert_eq!(
         rows[2][errors],
         "INV-MAP-NUMBER InvoiceNumber: no document number in this row (InvoiceNumber is blank; the row above \
-         is of INV-0101: if this row is one of its lines, put its number here): write the number of the \
-         document it belongs to, or remove the row (a total, a note, a footer)"
+         is of INV-0101: if this row is one of its lines, put its number here, and if it is the first line of \
+         the document below it, that one's): write the number of the document it belongs to, or remove the row \
+         (a total, a note, a footer)"
     );
 }
 

@@ -216,6 +216,15 @@ impl Bound {
         &self.doc_columns
     }
 
+    /// True when every document cell `row` gives (blank ones aside) is the one `other` gives,
+    /// trimmed: a row without a number that repeats a document's date, buyer... is a line of it.
+    pub fn same_document_cells(&self, row: &Row, other: &Row) -> bool {
+        self.doc_columns.iter().all(|(c, _)| {
+            let here = row.get(*c);
+            here.is_blank() || here.as_text().trimmed() == other.get(*c).as_text().trimmed()
+        })
+    }
+
     /// [`Bound::document_columns`] in runs of adjacent columns, for comparing two rows' cells
     /// of a run at once ([`Row::plain_span`]).
     pub fn document_runs(&self) -> &[DocRun] {

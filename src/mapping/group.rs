@@ -223,6 +223,9 @@ pub struct Grouper {
     used: Option<UsedHere>,
     /// This file's numbers, where documents are grouped by another column than their number.
     here: NumbersHere,
+    /// The line of the row without a document number just read (its number cell blank), when
+    /// the next row may open a document: that row may be the new document's first line.
+    stray_above: Option<u64>,
 }
 
 impl Grouper {
@@ -245,6 +248,7 @@ impl Grouper {
             splits,
             used: None,
             here: NumbersHere::default(),
+            stray_above: None,
         }
     }
 
@@ -474,6 +478,9 @@ impl Grouper {
             error_cell.is_some(),
             || self.kinds.same(open_kind, &self.bound, &row, header),
         );
+        // A row without a number just above: this row opens a document (or is that number-less
+        // row's own), or continues one.
+        let stray_above = self.stray_above.take();
         if let (Block::Same, Some(doc)) = (&place, &mut self.open) {
             doc.rows.push(DraftRow {
                 source: None,
@@ -510,73 +517,20 @@ impl Grouper {
             return out;
         }
         if let Block::Stray = place {
-            let name_above = self.open_name();
-            let label = self.bound.key_label().filter(|l| !l.is_empty());
-            let column = label.unwrap_or("the document number column");
-            let what = if let Some(error) = &error_cell {
-                let above = match &mut self.open {
-                    Some(doc) => {
-                        if doc.skip.is_none() && !doc.split {
-                            let line = dr.source().map_or(0, |s| s.line);
-                            let issue = error_orphan_issue(&self.bound, &doc.key, line, error);
-                            doc.rows[0].issues.push(issue);
-                        }
-                        format!(
-                            "; the row above is of {name_above}, which is not issued without this row, if it is \
-                             one of its lines"
-                        )
-                    }
-                    None => String::new(),
-                };
-                if ingest::formula_without_value(error) {
-                    format!(
-                        "no document number in this row ({column} holds {} but no computed value: {}{above}): {}",
-                        ingest::formula_named(error),
-                        ingest::FORMULA_WHY,
-                        ingest::FORMULA_FIX
-                    )
-                } else {
-                    format!(
-                        "no document number in this row ({column} holds the spreadsheet error {error}, not a number: \
-                         a formula that failed{above}): correct the cell in the workbook or the ERP and export again"
-                    )
-                }
-            } else if self.bound.mapping.continuation {
-                format!(
-                    "a continuation row (its {column} is blank) with no document above it: write the number of \
-                     its document in {column}, or move the row under that document's rows"
-                )
-            } else if let Some(doc) = &mut self.open {
-                // The document above may be missing this line: it is not issued without it.
-                if doc.skip.is_none() && !doc.split {
-                    let line = dr.source().map_or(0, |s| s.line);
-                    let issue = orphan_issue(&self.bound, &doc.key, line);
-                    doc.rows[0].issues.push(issue);
-                }
-                format!(
-                    "no document number in this row ({column} is blank; the row above is of {name_above}: if this \
-                     row is one of its lines, put its number here): write the number of the document it belongs \
-                     to, or remove the row (a total, a note, a footer)"
-                )
-            } else {
-                format!(
-                    "no document number in this row ({column} is blank): write the number of the document it \
-                     belongs to, or remove the row"
-                )
-            };
-            dr.issues.push(Issue::error(
-                "INV-MAP-NUMBER",
-                label.map(str::to_string),
-                error_cell,
-                what,
-            ));
-            dr.note = Some(RowNote::Broken);
-            out.extend(self.close());
-            out.push(Unit::Stray(dr));
+            self.push_stray(dr, error_cell, &mut out);
             return out;
         }
         out.extend(self.close());
         self.open(key, kind, dr);
+        if let (Some(line), Some(doc)) = (stray_above, &mut self.open)
+            && doc.skip.is_none()
+            && !doc.split
+        {
+            // The document below may be missing this line (its first, its number left blank): it
+            // is not issued without it, as the document above is not.
+            let issue = orphan_below_issue(&self.bound, &doc.key, line);
+            doc.rows[0].issues.push(issue);
+        }
         out
     }
 
@@ -606,7 +560,8 @@ impl Grouper {
 
 mod issues;
 mod named;
-use issues::{error_orphan_issue, hidden_issue, no_data_issue, orphan_issue};
+mod stray;
+use issues::{hidden_issue, no_data_issue, orphan_below_issue};
 
 #[cfg(test)]
 #[path = "tests_sheet_cells.rs"]

@@ -521,6 +521,9 @@ fn keys_are_trimmed_whether_one_column_or_a_template() {
 #[path = "tests_groups.rs"]
 mod groups;
 
+#[path = "tests_orphans.rs"]
+mod orphans;
+
 #[path = "tests_loading.rs"]
 mod loading;
 

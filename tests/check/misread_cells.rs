@@ -138,3 +138,31 @@ fn a_first_line_cut_before_cells_its_other_lines_give_is_the_line_said_to_comple
         "INV-DOCUMENT: the document has errors on another row (line 5)"
     );
 }
+
+/// INV-0102's first line without its number: the row may be a line of INV-0101 above or the first
+/// line of INV-0102 below (its date and buyer are INV-0102's): neither is issued without it, each
+/// says so, and INV-0102 is not told its lines miss the export's totals.
+#[test]
+fn a_documents_first_line_without_its_number_holds_back_the_documents_on_both_sides() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = xero_lines();
+    assert!(lines[4].contains(",INV-0102,") && lines[3].contains(",INV-0101,"));
+    lines[4] = lines[4].replacen(",INV-0102,", ",,", 1);
+    std::fs::write(dir.path().join("x.csv"), lines.join("\n")).unwrap();
+    let rows = checked(dir.path(), "x.csv");
+    assert_eq!(rows.len(), lines.len());
+    assert!(
+        cell(&rows, 2, "result_errors")
+            .starts_with("INV-MAP-ORPHAN InvoiceNumber \"INV-0101\": the row after this document's last row (line 5)")
+    );
+    assert!(cell(&rows, 5, "result_errors").starts_with("INV-MAP-NUMBER InvoiceNumber: no document number"));
+    assert_eq!(
+        cell(&rows, 6, "result_errors"),
+        "INV-MAP-ORPHAN InvoiceNumber \"INV-0102\": the row before this document's first row (line 5) has no \
+         document number and may be one of its lines (its first, the number left out): the document is not \
+         issued without it. If that row is a line of this document, put its number there; if it is not a line \
+         (a total, a note, a footer), delete it from the export"
+    );
+    let said: String = rows.iter().flatten().cloned().collect();
+    assert!(!said.contains("INV-ERP-"), "{rows:?}");
+}

@@ -31,6 +31,23 @@ pub(super) fn orphan_issue(bound: &Bound, key: &str, line: u64) -> Issue {
     )
 }
 
+/// The finding on the first row of a document right below a row without a document number (its
+/// number cell blank, on `line`): that row may be its first line, the number left out.
+pub(super) fn orphan_below_issue(bound: &Bound, key: &str, line: u64) -> Issue {
+    let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
+    Issue::error(
+        ORPHAN_CODE,
+        column,
+        Some(key.to_string()),
+        format!(
+            "the row before this document's first row (line {line}) has no document number and may be one of its \
+             lines (its first, the number left out): the document is not issued without it. If that row is a \
+             line of this document, put its number there; if it is not a line (a total, a note, a footer), delete \
+             it from the export"
+        ),
+    )
+}
+
 /// The finding on the first row of a document followed by a row whose number cell holds a
 /// spreadsheet error (`error`, `#REF!`): that row may be one of its lines, whatever the mapping's
 /// `continuation`.
