@@ -16,11 +16,9 @@ pub(super) fn no_data_issue(kind: ingest::NotData) -> Issue {
 /// The finding on the first row of a document followed by a row without a number (no
 /// `continuation`): that row may be one of its lines.
 pub(super) fn orphan_issue(bound: &Bound, key: &str, line: u64) -> Issue {
-    let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
-    Issue::error(
-        ORPHAN_CODE,
-        column,
-        Some(key.to_string()),
+    orphan(
+        bound,
+        key,
         format!(
             "the row after this document's last row (line {line}) has no document number and may be one of its \
              lines (a number cell merged over the document's rows, or a number written once per document): the \
@@ -34,11 +32,9 @@ pub(super) fn orphan_issue(bound: &Bound, key: &str, line: u64) -> Issue {
 /// The finding on the first row of a document right below a row without a document number (its
 /// number cell blank, on `line`): that row may be its first line, the number left out.
 pub(super) fn orphan_below_issue(bound: &Bound, key: &str, line: u64) -> Issue {
-    let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
-    Issue::error(
-        ORPHAN_CODE,
-        column,
-        Some(key.to_string()),
+    orphan(
+        bound,
+        key,
         format!(
             "the row before this document's first row (line {line}) has no document number and may be one of its \
              lines (its first, the number left out): the document is not issued without it. If that row is a \
@@ -52,7 +48,6 @@ pub(super) fn orphan_below_issue(bound: &Bound, key: &str, line: u64) -> Issue {
 /// spreadsheet error (`error`, `#REF!`): that row may be one of its lines, whatever the mapping's
 /// `continuation`.
 pub(super) fn error_orphan_issue(bound: &Bound, key: &str, line: u64, error: &str) -> Issue {
-    let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
     let message = if ingest::formula_without_value(error) {
         format!(
             "the row after this document's last row (line {line}) has {} but no computed value for its document \
@@ -68,6 +63,12 @@ pub(super) fn error_orphan_issue(bound: &Bound, key: &str, line: u64, error: &st
              without it. Correct that cell in the workbook or the ERP and export again"
         )
     };
+    orphan(bound, key, message)
+}
+
+/// An `INV-MAP-ORPHAN` error on the document of `key`, located on its number column.
+fn orphan(bound: &Bound, key: &str, message: String) -> Issue {
+    let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
     Issue::error(ORPHAN_CODE, column, Some(key.to_string()), message)
 }
 
