@@ -41,6 +41,11 @@ pub fn invisible(c: char) -> bool {
     )
 }
 
+/// `text` without its [`invisible`] characters.
+pub fn without_invisible(text: &str) -> String {
+    text.chars().filter(|&c| !invisible(c)).collect()
+}
+
 /// True when `text` holds an [`invisible`] character. None is ASCII: a text of ASCII only
 /// (nearly every number and code) is passed over eight bytes at a time.
 pub fn has_invisible(text: &str) -> bool {

@@ -383,8 +383,7 @@ impl Bound {
             Cow::Owned(t) => Cow::Owned(t.trimmed().to_string()),
         };
         fn visible(t: &str) -> String {
-            let kept: String = t.chars().filter(|&c| !crate::text::invisible(c)).collect();
-            kept.trimmed().to_string()
+            crate::text::without_invisible(t).trimmed().to_string()
         }
         let v = self.view(row, header);
         if let Some(i) = self.group_key {

@@ -16,7 +16,7 @@
 use super::{Label, Sourced, Value};
 use crate::mapping::Issue;
 use crate::mapping::fields::{FIELDS, FieldId};
-use crate::text::{invisible, xml_fit};
+use crate::text::{has_invisible, invisible, without_invisible, xml_fit};
 
 /// The code of the finding.
 pub const CHAR_CODE: &str = "INV-MAP-CHAR";
@@ -163,17 +163,14 @@ pub(crate) fn invisible_difference(
     line: &str,
     first: &str,
 ) -> Option<Issue> {
-    let visible = |t: &str| -> String { t.chars().filter(|&c| !invisible(c)).collect() };
-    if !(crate::text::has_invisible(here) || crate::text::has_invisible(there)) || visible(here) != visible(there) {
+    let in_here = has_invisible(here);
+    if !(in_here || has_invisible(there)) || without_invisible(here) != without_invisible(there) {
         return None;
     }
-    let (value, _) = shown(here);
-    let (was, chars) = shown(if crate::text::has_invisible(here) { here } else { there });
-    let was = if crate::text::has_invisible(there) {
-        was
-    } else {
-        there.to_string()
-    };
+    // Each cell with its characters made visible; they are described from the one that has them.
+    let (value, chars_here) = shown(here);
+    let (was, chars_there) = shown(there);
+    let chars = if in_here { chars_here } else { chars_there };
     Some(Issue::error(
         CHAR_CODE,
         column,
