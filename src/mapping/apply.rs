@@ -22,6 +22,7 @@ mod dates;
 mod joined;
 mod kind;
 mod read;
+mod shortened;
 mod side;
 mod tax;
 mod when;

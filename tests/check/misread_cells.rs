@@ -1,7 +1,8 @@
 //! Cells read other than the export meant them: a quote closed by an inch mark lines later, in
 //! the same column, which takes in the lines between; a character that shows as nothing in a
 //! document number, which makes two numbers that look the same; a document's first line cut
-//! before its last cells, which its other lines fill.
+//! before its last cells, which its other lines fill; a long number Excel saved in scientific
+//! notation.
 
 use super::input_edges::{cell, checked, sage_lines};
 use super::samples;
@@ -112,6 +113,38 @@ fn a_character_that_shows_as_nothing_in_a_number_is_said_on_its_cell() {
         !said.contains("INV-ERP-TOTAL") && !said.contains("INV-MAP-CONFLICT"),
         "{rows:?}"
     );
+}
+
+/// INV-0102's number as Excel saves a long number it showed in scientific notation: its first
+/// row says so on its cell, with how many digits are left, and the document is not issued.
+#[test]
+fn a_number_excel_saved_in_scientific_notation_is_said_on_its_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = xero_lines();
+    assert!(lines[4].contains(",INV-0102,") && lines[5].contains(",INV-0102,"));
+    for l in [4, 5] {
+        lines[l] = lines[l].replace(",INV-0102,", ",1.23457E+11,");
+    }
+    std::fs::write(dir.path().join("x.csv"), lines.join("\n")).unwrap();
+    let rows = checked(dir.path(), "x.csv");
+    assert_eq!(rows.len(), lines.len());
+    assert_eq!(
+        cell(&rows, 5, "result_errors"),
+        "INV-MAP-VALUE InvoiceNumber \"1.23457E+11\": this number is written in scientific notation, as Excel \
+         shows a long number and saves it when a CSV is opened and saved again: it keeps 6 of its 12 digits, so \
+         the rest are lost and it is not the ERP's value; export the file again from the ERP without saving it \
+         from Excel (or format the column as Text before saving)"
+    );
+    // The number is the document's, read from its first row: its other row refers to it.
+    assert_eq!(
+        cell(&rows, 6, "result_errors"),
+        "INV-DOCUMENT: the document has errors on another row (line 5)"
+    );
+    for line in [5, 6] {
+        assert_eq!(cell(&rows, line, "result_status"), "invalid", "line {line}");
+    }
+    // The other documents are checked as ever.
+    assert_eq!(cell(&rows, 2, "result_status"), "valid");
 }
 
 /// INV-0102's first line is cut before its last three cells; its second line gives them: the

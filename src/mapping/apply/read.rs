@@ -1,13 +1,14 @@
 //! The reading of one field of a row into its typed [`Value`]: the field's cell (or template,
 //! lookup, default), trimmed, cut by the mapping's pattern, mapped, then parsed by the field's type.
 
-use super::{Bound, Label, RSource, Sourced, Value, chars};
+use super::{Bound, Label, RSource, Sourced, Value, chars, shortened};
 use crate::ingest::{self, CellRef, Row};
 use crate::mapping::Issue;
 use crate::mapping::fields::{FIELDS, FieldId, FieldType};
 use crate::mapping::load::{FieldRule, NormText, parse_invoice_type, parse_kind};
 use crate::mapping::transform;
 use crate::text::Trimmed;
+use chrono::NaiveTime;
 use std::borrow::Cow;
 
 /// The label of a mapping's default for a blank cell.
@@ -127,8 +128,13 @@ impl Bound {
                 if crate::text::xml_unfit_at(&text).is_some() {
                     return chars::unfit_text(f, text, label);
                 }
-                if chars::is_code(f) && crate::text::has_invisible(&text) {
-                    return Err(chars::invisible_text(f, &text, label));
+                if chars::is_code(f) {
+                    if crate::text::has_invisible(&text) {
+                        return Err(chars::invisible_text(f, &text, label));
+                    }
+                    if shortened::scientific(&text) {
+                        return Err(shortened::shortened(f, &text, label));
+                    }
                 }
                 Value::Text(text)
             }
@@ -151,6 +157,25 @@ impl Bound {
             label,
             warning: None,
         })
+    }
+
+    /// The time of day the cell of date field `f` gives after its date (`05/11/2026 14:30`, an
+    /// xlsx date-time, the fraction of an Excel date number), when it gives one: the issue time
+    /// where no column gives it. `None` for a date alone, and for a time with a zone
+    /// (`2026-11-05T10:00:00Z`), which is not the time in Saudi Arabia.
+    pub fn time_after_date(&self, f: FieldId, row: &Row, header: Option<&Row>) -> Option<NaiveTime> {
+        if !self.read_here(f, row, header) {
+            return None;
+        }
+        let v = self.view(row, header);
+        let (cell, text, _) = self.raw(f, &v)?;
+        match cell {
+            CellRef::DateTime(dt) => Some(dt.time()),
+            CellRef::Number(n) if n.fract() > rust_decimal::Decimal::ZERO => {
+                transform::parse_time(CellRef::Number(n.fract()), "", &[]).ok()
+            }
+            _ => transform::time_after_date(&text),
+        }
     }
 
     /// The text of a field, ignoring errors (for keys and labels).
