@@ -10,8 +10,8 @@
 //! (run/split_issued.rs), issued documents the export now marks voided or draft still
 //! reported issued (run/voided.rs), a workbook damaged part-way (run/damaged_book.rs),
 //! tax-inclusive totals rounded per line issued as the amount due (run/inclusive.rs), a credit
-//! note whose invoice is in another file issued with that invoice's date (run/original_date.rs), a
-//! Tally register's Sales 1 and Credit Note 1 each issued once (run/tally.rs), an ERPNext debit
+//! note whose invoice is in another file issued with that invoice's date (run/original_date.rs), an
+//! issue date given with a time issued at that time (run/issue_time.rs), a Tally register's Sales 1 and Credit Note 1 each issued once (run/tally.rs), an ERPNext debit
 //! note and a QuickBooks credit memo issued as notes that pass the authority's validator
 //! (run/notes.rs), no credit note naming itself or another credit note issued
 //! (run/note_names.rs), a credit note issued after its invoice in the same batch (run/note_order.rs),
@@ -52,6 +52,8 @@ mod gone;
 mod inclusive;
 #[path = "run/interrupted.rs"]
 mod interrupted;
+#[path = "run/issue_time.rs"]
+mod issue_time;
 #[path = "run/issued.rs"]
 mod issued;
 #[path = "run/leftovers.rs"]

@@ -483,9 +483,13 @@ pub fn build_with<'a>(
             note: None,
         };
     };
+    // No time of its own: the time the issue date's cell gives after the date (an ERP that
+    // exports a date-time), else midnight.
     let issue_time = match take(fid!("issue_time")) {
         Some(Value::Time(t)) => t,
-        _ => NaiveTime::MIN,
+        _ => bound
+            .time_after_date(fid!("issue_date"), first, h0)
+            .unwrap_or(NaiveTime::MIN),
     };
     let delivery = match date(take(fid!("delivery_date"))) {
         Some(d) => d,

@@ -242,6 +242,27 @@ fn fixed_date<'a>(t: &'a str, f: &str) -> Option<(NaiveDate, &'a str)> {
     Some((date, t.get(10..)?))
 }
 
+/// The time of day written after a date in one cell (`05/11/2026 14:30`, `2026-11-05T10:00:00`,
+/// `05/11/2026 2:30 PM`, `05 Nov 2026 14:30:15.250`): the first place after a space or a `T` from
+/// which the rest of the text reads whole as a time. `None` when there is no time, and when the
+/// time has a zone after it (`Z`, `+03:00`): it is not said in which zone the ERP's clock was.
+pub fn time_after_date(text: &str) -> Option<NaiveTime> {
+    let t = text.trimmed();
+    // The cheap refusal first: a date alone has no ':'.
+    if !t.contains(':') {
+        return None;
+    }
+    t.match_indices([' ', 'T']).find_map(|(at, _)| {
+        let rest = t[at + 1..].trim_start();
+        if !rest.starts_with(|c: char| c.is_ascii_digit()) {
+            return None;
+        }
+        ["%H:%M:%S%.f", "%H:%M", "%I:%M:%S %p", "%I:%M %p"]
+            .iter()
+            .find_map(|f| NaiveTime::parse_from_str(rest, f).ok())
+    })
+}
+
 /// Default time formats.
 pub const TIME_FORMATS: &[&str] = &["%H:%M:%S", "%H:%M", "%I:%M:%S %p", "%I:%M %p"];
 

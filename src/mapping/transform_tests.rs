@@ -385,3 +385,28 @@ fn the_arabic_separators_are_read_in_every_style() {
     assert_eq!(parse_decimal(CellRef::Empty, "٦٤,٩", &comma), Ok(dec!(64.9)));
     assert!(parse_decimal(CellRef::Empty, "٦٤,٩", &point).is_err());
 }
+
+#[test]
+fn the_time_after_a_date_is_read_and_a_date_alone_has_none() {
+    let hm = |h: u32, m: u32, s: u32| Some(NaiveTime::from_hms_opt(h, m, s).unwrap());
+    assert_eq!(time_after_date("10/11/2026 14:30"), hm(14, 30, 0));
+    assert_eq!(time_after_date("2026-11-10T09:05:07"), hm(9, 5, 7));
+    assert_eq!(
+        time_after_date(" 2026-11-10 09:05:07.250 "),
+        hm(9, 5, 7).map(|t| t + Duration::milliseconds(250))
+    );
+    assert_eq!(time_after_date("10/11/2026 2:30 PM"), hm(14, 30, 0));
+    assert_eq!(time_after_date("10 Nov 2026 23:59"), hm(23, 59, 0));
+    assert_eq!(time_after_date("05/11/2026 00:00:00"), hm(0, 0, 0));
+    for none in [
+        "10/11/2026",
+        "10 Nov 2026",
+        "2026-11-10",
+        "",
+        "2026-11-10T10:00:00Z",
+        "2026-11-10 10:00:00+03:00",
+        "10/11/2026 25:00",
+    ] {
+        assert_eq!(time_after_date(none), None, "{none}");
+    }
+}
