@@ -21,6 +21,7 @@ use rust_decimal::Decimal;
 use std::sync::Arc;
 
 mod buyer_lookup;
+pub(crate) mod currency_mark;
 mod customer;
 mod discount;
 mod kind;
@@ -553,6 +554,7 @@ pub fn build_with<'a>(
     }
     erp.document_discount = bound.maps(fid!("discount_amount")) || bound.maps(fid!("discount_percent"));
     let amounts_unread = any_unreadable || dropped || (mixed_signs && turned) || refused;
+    currency_mark::settle(&mut cx.issues, &currency);
     let document = Document {
         kind,
         number,

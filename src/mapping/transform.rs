@@ -11,6 +11,10 @@ use chrono::format::{Item, StrftimeItems};
 use chrono::{Datelike, Duration, NaiveDate, NaiveTime};
 use rust_decimal::Decimal;
 
+mod currency;
+use currency::strip_currency;
+pub use currency::{mark_currency, mark_fits};
+
 /// The pseudo-format for Excel serial day numbers (1900 date system).
 pub const EXCEL: &str = "excel";
 
@@ -383,18 +387,6 @@ fn short_plain(s: &str) -> Option<Decimal> {
     Some(Decimal::new(i64::try_from(mantissa).ok()?, u32::try_from(scale).ok()?))
 }
 
-/// Take off the currency words and symbols ERPs put around numbers.
-fn strip_currency(s: &mut String) {
-    for sym in ["SAR", "SR", "ر.س", "USD", "$", "€", "£", "﷼"] {
-        if let Some(rest) = s.strip_prefix(sym) {
-            *s = rest.to_string();
-        }
-        if let Some(rest) = s.strip_suffix(sym) {
-            *s = rest.to_string();
-        }
-    }
-}
-
 /// Why `plain` (digits, one dot, maybe an exponent) is not an exact decimal: too many digits or
 /// too large an exponent for 28 significant digits, or not a number at all (`why`).
 fn not_exact(plain: &str, why: impl FnOnce(String) -> String) -> String {
@@ -419,8 +411,18 @@ const NOT_A_NUMBER: &str = "not a number (write it in digits, e.g. 1234.50)";
 
 /// Parse a decimal number written by an ERP.
 pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Result<Decimal, String> {
+    parse_decimal_marked(cell, text, style).map(|(v, _)| v)
+}
+
+/// [`parse_decimal`], and the currency mark written with the number (`$` of `$3,450.00`,
+/// `SAR` of `(SAR 100)`), to compare with the document's currency.
+pub fn parse_decimal_marked(
+    cell: CellRef<'_>,
+    text: &str,
+    style: &NumberStyle,
+) -> Result<(Decimal, Option<&'static str>), String> {
     if let CellRef::Number(n) = cell {
-        return Ok(n);
+        return Ok((n, None));
     }
     // The plain form `[-]digits[.digits]` with the default separators: what the general path
     // below would hand to `parse_exact`, without its allocations (and, when short, without
@@ -439,7 +441,7 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
             None => None,
         };
         if let Some(v) = value {
-            return Ok(if negative { -v } else { v });
+            return Ok((if negative { -v } else { v }, None));
         }
     }
     let t = ascii_digits(&arabic_separators(text.trimmed(), style));
@@ -447,7 +449,7 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '\u{a0}' && *c != '\u{202f}')
         .collect();
-    strip_currency(&mut s);
+    let mut mark = strip_currency(&mut s);
     // One sign at most: `(12.50)`, `12.50-` (SAP), `-12.50` or `+12.50`. Two (`--5`, `(-5)`,
     // `-5-`) say nothing certain about the sign, so the number is not read.
     let mut signs = 0;
@@ -471,7 +473,7 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
         s = rest.to_string();
     }
     // After the sign (`-$5`, `(SAR 100)`).
-    strip_currency(&mut s);
+    mark = strip_currency(&mut s).or(mark);
     // A sign left inside is only an exponent's (`1.5E+3`).
     let stray_sign = s
         .char_indices()
@@ -549,7 +551,7 @@ pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Resu
         }));
     }
     let value = crate::model::amount::parse_exact(&plain).ok_or_else(|| not_exact(&plain, other_style))?;
-    Ok(if negative { -value } else { value })
+    Ok((if negative { -value } else { value }, mark))
 }
 
 /// Parse a percentage: a cell that is just a rate, `15`, `15%`, `15 %`, `VAT 15%`, `15% VAT`

@@ -2,7 +2,7 @@
 //! the same column, which takes in the lines between; a character that shows as nothing in a
 //! document number, which makes two numbers that look the same; a document's first line cut
 //! before its last cells, which its other lines fill; a long number Excel saved in scientific
-//! notation.
+//! notation; an amount written with another currency's mark.
 
 use super::input_edges::{cell, checked, sage_lines};
 use super::samples;
@@ -145,6 +145,49 @@ fn a_number_excel_saved_in_scientific_notation_is_said_on_its_cell() {
     }
     // The other documents are checked as ever.
     assert_eq!(cell(&rows, 2, "result_status"), "valid");
+}
+
+/// A unit price written with a currency mark: the invoice's own currency's (`SAR 45.50` on an
+/// invoice in SAR) is read as ever, another's (`USD 45.50`, `€45.50`) is an error on its cell,
+/// since it would be issued as that many riyals.
+#[test]
+fn an_amount_with_another_currencys_mark_is_said_on_its_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = xero_lines();
+    assert!(lines[2].contains(",10, 45.50 ,,455.00,") && lines[2].ends_with(",SAR,Sales Invoice,Sent,Paid"));
+    for (name, written, said) in [
+        ("sar.csv", "SAR 45.50", None),
+        ("usd.csv", "USD 45.50", Some("USD")),
+        ("eur.csv", "€45.50", Some("EUR (€)")),
+    ] {
+        let mut edited = lines.clone();
+        edited[2] = edited[2].replace(",10, 45.50 ,", &format!(",10,{written},"));
+        std::fs::write(dir.path().join(name), edited.join("\n")).unwrap();
+        let rows = checked(dir.path(), name);
+        assert_eq!(rows.len(), lines.len());
+        match said {
+            None => {
+                assert_eq!(cell(&rows, 3, "result_status"), "valid", "{name}");
+                assert_eq!(cell(&rows, 3, "result_errors"), "", "{name}");
+                assert!(!cell(&rows, 3, "result_warnings").contains("currency mark"), "{name}");
+            }
+            Some(currency) => {
+                assert_eq!(
+                    cell(&rows, 3, "result_errors"),
+                    format!(
+                        "INV-MAP-VALUE UnitAmount \"{written}\": this amount is written in {currency}, but the \
+                         document's currency is SAR, so it would be issued as SAR: give the amount in SAR without \
+                         a currency mark, or the document's currency as the one its amounts are in (with its \
+                         exchange rate to SAR)"
+                    ),
+                    "{name}"
+                );
+                for line in [2, 3] {
+                    assert_eq!(cell(&rows, line, "result_status"), "invalid", "{name} line {line}");
+                }
+            }
+        }
+    }
 }
 
 /// INV-0102's first line is cut before its last three cells; its second line gives them: the

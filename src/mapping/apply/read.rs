@@ -4,6 +4,7 @@
 use super::{Bound, Label, RSource, Sourced, Value, chars, shortened};
 use crate::ingest::{self, CellRef, Row};
 use crate::mapping::Issue;
+use crate::mapping::build::currency_mark;
 use crate::mapping::fields::{FIELDS, FieldId, FieldType};
 use crate::mapping::load::{FieldRule, NormText, parse_invoice_type, parse_kind};
 use crate::mapping::transform;
@@ -118,6 +119,7 @@ impl Bound {
             Box::new(Issue::error(code, label.map(str::to_string), Some(shown), msg))
         };
         let fail = |msg: String| issue("INV-MAP-VALUE", msg);
+        let mut warning = None;
         let value = match FIELDS[f].ty {
             FieldType::Text => {
                 let text = if text.is_empty() {
@@ -143,7 +145,17 @@ impl Bound {
                 Some(alt) => alt.parse(cell, text, &rule.formats).map_err(|(c, m)| issue(c, m))?,
             }),
             FieldType::Time => Value::Time(transform::parse_time(cell, text, &rule.formats).map_err(fail)?),
-            FieldType::Decimal => Value::Decimal(transform::parse_decimal(cell, text, &rule.style).map_err(fail)?),
+            FieldType::Decimal => {
+                let (v, mark) = transform::parse_decimal_marked(cell, text, &rule.style).map_err(fail)?;
+                // An amount written with a currency mark: compared with the document's currency
+                // once it is known (an exchange rate is SAR for the document's currency).
+                if let Some(mark) = mark
+                    && f != crate::mapping::fields::fid!("exchange_rate")
+                {
+                    warning = Some(Box::new(currency_mark::noted(label, text, mark, v)));
+                }
+                Value::Decimal(v)
+            }
             FieldType::Percent => Value::Decimal(transform::parse_percent(cell, text, &rule.style).map_err(fail)?),
             FieldType::Bool => Value::Bool(transform::parse_bool(cell, text).map_err(fail)?),
             FieldType::Kind => Value::Kind(parse_kind(text).map_err(fail)?),
@@ -152,11 +164,7 @@ impl Bound {
                 self.tax(cell, text, rule).map_err(|m| issue("INV-MAP-TAX", m))?,
             )),
         };
-        Ok(Sourced {
-            value,
-            label,
-            warning: None,
-        })
+        Ok(Sourced { value, label, warning })
     }
 
     /// The time of day the cell of date field `f` gives after its date (`05/11/2026 14:30`, an
