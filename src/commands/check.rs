@@ -281,8 +281,12 @@ fn check_one(
     if summary.rows == 0 {
         summary.notes.push(NO_ROWS_NOTE.to_string());
     }
-    // Documents issued earlier that the results keep (the notes are in the summary too).
+    // Documents issued earlier that the results keep (the notes are in the summary too); those
+    // the export no longer holds are documents of the result set, accepted, as its summary
+    // counts them.
     summary.notes.extend(finished.kept.notes.iter().cloned());
+    summary.documents.accepted += finished.kept.not_in_export;
+    summary.documents.kept += finished.kept.not_in_export;
     summary.result_file = Some(finished.result_csv.display().to_string());
     summary.result_xlsx = finished.result_xlsx.map(|p| p.display().to_string());
     summary.summary_file = Some(finished.summary_json.display().to_string());

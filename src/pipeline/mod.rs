@@ -188,6 +188,10 @@ pub struct Counts {
     /// Of the accepted, those issued before this request (an earlier run, or an earlier file
     /// or batch of this run): reported from the ledger, not sent again.
     pub issued_before: u64,
+    /// Of the accepted, those an earlier result set of this export holds and the export no
+    /// longer does (`INV-NOT-IN-EXPORT`): kept in these results as issued, not sent; counted so
+    /// that the counts printed are those of the result set and its summary.
+    pub kept: u64,
 }
 
 impl Counts {
@@ -213,6 +217,7 @@ impl Counts {
         self.failed += other.failed;
         self.conflicts += other.conflicts;
         self.issued_before += other.issued_before;
+        self.kept += other.kept;
     }
 
     /// All documents.

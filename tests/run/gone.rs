@@ -86,9 +86,20 @@ fn an_issued_document_gone_from_the_export_stays_in_its_results_and_is_said() {
          and kept in its results as issued: signed XML and QR in a/, accepted in a.documents.csv",
         "a document cancelled in the ERP after it was issued needs a credit note against it",
         "INV-NOT-IN-EXPORT      1 accepted (e.g. T-00002)",
+        // The counts printed are the result set's, as its summary's: T-00002 is one of them.
+        "a.csv: mapping xero, 2 rows, 3 documents: 3 accepted (1 issued earlier and no longer in this export, \
+         kept as issued: INV-NOT-IN-EXPORT; 2 issued before, from the ledger: not sent again), 0 rejected",
+        "documents (net of credit notes): 3 documents",
     ] {
         assert!(out.contains(said), "{said:?} in {out}");
     }
+    let o = run(d, &env, &["--json", "run", "a.csv"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    assert_eq!(
+        (&v["documents"]["accepted"], &v["documents"]["kept"]),
+        (&serde_json::json!(3), &serde_json::json!(1)),
+        "{v:#}"
+    );
     assert_eq!(artefacts(d), files, "every signed XML and QR kept, byte for byte");
     let kept = record(d, "T-00002");
     for field in [
@@ -144,6 +155,14 @@ fn an_issued_document_gone_from_the_export_stays_in_its_results_and_is_said() {
     let out = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(out.contains("warning: INV-NOT-IN-EXPORT: T-00002"), "{out}");
+    // The check's own verdict on the two it holds, and the one kept: the summary's 3 documents.
+    assert!(
+        out.contains(
+            "a.csv: mapping xero, 2 rows, 3 documents: 2 valid, 1 accepted (1 issued earlier and no longer in this \
+             export, kept as issued: INV-NOT-IN-EXPORT), 0 rejected, 0 failed, 0 invalid, 0 skipped"
+        ),
+        "{out}"
+    );
     assert!(
         out.contains("2 documents (T-00001, T-00003) issued earlier and still in this export, not accepted in these results, are kept as issued"),
         "{out}"

@@ -160,7 +160,7 @@ fn an_issued_invoice_whose_export_now_fails_the_checks_is_reported_issued_and_no
     assert_eq!(
         v["documents"],
         serde_json::json!({"valid": 0, "invalid": 1, "skipped": 0, "accepted": 3, "rejected": 0, "failed": 0,
-            "conflicts": 2, "issued_before": 3}),
+            "conflicts": 2, "issued_before": 3, "kept": 0}),
         "{v:#}"
     );
     let list = v["files"][0]["document_list"].as_array().unwrap();

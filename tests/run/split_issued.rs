@@ -101,7 +101,7 @@ fn an_issued_document_whose_rows_are_now_apart_is_reported_issued_once_and_not_s
     let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
     // Each issued document once; the one never issued, invalid on each part as before.
     let counts = serde_json::json!({"valid": 0, "invalid": 2, "skipped": 0, "accepted": 4, "rejected": 0,
-        "failed": 0, "conflicts": 2, "issued_before": 4});
+        "failed": 0, "conflicts": 2, "issued_before": 4, "kept": 0});
     assert_eq!(v["documents"], counts, "{v:#}");
     assert_eq!(v["files"][0]["documents"], counts);
 
@@ -259,7 +259,7 @@ fn a_number_maybe_issued_whose_rows_are_now_apart_is_failed_once() {
     assert_eq!(
         v["documents"],
         serde_json::json!({"valid": 0, "invalid": 0, "skipped": 0, "accepted": 1, "rejected": 0, "failed": 1,
-            "conflicts": 0, "issued_before": 1}),
+            "conflicts": 0, "issued_before": 1, "kept": 0}),
         "{v:#}"
     );
     let now = results(&dir.path().join("results/a.result.csv"));

@@ -64,7 +64,7 @@ fn an_issued_invoice_marked_voided_or_draft_is_reported_issued_and_not_dropped()
     assert_eq!(
         v["documents"],
         serde_json::json!({"valid": 0, "invalid": 0, "skipped": 1, "accepted": 3, "rejected": 0, "failed": 0,
-            "conflicts": 2, "issued_before": 3}),
+            "conflicts": 2, "issued_before": 3, "kept": 0}),
         "{v:#}"
     );
 

@@ -125,7 +125,8 @@ fn counts_text(c: &pipeline::Counts, sending: bool) -> String {
 /// `5 accepted`, `5 accepted (1 in conflict with its export: INV-LEDGER-CONFLICT)`, `5 accepted
 /// (2 issued before, from the ledger: not sent again)`: the accepted documents, conflicts
 /// included, those issued earlier with content the export no longer gives as a count of their
-/// own (never among the rejected), and those reported from the ledger (an earlier run, or an
+/// own (never among the rejected), those an earlier result set kept that the export no longer
+/// holds, and those reported from the ledger (an earlier run, or an
 /// earlier file of this run holding them too), so that a run's total can be set beside the
 /// authority's count. Shared by `check`, `run` and `watch`'s log.
 pub(in crate::commands) fn accepted_text(c: &pipeline::Counts) -> String {
@@ -135,6 +136,13 @@ pub(in crate::commands) fn accepted_text(c: &pipeline::Counts) -> String {
             "{} in conflict with its export: {}",
             c.conflicts,
             crate::submit::CONFLICT_CODE
+        ));
+    }
+    if c.kept > 0 {
+        said.push(format!(
+            "{} issued earlier and no longer in this export, kept as issued: {}",
+            c.kept,
+            crate::results::kept::NOT_IN_EXPORT_CODE
         ));
     }
     if c.issued_before > 0 {
