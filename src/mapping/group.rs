@@ -226,6 +226,9 @@ pub struct Grouper {
     /// The line of the row without a document number just read (its number cell blank), when
     /// the next row may open a document: that row may be the new document's first line.
     stray_above: Option<u64>,
+    /// The line and number of the row just read whose number held undecodable bytes, when it
+    /// opened a document: it may be the next document's line ([`Grouper::unread_below`]).
+    unread_above: Option<(u64, String)>,
 }
 
 impl Grouper {
@@ -249,6 +252,7 @@ impl Grouper {
             used: None,
             here: NumbersHere::default(),
             stray_above: None,
+            unread_above: None,
         }
     }
 
@@ -481,6 +485,7 @@ impl Grouper {
         // A row without a number just above: this row opens a document (or is that number-less
         // row's own), or continues one.
         let stray_above = self.stray_above.take();
+        let unread_above = self.unread_above.take();
         if let (Block::Same, Some(doc)) = (&place, &mut self.open) {
             doc.rows.push(DraftRow {
                 source: None,
@@ -520,8 +525,12 @@ impl Grouper {
             self.push_stray(dr, error_cell, &mut out);
             return out;
         }
+        // A number with undecodable bytes may be the document's above or below it.
+        let line = dr.source().map_or(0, |s| s.line);
+        self.unread_after_open(&key, line);
         out.extend(self.close());
         self.open(key, kind, dr);
+        self.unread_below(unread_above);
         if let (Some(line), Some(doc)) = (stray_above, &mut self.open)
             && doc.skip.is_none()
             && !doc.split
@@ -561,6 +570,7 @@ impl Grouper {
 mod issues;
 mod named;
 mod stray;
+mod unread;
 use issues::{hidden_issue, no_data_issue, orphan_below_issue};
 
 #[cfg(test)]

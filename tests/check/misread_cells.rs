@@ -242,3 +242,42 @@ fn a_documents_first_line_without_its_number_holds_back_the_documents_on_both_si
     let said: String = rows.iter().flatten().cloned().collect();
     assert!(!said.contains("INV-ERP-"), "{rows:?}");
 }
+
+/// One byte of a document number that is not UTF-8 (SI-1001 written `SI-10\xff01` on one of its
+/// two lines): that line is a document of its own, and SI-1001 is not checked valid (it would
+/// be issued without that line) but held back, whichever of its lines it is.
+#[test]
+fn a_line_whose_number_has_a_byte_that_cannot_be_read_holds_its_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = sage_lines();
+    assert!(lines[1].starts_with("SI-1001,") && lines[2].starts_with("SI-1001,"));
+    for (damaged, held, side) in [
+        (3, 2, "the row after this document's last row (line 3)"),
+        (2, 3, "the row before this document's first row (line 2)"),
+    ] {
+        let mut bytes: Vec<Vec<u8>> = lines.iter().map(|l| l.as_bytes().to_vec()).collect();
+        bytes[damaged - 1] = [b"SI-10".as_slice(), b"\xff", &lines[damaged - 1].as_bytes()[5..]].concat();
+        // With the sample's byte-order mark: the file is UTF-8, one cell of it damaged.
+        let file = [b"\xEF\xBB\xBF".as_slice(), &bytes.join(&b"\n"[..])].concat();
+        std::fs::write(dir.path().join("s.csv"), file).unwrap();
+        let rows = checked(dir.path(), "s.csv");
+        assert_eq!(rows.len(), lines.len());
+        assert!(
+            cell(&rows, damaged, "result_errors").starts_with("INV-ROW-READ INVOICE_NUMBER \"SI-10\u{FFFD}01\""),
+            "{rows:?}"
+        );
+        assert_eq!(
+            cell(&rows, held, "result_errors"),
+            format!(
+                "INV-MAP-ORPHAN INVOICE_NUMBER \"SI-1001\": {side} has a document number with bytes that could not \
+                 be read, \"SI-10\u{FFFD}01\", which may be this document's number, so that row may be one of its \
+                 lines ({}): the document is not issued without it. Correct the number on line {damaged} (and the \
+                 file's encoding, if other cells show � too) and run again",
+                if damaged > held { "its last" } else { "its first" }
+            )
+        );
+        assert_eq!(cell(&rows, held, "result_status"), "invalid");
+        // The next document is not its number: checked as ever.
+        assert_eq!(cell(&rows, 4, "result_status"), "valid", "{rows:?}");
+    }
+}

@@ -67,7 +67,7 @@ pub(super) fn error_orphan_issue(bound: &Bound, key: &str, line: u64, error: &st
 }
 
 /// An `INV-MAP-ORPHAN` error on the document of `key`, located on its number column.
-fn orphan(bound: &Bound, key: &str, message: String) -> Issue {
+pub(super) fn orphan(bound: &Bound, key: &str, message: String) -> Issue {
     let column = bound.key_label().filter(|l| !l.is_empty()).map(str::to_string);
     Issue::error(ORPHAN_CODE, column, Some(key.to_string()), message)
 }
