@@ -90,31 +90,27 @@ impl Grouper {
         if !key.contains(REPLACEMENT) {
             return;
         }
-        if let Some(doc) = &self.open
-            && doc.skip.is_none()
-            && !doc.split
-            && could_be(key, &doc.key)
-        {
-            let issue = unread_issue(self, &doc.key, line, key, true);
-            if let Some(doc) = &mut self.open {
-                doc.rows[0].issues.push(issue);
-            }
-        }
+        self.hold_open(key, line, true);
         self.unread_above = Some((line, key.to_string()));
     }
 
     /// The document just opened, right below a row whose number held undecodable bytes
     /// (`above`: its line and number): held back when that number may be its own.
     pub(super) fn unread_below(&mut self, above: Option<(u64, String)>) {
-        let Some((line, unread)) = above else {
-            return;
-        };
+        if let Some((line, unread)) = above {
+            self.hold_open(&unread, line, false);
+        }
+    }
+
+    /// Hold the open document back when `unread`, the number of the row on `line` (below it, or
+    /// above it), may be its number.
+    fn hold_open(&mut self, unread: &str, line: u64, below: bool) {
         if let Some(doc) = &self.open
             && doc.skip.is_none()
             && !doc.split
-            && could_be(&unread, &doc.key)
+            && could_be(unread, &doc.key)
         {
-            let issue = unread_issue(self, &doc.key, line, &unread, false);
+            let issue = unread_issue(self, &doc.key, line, unread, below);
             if let Some(doc) = &mut self.open {
                 doc.rows[0].issues.push(issue);
             }
