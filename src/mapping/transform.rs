@@ -13,7 +13,7 @@ use rust_decimal::Decimal;
 
 mod currency;
 use currency::strip_currency;
-pub use currency::{mark_currency, mark_fits};
+pub use currency::{currency_mark, mark_currency, mark_fits};
 
 /// The pseudo-format for Excel serial day numbers (1900 date system).
 pub const EXCEL: &str = "excel";
@@ -411,18 +411,8 @@ const NOT_A_NUMBER: &str = "not a number (write it in digits, e.g. 1234.50)";
 
 /// Parse a decimal number written by an ERP.
 pub fn parse_decimal(cell: CellRef<'_>, text: &str, style: &NumberStyle) -> Result<Decimal, String> {
-    parse_decimal_marked(cell, text, style).map(|(v, _)| v)
-}
-
-/// [`parse_decimal`], and the currency mark written with the number (`$` of `$3,450.00`,
-/// `SAR` of `(SAR 100)`), to compare with the document's currency.
-pub fn parse_decimal_marked(
-    cell: CellRef<'_>,
-    text: &str,
-    style: &NumberStyle,
-) -> Result<(Decimal, Option<&'static str>), String> {
     if let CellRef::Number(n) = cell {
-        return Ok((n, None));
+        return Ok(n);
     }
     // The plain form `[-]digits[.digits]` with the default separators: what the general path
     // below would hand to `parse_exact`, without its allocations (and, when short, without
@@ -441,7 +431,7 @@ pub fn parse_decimal_marked(
             None => None,
         };
         if let Some(v) = value {
-            return Ok((if negative { -v } else { v }, None));
+            return Ok(if negative { -v } else { v });
         }
     }
     let t = ascii_digits(&arabic_separators(text.trimmed(), style));
@@ -449,7 +439,7 @@ pub fn parse_decimal_marked(
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '\u{a0}' && *c != '\u{202f}')
         .collect();
-    let mut mark = strip_currency(&mut s);
+    strip_currency(&mut s);
     // One sign at most: `(12.50)`, `12.50-` (SAP), `-12.50` or `+12.50`. Two (`--5`, `(-5)`,
     // `-5-`) say nothing certain about the sign, so the number is not read.
     let mut signs = 0;
@@ -473,7 +463,7 @@ pub fn parse_decimal_marked(
         s = rest.to_string();
     }
     // After the sign (`-$5`, `(SAR 100)`).
-    mark = strip_currency(&mut s).or(mark);
+    strip_currency(&mut s);
     // A sign left inside is only an exponent's (`1.5E+3`).
     let stray_sign = s
         .char_indices()
@@ -551,7 +541,7 @@ pub fn parse_decimal_marked(
         }));
     }
     let value = crate::model::amount::parse_exact(&plain).ok_or_else(|| not_exact(&plain, other_style))?;
-    Ok((if negative { -value } else { value }, mark))
+    Ok(if negative { -value } else { value })
 }
 
 /// Parse a percentage: a cell that is just a rate, `15`, `15%`, `15 %`, `VAT 15%`, `15% VAT`

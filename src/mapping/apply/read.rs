@@ -146,10 +146,10 @@ impl Bound {
             }),
             FieldType::Time => Value::Time(transform::parse_time(cell, text, &rule.formats).map_err(fail)?),
             FieldType::Decimal => {
-                let (v, mark) = transform::parse_decimal_marked(cell, text, &rule.style).map_err(fail)?;
+                let v = transform::parse_decimal(cell, text, &rule.style).map_err(fail)?;
                 // An amount written with a currency mark: compared with the document's currency
                 // once it is known (an exchange rate is SAR for the document's currency).
-                if let Some(mark) = mark
+                if let Some(mark) = transform::currency_mark(text)
                     && f != crate::mapping::fields::fid!("exchange_rate")
                 {
                     warning = Some(Box::new(currency_mark::noted(label, text, mark, v)));

@@ -30,7 +30,36 @@ pub(super) fn strip_currency(s: &mut String) -> Option<&'static str> {
     found
 }
 
-/// Whether currency `mark` (one [`super::parse_decimal_marked`] found) may stand for currency `code`.
+/// The currency mark written with a number that [`super::parse_decimal`] reads (`$` of
+/// `-$3,450.00`, `SAR` of `(SAR 100)`), taken off as it takes it off: `None` for the usual
+/// number, whose first and last characters are digits (the one test it pays, for every amount
+/// read).
+pub fn currency_mark(text: &str) -> Option<&'static str> {
+    let b = text.as_bytes();
+    let digits_from = usize::from(b.first() == Some(&b'-'));
+    if b.get(digits_from).is_some_and(u8::is_ascii_digit) && b.last().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut s: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '\u{a0}' && *c != '\u{202f}')
+        .collect();
+    let mut mark = strip_currency(&mut s);
+    // The sign, as the number is read: brackets, a minus after, a sign before.
+    if s.starts_with('(') && s.ends_with(')') && s.len() > 2 {
+        s = s[1..s.len() - 1].to_string();
+    }
+    if let Some(rest) = s.strip_suffix('-') {
+        s = rest.to_string();
+    }
+    if let Some(rest) = s.strip_prefix(['-', '+']) {
+        s = rest.to_string();
+    }
+    mark = strip_currency(&mut s).or(mark);
+    mark
+}
+
+/// Whether currency `mark` (one [`currency_mark`] found) may stand for currency `code`.
 pub fn mark_fits(mark: &str, code: &str) -> bool {
     MARKS
         .iter()
@@ -63,6 +92,24 @@ mod tests {
         assert_eq!(strip("€3450"), ("3450".into(), Some("€")));
         assert_eq!(strip("100ر.س"), ("100".into(), Some("ر.س")));
         assert_eq!(strip("100"), ("100".into(), None));
+    }
+
+    #[test]
+    fn the_mark_of_a_number_is_found_as_the_number_is_read() {
+        for (text, mark) in [
+            ("3450.00", None),
+            ("-1150.00", None),
+            (" 45.50 ", None),
+            ("USD 3450.00", Some("USD")),
+            ("-$5", Some("$")),
+            ("(SAR 1,200.00)", Some("SAR")),
+            ("€ 3450", Some("€")),
+            ("3450 ر.س", Some("ر.س")),
+            ("1,150.00 SR-", Some("SR")),
+            ("+£12", Some("£")),
+        ] {
+            assert_eq!(currency_mark(text), mark, "{text}");
+        }
     }
 
     #[test]
